@@ -1,0 +1,1 @@
+"""Accord: accountable multi-agent software engineering on LangGraph."""

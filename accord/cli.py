@@ -1,0 +1,275 @@
+"""The ``accord`` command line: run, list, show and resume development runs; manage the local model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from accord import runs
+from nodes import local_model
+
+console = Console(stderr=True, highlight=False)
+
+
+def _context(args: argparse.Namespace) -> Any:
+    from state.context import Context
+
+    role_models: dict[str, dict[str, Any]] = {}
+    default_model = None
+    for spec in args.model or []:
+        role, _, name = spec.rpartition("=")
+        if role:
+            role_models.setdefault(role.lower(), {})["model"] = name
+        else:
+            default_model = name
+    return Context(model=default_model, base_url=args.base_url, role_models=role_models,
+                   max_rounds=args.max_rounds, max_debug_attempts=args.max_debug_attempts,
+                   temperature=args.temperature)
+
+
+def _stream(graph: Any, inputs: Any, cfg: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Run the graph, printing one line per finished stage."""
+    started, tokens = time.monotonic(), [0, 0]
+    for chunk in graph.stream(inputs, cfg, context=context, stream_mode="updates"):
+        for node, update in chunk.items():
+            if not update:
+                continue
+            for entry in update.get("ledger", []):
+                if entry["kind"] == "llm":
+                    tokens[0] += entry["tokens_in"]
+                    tokens[1] += entry["tokens_out"]
+            verdicts = [v for v in update.get("verdicts", []) if v.get("target")]
+            elapsed = time.monotonic() - started
+            if verdicts:
+                v = verdicts[-1]
+                colour = "green" if v["outcome"] == "pass" else "yellow"
+                console.print(
+                    f"[dim]{elapsed:7.1f}s[/] round {v['round']}  [bold]{v['stage']:<12}[/] "
+                    f"{v['role']:<9} [{colour}]{v['outcome']:<12}[/] → {v['target']:<12} "
+                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {v['evidence'][:70]}[/]")
+            elif "status" in update:
+                colour = "green" if update["status"] == "completed" else "red"
+                console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
+                              f"{update.get('reason', '')}")
+    return dict(graph.get_state(cfg).values)
+
+
+def _write_files(values: dict[str, Any], out: Path) -> None:
+    files = (values.get("code") or {}).get("files", {})
+    for rel, content in files.items():
+        target = (out / rel).resolve()
+        if out.resolve() not in target.parents:
+            console.print(f"[red]skipping {rel}: outside {out}[/]")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    if files:
+        console.print(f"wrote {len(files)} files to {out}/: {', '.join(sorted(files))}")
+
+
+def _finish(values: dict[str, Any], thread: str, out: Path | None, started: float) -> int:
+    info = runs.summary(values)
+    if out is not None:
+        _write_files(values, out)
+    console.print(
+        f"thread [bold]{thread}[/]: {info['status']} after {time.monotonic() - started:.1f}s, "
+        f"{info['llm_calls']} LLM calls, {info['tokens_in']:,} tokens in / {info['tokens_out']:,} out"
+        + (f" — {info['reason']}" if info["reason"] else ""))
+    return 0 if info["status"] == "completed" else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the development graph on a task."""
+    from graphs.development import build_graph
+
+    request = Path(args.file).read_text() if args.file else args.task
+    if not request:
+        console.print("[red]give a task, or --file with a Python stub[/]")
+        return 2
+    thread = args.thread or uuid.uuid4().hex[:12]
+    started = time.monotonic()
+    with runs.checkpointer() as saver:
+        graph = build_graph(checkpointer=saver)
+        console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
+        try:
+            values = _stream(graph, {"request": request}, runs.config(thread), _context(args))
+        except KeyboardInterrupt:
+            console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
+            return 130
+        finally:
+            local_model.stop_owned()
+    return _finish(values, thread, Path(args.out) if args.out else None, started)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue a thread from its last checkpoint."""
+    from graphs.development import build_graph
+
+    started = time.monotonic()
+    with runs.checkpointer() as saver:
+        graph = build_graph(checkpointer=saver)
+        cfg = runs.config(args.thread)
+        snapshot = graph.get_state(cfg)
+        if not snapshot.values:
+            console.print(f"[red]no thread {args.thread!r} in {runs.db_path()}[/]")
+            return 2
+        if not snapshot.next:
+            console.print(f"thread {args.thread} already ended: {snapshot.values.get('status')}")
+            return _finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
+                           started)
+        console.print(f"resuming {args.thread} at {', '.join(snapshot.next)}")
+        try:
+            values = _stream(graph, None, cfg, _context(args))
+        finally:
+            local_model.stop_owned()
+    return _finish(values, args.thread, Path(args.out) if args.out else None, started)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """List threads, newest first."""
+    from graphs.development import build_graph
+
+    with runs.checkpointer() as saver:
+        graph = build_graph(checkpointer=saver)
+        for thread in runs.thread_ids(saver):
+            values = dict(graph.get_state(runs.config(thread)).values)
+            info = runs.summary(values)
+            request = " ".join(str(values.get("request", "")).split())[:60]
+            print(f"{thread}  {info['status']:<9} {info['stage']:<12} round {info['round']}  "
+                  f"{info['tokens_in'] + info['tokens_out']:>7,} tokens  {request}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print a thread: path taken, artifacts, contract checks and gate decisions."""
+    from graphs.development import build_graph
+
+    with runs.checkpointer() as saver:
+        values = dict(build_graph(checkpointer=saver).get_state(runs.config(args.thread)).values)
+    if not values:
+        console.print(f"[red]no thread {args.thread!r} in {runs.db_path()}[/]")
+        return 2
+    info = runs.summary(values)
+    if args.json:
+        print(json.dumps({"thread": args.thread, **info, "state": values}, indent=2, default=str))
+        return 0
+    print(f"thread {args.thread}: {info['status']} at {info['stage']} (round {info['round']})"
+          + (f" — {info['reason']}" if info["reason"] else ""))
+    print("path: " + " → ".join(info["path"]))
+    print(f"LLM calls {info['llm_calls']}, tokens {info['tokens_in']:,} in / {info['tokens_out']:,} out, "
+          f"cost {info['cost']}")
+    print("\ngate decisions:")
+    for v in values.get("verdicts", []):
+        target = f" → {v['target']}" if v.get("target") else " (vote)"
+        print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}  {v['evidence'][:100]}")
+    checks = [e for e in values.get("ledger", []) if e["kind"] == "contract"]
+    failed = [e for e in checks if e["outcome"] != "pass"]
+    print(f"\ncontract checks: {len(checks)}, failed {len(failed)}")
+    for viol in values.get("violations", []):
+        print(f"  {viol['role']} {viol['phase']} {viol['key']}: {viol['detail'][:120]}")
+    print("\nmessages:")
+    for m in values.get("messages", []):
+        print(f"  round {m['round']} {m['sender']} → {m['receiver']}: {[a['kind'] for a in m['payload']]}")
+    if plan := values.get("plan"):
+        print("\nplan:")
+        for i, s in enumerate(plan["subtasks"], 1):
+            print(f"  {i}. {s['title']}")
+    if report := values.get("test_report"):
+        passed = sum(c["passed"] for c in report["cases"])
+        print(f"\nlast test report: {report['ending']}, {passed}/{len(report['cases'])} cases passed")
+    if review := values.get("review"):
+        print(f"\nreview: {review['decision']}")
+        for issue in review["issues"]:
+            print(f"  [{issue['severity']}] {issue['location']}: {issue['description'][:120]}")
+    if code := values.get("code"):
+        print("\nfiles: " + ", ".join(sorted(code["files"])))
+    return 0
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    """Assemble, serve or report on the embedded local model."""
+    if args.action == "setup":
+        local_model.assemble(args.name, log=console.print)
+        return 0
+    if args.action == "serve":
+        if (server := local_model.running_server()) is not None:
+            console.print(f"already serving {server.model} at {server.base_url} (pid {server.pid})")
+            return 0
+        server = local_model.start_server(args.name, port=args.port, detach=True)
+        console.print(f"serving {server.model} at {server.base_url} (pid {server.pid}); "
+                      f"stop with: accord model stop")
+        return 0
+    if args.action == "stop":
+        if (server := local_model.running_server()) is None:
+            console.print("no server running")
+            return 1
+        server.stop()
+        console.print(f"stopped pid {server.pid}")
+        return 0
+    path = local_model.gguf_path(args.name)
+    server = local_model.running_server()
+    print(f"model {args.name}: {path} " + ("(assembled)" if path.exists() else "(not assembled: accord model setup)"))
+    print(f"server: {server.base_url} pid {server.pid} ({server.model})" if server else "server: not running")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """Return the argument parser."""
+    root = argparse.ArgumentParser(prog="accord", description=__doc__)
+    sub = root.add_subparsers(dest="command", required=True)
+
+    def model_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--model", action="append", metavar="[ROLE=]NAME",
+                       help="model for every role, or ROLE=NAME for one role (repeatable)")
+        p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: local model)")
+        p.add_argument("--temperature", type=float, default=0.0)
+        p.add_argument("--max-rounds", type=int, default=5)
+        p.add_argument("--max-debug-attempts", type=int, default=3)
+        p.add_argument("--out", help="write the produced files here")
+
+    run = sub.add_parser("run", help="run the development graph on a task")
+    run.add_argument("task", nargs="?", help="the task, in words")
+    run.add_argument("--file", help="a file holding the task (e.g. a Python function stub)")
+    run.add_argument("--thread", help="thread id (default: a new one)")
+    model_options(run)
+    run.set_defaults(func=cmd_run)
+
+    resume = sub.add_parser("resume", help="continue an interrupted run")
+    resume.add_argument("thread")
+    model_options(resume)
+    resume.set_defaults(func=cmd_resume)
+
+    sub.add_parser("runs", help="list runs").set_defaults(func=cmd_runs)
+
+    show = sub.add_parser("show", help="show a run")
+    show.add_argument("thread")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_show)
+
+    model = sub.add_parser("model", help="the embedded local model")
+    model.add_argument("action", choices=["setup", "serve", "stop", "status"])
+    model.add_argument("--name", default=local_model.DEFAULT_MODEL, choices=sorted(local_model.MODELS))
+    model.add_argument("--port", type=int)
+    model.set_defaults(func=cmd_model)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI."""
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except local_model.ModelSetupError as exc:
+        console.print(f"[red]local model: {exc}[/]")
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

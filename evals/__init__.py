@@ -1,0 +1,1 @@
+"""Evaluations: benchmarks, oracles and reports (see the evals issue)."""

@@ -1,0 +1,1 @@
+"""Lifecycle compiler and the graphs Accord serves."""

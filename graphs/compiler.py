@@ -1,0 +1,306 @@
+"""Compile (lifecycle, roles, gates) into a LangGraph StateGraph.
+
+Every working stage becomes one node wrapped by its role's contract: preconditions are checked before the
+role runs, its update is checked against its postconditions and its messages against their receivers'
+contracts; a violation is recorded and fed back for a bounded retry, then the stage takes its ``fail``
+outcome. The stage's gate, a pure function of the state after the update, yields an outcome; counters
+bound loops; the decision lands in state as a ``Verdict``. Each gate is a conditional edge whose
+``path_map`` is δ for that stage, so drawings label every edge with its outcome. A fan-out stage runs its
+roles in parallel; each votes, and a voting node joins them by majority.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter as Tally
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import RetryPolicy
+from pydantic import ValidationError
+
+from state.artifacts import ARTIFACT_MODELS
+from state.contracts import (
+    Contract,
+    Violation,
+    accepted_kinds,
+    check_message,
+    check_postconditions,
+    check_preconditions,
+)
+from state.context import Context
+from state.graph_state import AccordState, LedgerEntry, Verdict, records
+from state.lifecycle import Lifecycle, Stage
+from state.messages import Message
+
+OUTCOME_SEPARATOR = " / "
+"""Joins the outcomes of one drawn gate edge, e.g. ``pass / exhausted``."""
+
+Gate = Callable[[Mapping[str, Any]], tuple[str, str]]
+"""A gate: state after the stage -> (outcome, evidence)."""
+
+
+class OutputError(ValueError):
+    """Raised by a role whose model output is malformed; the wrapper records it as a violation."""
+
+
+@dataclass
+class StageCall:
+    """What a role gets besides the state: where it is, its settings, feedback, and a ledger."""
+
+    stage: str
+    role: str
+    round: int
+    context: Context
+    models: Mapping[str, BaseChatModel]
+    """Build-time model overrides by role (tests pass scripted models here)."""
+    feedback: list[Violation] = field(default_factory=list)
+    """Violations of the previous attempt, for the role to correct."""
+    ledger: list[LedgerEntry] = field(default_factory=list)
+
+    def record(self, kind: str, **fields: Any) -> None:
+        """Append a ledger entry for this stage."""
+        self.ledger.append(
+            LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round, **fields)  # type: ignore[arg-type]
+        )
+
+
+
+Work = Callable[[Mapping[str, Any], StageCall], dict[str, Any]]
+"""A duty's work: (state, call) -> update holding exactly the contract's output artifacts (JSON)."""
+
+
+@dataclass(frozen=True)
+class Duty:
+    """One responsibility of a role: its contract and the work that fulfils it."""
+
+    contract: Contract
+    work: Work
+
+
+@dataclass(frozen=True)
+class Role:
+    """A role as the compiler needs it: a name and its duties."""
+
+    name: str
+    duties: Mapping[str, Duty]
+
+
+def _is_transient(exc: BaseException) -> bool:
+    """Return whether an error is worth retrying (endpoint down, timeout, rate limit, 5xx)."""
+    import openai
+
+    return isinstance(
+        exc, (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
+              openai.InternalServerError)
+    )
+
+
+RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=_is_transient)
+
+
+def _round(state: Mapping[str, Any]) -> int:
+    return int(state.get("counters", {}).get("round", 1))
+
+
+class Compiler:
+    """Builds a StateGraph from a lifecycle table, role implementations and gates."""
+
+    def __init__(self, lifecycle: Lifecycle, roles: Mapping[str, Role], gates: Mapping[str, Gate],
+                 models: Mapping[str, BaseChatModel] | None = None) -> None:
+        self.lifecycle, self.roles, self.gates = lifecycle, roles, gates
+        self.models = dict(models or {})
+        self.accepted = accepted_kinds(
+            [duty.contract for role in roles.values() for duty in role.duties.values()]
+        )
+        self._check()
+
+    def _check(self) -> None:
+        problems = []
+        for stage in self.lifecycle.stages:
+            if stage.terminal:
+                continue
+            problems += [f"stage {stage.name!r}: role {r!r} has no duty {stage.duty!r}"
+                         for r in stage.roles
+                         if r not in self.roles or stage.duty not in self.roles[r].duties]
+            if problems:
+                continue
+            if stage.roles and "fail" not in stage.outcomes:
+                problems.append(f"stage {stage.name!r} has roles but no 'fail' outcome")
+            if stage.name not in self.gates and len(stage.roles) < 2:
+                problems.append(f"stage {stage.name!r} has no gate")
+            if len(stage.roles) > 1:
+                contracts = [self.roles[r].duties[stage.duty].contract for r in stage.roles]
+                outputs = [k for c in contracts for k in c.outputs if k != "vote"]
+                if len(outputs) != len(set(outputs)):
+                    problems.append(f"fan-out stage {stage.name!r}: roles write the same artifact")
+                problems += [f"fan-out role {c.role!r} does not output a vote" for c in contracts
+                             if "vote" not in c.outputs]
+        if problems:
+            raise ValueError("cannot compile: " + "; ".join(problems))
+
+    def build(self) -> StateGraph:
+        """Return the uncompiled StateGraph (compile it with or without a checkpointer)."""
+        builder = StateGraph(AccordState, context_schema=Context)
+        builder.add_edge(START, self.lifecycle.initial)
+        for stage in self.lifecycle.stages:
+            if stage.terminal:
+                builder.add_node(stage.name, self._terminal_node(stage))
+                builder.add_edge(stage.name, END)
+            elif len(stage.roles) > 1:
+                self._add_fan_out(builder, stage)
+            else:
+                builder.add_node(stage.name, self._stage_node(stage), retry_policy=RETRY)
+                self._add_gate_edge(builder, stage.name, stage)
+        return builder
+
+    def _add_gate_edge(self, builder: StateGraph, source: str, stage: Stage) -> None:
+        # Drawings keep one edge per (source, target), so outcomes sharing a target share one label.
+        by_target: dict[str, list[str]] = {}
+        for outcome, target in self.lifecycle.successors(stage.name).items():
+            by_target.setdefault(target, []).append(outcome)
+        label = {o: OUTCOME_SEPARATOR.join(outs) for outs in by_target.values() for o in outs}
+
+        def route(state: Mapping[str, Any]) -> str:
+            return label[str(state["verdicts"][-1]["outcome"])]
+
+        route.__name__ = f"gate_{stage.name}"
+        builder.add_conditional_edges(
+            source, route, {OUTCOME_SEPARATOR.join(o): t for t, o in by_target.items()}
+        )
+
+    def _add_fan_out(self, builder: StateGraph, stage: Stage) -> None:
+        builder.add_node(stage.name, lambda state: {"stage": stage.name})
+        voters = [f"{stage.name}.{role}" for role in stage.roles]
+        for role, node in zip(stage.roles, voters):
+            builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY)
+            builder.add_edge(stage.name, node)
+        builder.add_node(f"{stage.name}.vote", self._vote_node(stage))
+        builder.add_edge(voters, f"{stage.name}.vote")
+        self._add_gate_edge(builder, f"{stage.name}.vote", stage)
+
+    def _decide(self, stage: Stage, role: str, state: Mapping[str, Any], context: Context,
+                outcome: str, evidence: str, latency_s: float = 0.0) -> dict[str, Any]:
+        """Apply counters to a gate outcome and return the update recording the decision."""
+        counters = dict(state.get("counters") or {c.name: c.start for c in self.lifecycle.counters})
+        limits = context.counter_limits()
+        transition = self.lifecycle.delta[(stage.name, outcome)]
+        if transition.counter:
+            counter = self.lifecycle.counter[transition.counter]
+            if counters.get(counter.name, counter.start) >= limits.get(counter.name, counter.limit):
+                outcome, evidence = counter.exhausted, f"{counter.reason}; {evidence}".strip("; ")
+                transition = self.lifecycle.delta[(stage.name, outcome)]
+            else:
+                counters[counter.name] = counters.get(counter.name, counter.start) + 1
+                for other in counter.resets:
+                    counters[other] = self.lifecycle.counter[other].start
+        verdict = Verdict(stage=stage.name, role=role, round=_round(state), outcome=outcome,
+                          evidence=evidence, target=transition.target)
+        entry = LedgerEntry(kind="gate", role=role, stage=stage.name, round=_round(state),
+                            outcome=outcome, latency_s=latency_s, detail=f"-> {transition.target}")
+        return {"verdicts": records([verdict]), "ledger": records([entry]), "counters": counters,
+                "stage": transition.target}
+
+    def _run_role(self, stage: Stage, role: Role, state: Mapping[str, Any],
+                  runtime: Runtime[Context]) -> tuple[dict[str, Any], list[Violation], StageCall]:
+        """Run a role's duty under its contract, retrying with feedback; return update, violations."""
+        context = runtime.context or Context()
+        duty = role.duties[stage.duty]
+        call = StageCall(stage=stage.name, role=role.name, round=_round(state), context=context,
+                         models=self.models)
+        violations = check_preconditions(duty.contract, state)
+        call.record("contract", outcome="fail" if violations else "pass", detail="preconditions")
+        if violations:
+            return {}, violations, call
+        update: dict[str, Any] = {}
+        for attempt in range(1 + max(0, context.max_output_retries)):
+            if attempt:
+                call.record("retry", outcome=str(attempt), detail=_summary(violations))
+            try:
+                update = duty.work(state, call)
+                violations = check_postconditions(duty.contract, update)
+            except (OutputError, ValidationError) as exc:
+                # Malformed output, or an artifact the role's output could not be built into.
+                update, violations = {}, [
+                    Violation(role=role.name, phase="output", key="model_output", detail=str(exc))
+                ]
+            call.record("contract", outcome="fail" if violations else "pass", detail="postconditions")
+            if not violations:
+                break
+            call.feedback = violations
+        return (update if not violations else {}), violations, call
+
+    def _stage_node(self, stage: Stage, role_name: str | None = None):  # type: ignore[no-untyped-def]
+        role = self.roles[role_name or stage.roles[0]]
+        fan_out = role_name is not None
+
+        def node(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
+            started = time.monotonic()
+            update, violations, call = self._run_role(stage, role, state, runtime)
+            merged = {**state, **update}
+            if violations:
+                outcome, evidence = "fail", _summary(violations)
+            elif fan_out:
+                vote = update.pop("vote")
+                outcome, evidence = vote["outcome"], vote.get("rationale", "")
+            else:
+                outcome, evidence = self.gates[stage.name](merged)
+            if outcome not in stage.outcomes:
+                raise ValueError(f"gate of {stage.name!r} returned undeclared outcome {outcome!r}")
+            result = {**update, "violations": records(violations), "ledger": records(call.ledger)}
+            if fan_out:
+                vote_verdict = Verdict(stage=stage.name, role=role.name, round=call.round,
+                                       outcome=outcome, evidence=evidence)
+                return {**result, "verdicts": records([vote_verdict])}
+            decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
+                                    time.monotonic() - started)
+            message = self._handoff(role.name, decision["stage"], update, call.round)
+            if message is not None:
+                if refused := check_message(message, self.accepted):
+                    decision = self._decide(stage, role.name, state, call.context, "fail",
+                                            _summary(refused))
+                    result["violations"] += records(refused)
+                else:
+                    result["messages"] = [message.model_dump(mode="json")]
+            return {**result, **decision, "ledger": result["ledger"] + decision["ledger"]}
+
+        node.__name__ = f"{stage.name}_{role.name}"
+        return node
+
+    def _handoff(self, sender: str, target: str, update: Mapping[str, Any],
+                 round_: int) -> Message | None:
+        """Return the typed message carrying a role's outputs to the next stage's role, if any."""
+        stage = self.lifecycle.by_name[target]
+        payload = [ARTIFACT_MODELS[k].model_validate(v) for k, v in update.items()]
+        if stage.terminal or not stage.roles or not payload:
+            return None
+        return Message(sender=sender, receiver=stage.roles[0], payload=tuple(payload),  # type: ignore[arg-type]
+                       round=round_)
+
+    def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]
+        def vote(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
+            votes = [v for v in state["verdicts"][-len(stage.roles):] if v["target"] is None]
+            tally = Tally(v["outcome"] for v in votes).most_common()
+            tied = len(tally) > 1 and tally[0][1] == tally[1][1]
+            outcome = "fail" if not tally or tied else tally[0][0]
+            evidence = ", ".join(f"{v['role']}={v['outcome']}" for v in votes)
+            return self._decide(stage, "vote", state, runtime.context or Context(), outcome, evidence)
+
+        return vote
+
+    def _terminal_node(self, stage: Stage):  # type: ignore[no-untyped-def]
+        def finish(state: AccordState) -> dict[str, Any]:
+            last = (state.get("verdicts") or [{}])[-1]
+            return {"status": stage.status or stage.name, "stage": stage.name,
+                    "reason": last.get("evidence", "") if stage.status == "failed" else ""}
+
+        finish.__name__ = stage.name
+        return finish
+
+
+def _summary(violations: list[Violation]) -> str:
+    return "; ".join(f"{v.role} {v.phase} {v.key}: {v.detail}" for v in violations)

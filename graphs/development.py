@@ -1,0 +1,177 @@
+"""The development graph: Planner → Coder → Debugger → Reviewer under SEMAP's centralized lifecycle.
+
+initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
+review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
+test-and-fix loop bounded by ``max_debug_attempts`` per round. ``LIFECYCLE`` is the single source of
+truth: the compiled graph's edges are exactly its transitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from graphs.compiler import Compiler, Duty, Gate, Role, StageCall
+from nodes import coder, debugger, planner, reviewer
+from nodes.intake import parse_request
+from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
+from state.contracts import Contract
+from state.graph_state import dump, read
+from state.lifecycle import Counter, Lifecycle, Stage, Transition
+
+LIFECYCLE = Lifecycle(
+    name="development",
+    initial="initialized",
+    stages=(
+        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+        Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
+        Stage(name="implementing", roles=("coder",), duty="implement", outcomes=("pass", "fail")),
+        Stage(name="testing", roles=("debugger",), duty="run_tests",
+              outcomes=("pass", "tests_failed", "exhausted", "fail")),
+        Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
+        Stage(name="reviewing", roles=("reviewer",), duty="review",
+              outcomes=("pass", "changes", "exhausted", "fail")),
+        Stage(name="completed", terminal=True, status="completed"),
+        Stage(name="failed", terminal=True, status="failed"),
+    ),
+    transitions=(
+        Transition(source="initialized", outcome="pass", target="planning"),
+        Transition(source="initialized", outcome="fail", target="failed"),
+        Transition(source="planning", outcome="pass", target="implementing"),
+        Transition(source="planning", outcome="fail", target="failed"),
+        Transition(source="implementing", outcome="pass", target="testing"),
+        Transition(source="implementing", outcome="fail", target="failed"),
+        Transition(source="testing", outcome="pass", target="reviewing"),
+        Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
+        Transition(source="testing", outcome="exhausted", target="reviewing"),
+        Transition(source="testing", outcome="fail", target="failed"),
+        Transition(source="debugging", outcome="pass", target="testing"),
+        Transition(source="debugging", outcome="repeat", target="reviewing"),
+        Transition(source="debugging", outcome="fail", target="reviewing"),
+        Transition(source="reviewing", outcome="pass", target="completed"),
+        Transition(source="reviewing", outcome="changes", target="implementing", counter="round"),
+        Transition(source="reviewing", outcome="exhausted", target="failed"),
+        Transition(source="reviewing", outcome="fail", target="failed"),
+    ),
+    counters=(
+        Counter(name="round", start=1, limit=5, exhausted="exhausted", reason="round budget exhausted",
+                resets=("debug",)),
+        Counter(name="debug", start=0, limit=3, exhausted="exhausted",
+                reason="debug attempts exhausted"),
+    ),
+)
+
+MAX_SUBTASKS = 12
+BLOCKING = frozenset({"major", "critical"})
+"""Review severities that block approval."""
+
+
+def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass a well-formed task spec."""
+    task = read(state, "task", TaskSpec)
+    assert task is not None
+    detail = f"entry point {task.entry_point}" if task.level == "function" else ""
+    return "pass", f"{task.level} task, {len(task.examples)} examples {detail}".strip()
+
+
+def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass a plan of 1..12 distinct subtasks that carries every example the task states."""
+    plan, task = read(state, "plan", Plan), read(state, "task", TaskSpec)
+    assert plan is not None and task is not None
+    titles = [s.title.lower() for s in plan.subtasks]
+    if len(titles) > MAX_SUBTASKS:
+        return "fail", f"{len(titles)} subtasks (at most {MAX_SUBTASKS})"
+    if len(set(titles)) < len(titles):
+        return "fail", "subtasks repeat each other"
+    if missing := [e.call for e in task.examples if e not in plan.examples]:
+        return "fail", f"plan drops the task's examples: {missing}"
+    return "pass", f"{len(titles)} subtasks, {len(plan.examples)} examples"
+
+
+def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass code that has files and whose entry points exist."""
+    code = read(state, "code", CodeArtifact)
+    assert code is not None
+    if not code.files:
+        return "fail", "no files"
+    if missing := [e for e in code.entry_points if e not in code.files]:
+        return "fail", f"entry points missing: {missing}"
+    return "pass", f"{len(code.files)} files, {len(code.test_files)} test files"
+
+
+def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass when every test passed; otherwise send the failures to the Debugger."""
+    report = read(state, "test_report", TestReport)
+    assert report is not None
+    passed = sum(c.passed for c in report.cases)
+    summary = f"{passed}/{len(report.cases)} passed ({report.ending})"
+    if report.passed:
+        return "pass", summary
+    failing = "; ".join(c.name for c in report.failures()[:3])
+    return "tests_failed", f"{summary}: {failing}".rstrip(": ")
+
+
+def code_versions(state: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Return the file maps of every code version handed over so far, oldest first."""
+    return [a["files"] for m in state.get("messages", []) for a in m["payload"] if a["kind"] == "code"]
+
+
+def gate_fix(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Stop the test-and-fix loop when the fix repeats a version already tried."""
+    code = read(state, "code", CodeArtifact)
+    assert code is not None
+    if code.files in code_versions(state):
+        return "repeat", "the fix repeats an earlier version of the code"
+    return "pass", "new version of the code"
+
+
+def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Approve only when the integration run passed and no blocking issue was raised."""
+    review = read(state, "review", ReviewReport)
+    assert review is not None and review.integration is not None
+    blocking = [i for i in review.issues if i.severity in BLOCKING]
+    if not review.integration.passed:
+        failing = "; ".join(c.name for c in review.integration.failures()[:3]) or review.integration.ending
+        return "changes", f"integration tests failed: {failing}"
+    if review.decision == "request_changes" and blocking:
+        return "changes", "; ".join(f"[{i.severity}] {i.location}: {i.description}" for i in blocking)[:600]
+    return "pass", f"approved; {len(review.issues)} non-blocking issues"
+
+
+def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Turn the request into a task spec (LOCAL_CODE)."""
+    return {"task": dump(parse_request(state.get("request", "")))}
+
+
+ROLES = {
+    "intake": Role("intake", {"intake": Duty(Contract(role="intake", duty="intake", outputs=("task",)),
+                                             intake)}),
+    "planner": Role("planner", {"plan": Duty(planner.CONTRACT, planner.plan)}),
+    "coder": Role("coder", {"implement": Duty(coder.CONTRACT, coder.implement)}),
+    "debugger": Role("debugger", {"run_tests": Duty(debugger.RUN_CONTRACT, debugger.run_tests),
+                                  "fix": Duty(debugger.FIX_CONTRACT, debugger.fix)}),
+    "reviewer": Role("reviewer", {"review": Duty(reviewer.CONTRACT, reviewer.review)}),
+}
+GATES: dict[str, Gate] = {
+    "initialized": gate_task,
+    "planning": gate_plan,
+    "implementing": gate_code,
+    "testing": gate_tests,
+    "debugging": gate_fix,
+    "reviewing": gate_review,
+}
+
+
+def build_graph(models: Mapping[str, BaseChatModel] | None = None,
+                checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    """Compile the development graph, optionally with scripted models by role and a checkpointer."""
+    builder = Compiler(LIFECYCLE, ROLES, GATES, models).build()
+    return builder.compile(checkpointer=checkpointer, name="development")
+
+
+graph = build_graph()
+"""The graph ``langgraph dev`` serves (no checkpointer: the server brings its own)."""

@@ -1,0 +1,1 @@
+"""Roles, model access, the sandbox and the embedded local model."""

@@ -1,0 +1,89 @@
+"""The Debugger: runs the code and its tests in the sandbox (LOCAL_CODE) and fixes failures (LLM).
+
+Two duties: ``run_tests`` executes the plan's examples and the code's pytest files and writes a
+TestReport; ``fix`` reads the failures and returns corrected code. The lifecycle loops between them,
+bounded by the debug counter, and the ``debugging`` gate stops the loop when a fix repeats earlier code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphs.compiler import StageCall
+from nodes import sandbox, testing
+from nodes.coder import SYSTEM as CODER_SYSTEM
+from nodes.coder import FileChanges, Implementation, function_module
+from nodes.llm import structured
+from nodes.views import FUNCTION_FILE, apply_changes, artifacts, code_view, failures_view, task_view
+from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
+from state.contracts import Contract
+from state.graph_state import dump, read
+
+RUN_CONTRACT = Contract(role="debugger", duty="run_tests", inputs=("task", "plan", "code"),
+                        outputs=("test_report",))
+FIX_CONTRACT = Contract(role="debugger", duty="fix", inputs=("task", "code", "test_report"),
+                        optional_inputs=("plan",), outputs=("code",))
+
+SYSTEM = CODER_SYSTEM + """
+You are the Debugger. Read the failing tests and the error output, find the cause in the code, and fix
+it. Change only what is needed; keep what works."""
+
+FIX_PROMPT = """{task}
+
+Code:
+{code}
+
+Failing tests:
+{failures}
+
+Fix the code so these tests pass. Return {what}."""
+
+
+def limits(call: StageCall) -> sandbox.Limits:
+    """Return the sandbox limits for this run."""
+    return sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+
+def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
+              call: StageCall) -> TestReport:
+    """Run the examples (function tasks) and the code's pytest files; record each sandbox run."""
+    reports = []
+    if task.level == "function":
+        defined = Example(call=f"callable({task.entry_point})", expected="True")
+        reports.append(_recorded(call, "examples", *testing.run_examples(
+            code, FUNCTION_FILE, (defined, *examples), limits(call))))
+    if code.test_files or task.level == "application":
+        reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
+    return testing.merge(*reports)
+
+
+def _recorded(call: StageCall, what: str, report: TestReport,
+              result: sandbox.SandboxResult) -> TestReport:
+    call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                detail=f"{what} [{result.isolation}] {sum(c.passed for c in report.cases)}"
+                       f"/{len(report.cases)} passed, {result.ending}")
+    return report
+
+
+def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Run the tests against the current code."""
+    task, plan, code = artifacts(state)
+    assert plan is not None and code is not None
+    return {"test_report": dump(test_code(task, plan.examples, code, call))}
+
+
+def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Return code fixed against the failing tests."""
+    task, _, code = artifacts(state)
+    report = read(state, "test_report", TestReport)
+    assert code is not None and report is not None
+    if task.level == "function":
+        prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code, task),
+                                   failures=failures_view(report),
+                                   what=f"the complete corrected implementation of `{task.entry_point}`")
+        return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
+    prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
+                               what="every file you change, each with its full content")
+    changes = structured(call, FileChanges, SYSTEM, prompt)
+    return {"code": dump(apply_changes(code, {c.path: c.content for c in changes.files}))}

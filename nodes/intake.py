@@ -1,0 +1,82 @@
+"""Intake: turn the user's request into a TaskSpec, by code (no model).
+
+A request that parses as Python and holds a function whose body is only a docstring (or ``pass``/``...``)
+is a function-level task: that function (the last such) is the entry point, and the examples stated in its
+docstring (doctest lines, or ``f(x) == y`` / ``f(x) ➞ y`` / ``f(x) => y`` lines) become executable
+examples. Anything else is an application-level task.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+
+from graphs.compiler import OutputError
+from state.artifacts import Example, TaskSpec
+
+MAX_REQUEST_CHARS = 50_000
+_ARROW = re.compile(r"^\s*(?P<call>[A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->|→)\s*(?P<expected>.+?)\s*$")
+
+
+def _is_stub(node: ast.FunctionDef) -> bool:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+        body = body[1:]
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(
+        getattr(s, "value", None), ast.Constant) and s.value.value is Ellipsis) for s in body)
+
+
+def _valid_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:
+    """Return the examples a docstring states for ``entry_point``."""
+    examples: list[Example] = []
+    try:
+        parsed = doctest.DocTestParser().get_examples(docstring)
+    except ValueError:
+        parsed = []
+    for ex in parsed:
+        call, expected = ex.source.strip(), ex.want.strip()
+        if entry_point in call and expected and _valid_expression(call) and _valid_expression(expected):
+            examples.append(Example(call=call, expected=expected))
+    if not examples:
+        for line in docstring.splitlines():
+            match = _ARROW.match(line)
+            if match and match["call"].startswith(entry_point + "("):
+                call, expected = match["call"], match["expected"].rstrip(".")
+                if _valid_expression(call) and _valid_expression(expected):
+                    examples.append(Example(call=call, expected=expected))
+    return tuple(dict.fromkeys(examples))
+
+
+def parse_request(request: str) -> TaskSpec:
+    """Return the TaskSpec for a request.
+
+    Raises:
+        OutputError: the request is empty, too large, or not text.
+    """
+    text = request.strip() if isinstance(request, str) else ""
+    if not text:
+        raise OutputError("the request is empty: give a task description or a Python stub")
+    if len(text) > MAX_REQUEST_CHARS:
+        raise OutputError(f"the request has {len(text):,} characters; the limit is {MAX_REQUEST_CHARS:,}")
+    if "\x00" in text:
+        raise OutputError("the request contains binary data (NUL bytes)")
+    try:
+        tree = ast.parse(request)
+    except SyntaxError:
+        return TaskSpec(request=request, level="application")
+    stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_stub(n)]
+    if not stubs:
+        return TaskSpec(request=request, level="application")
+    stub = stubs[-1]
+    docstring = ast.get_docstring(stub) or ""
+    return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
+                    examples=parse_examples(docstring, stub.name))

@@ -1,0 +1,94 @@
+"""Model access for LLM duties: one ChatOpenAI per role, structured output, ledger entries.
+
+Endpoint resolution for a role: its ``base_url`` in the Context, else ``OPENAI_BASE_URL``, else OpenAI
+when ``OPENAI_API_KEY`` is set, else the embedded local model (started on demand). Keys stay in the
+client: they never enter a prompt, a message, the ledger or state.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import lru_cache
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, ValidationError
+
+from graphs.compiler import OutputError, StageCall
+from nodes import local_model
+from state.context import RoleModel
+
+T = TypeVar("T", bound=BaseModel)
+OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+
+
+@lru_cache(maxsize=32)
+def _client(model: str, base_url: str | None, api_key: str | None, temperature: float,
+            max_tokens: int) -> ChatOpenAI:
+    return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,  # type: ignore[arg-type]
+                      temperature=temperature, max_tokens=max_tokens,  # type: ignore[call-arg]
+                      timeout=600, max_retries=1)
+
+
+def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
+    """Return (model name, base URL, API key) for a role's settings, starting the local model if needed."""
+    base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url is None and not os.environ.get("OPENAI_API_KEY"):
+        name = settings.model if settings.model in local_model.MODELS else local_model.DEFAULT_MODEL
+        server = local_model.ensure_server(name)
+        return server.model, server.base_url, "local"
+    # An explicit endpoint without a key (vLLM, Ollama, llama.cpp) still needs a non-empty key.
+    key = os.environ.get("OPENAI_API_KEY") or "none"
+    return settings.model or OPENAI_DEFAULT_MODEL, base_url, key
+
+
+def chat_model(call: StageCall) -> tuple[BaseChatModel, RoleModel, str]:
+    """Return the role's chat model, its settings and the model name for the ledger."""
+    settings = call.context.model_for(call.role)
+    scripted = call.models.get(call.role) or call.models.get("*")
+    if scripted is not None:
+        return scripted, settings, getattr(scripted, "model_name", "scripted")
+    name, base_url, key = resolve(settings)
+    client = _client(name, base_url, key, settings.temperature, settings.max_tokens)
+    return client, settings, name
+
+
+def feedback_text(call: StageCall) -> str:
+    """Return the previous attempt's contract violations, phrased for the model."""
+    if not call.feedback:
+        return ""
+    lines = "\n".join(f"- {v.key}: {v.detail}" for v in call.feedback)
+    return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
+
+
+def structured(call: StageCall, schema: type[T], system: str, user: str) -> T:
+    """Ask the role's model for a ``schema`` object via a forced tool call; record it in the ledger.
+
+    Raises:
+        OutputError: the model's output is missing or does not validate against ``schema``.
+    """
+    model, settings, name = chat_model(call)
+    runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
+    messages = [SystemMessage(system), HumanMessage(user + feedback_text(call))]
+    started = time.monotonic()
+    result = runnable.invoke(messages)
+    latency = time.monotonic() - started
+    raw, parsed, error = result["raw"], result.get("parsed"), result.get("parsing_error")
+    usage = getattr(raw, "usage_metadata", None) or {}
+    tokens_in, tokens_out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+    cost = (tokens_in * settings.price_in_per_1k + tokens_out * settings.price_out_per_1k) / 1000
+    try:
+        if error is not None or parsed is None:
+            raise OutputError(f"malformed {schema.__name__}: {error or 'no tool call in the reply'}")
+        # Validate again: a parser may hand back a dict, or a model built without our validators.
+        value = schema.model_validate(parsed.model_dump() if isinstance(parsed, BaseModel) else parsed)
+    except (OutputError, ValidationError) as exc:
+        call.record("llm", model=name, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost,
+                    latency_s=latency, outcome="malformed", detail=str(exc)[:300])
+        raise OutputError(str(exc)) from exc
+    call.record("llm", model=name, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost,
+                latency_s=latency, outcome="ok", detail=schema.__name__)
+    return value

@@ -1,0 +1,51 @@
+"""The Planner: decomposes the task into ordered subtasks with acceptance criteria (LLM)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from graphs.compiler import StageCall
+from nodes.llm import structured
+from nodes.views import artifacts, task_view
+from state.artifacts import Plan, Subtask
+from state.contracts import Contract
+from state.graph_state import dump
+
+CONTRACT = Contract(role="planner", duty="plan", inputs=("task",), outputs=("plan",))
+
+SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
+Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
+Each subtask has a title, a one-sentence description and acceptance criteria: concrete, checkable
+statements (inputs and the expected result, edge cases such as empty input, errors to handle).
+For an application, include a final subtask that writes pytest tests in a file named test_*.py.
+For a single function, use 1 to 3 subtasks. Never more than 8 subtasks."""
+
+
+class SubtaskDraft(BaseModel):
+    """One subtask of the plan."""
+
+    title: str = Field(description="short name of the subtask")
+    description: str = Field(description="what to implement, in one sentence")
+    acceptance_criteria: list[str] = Field(description="checkable statements that say it is done")
+
+
+class PlanDraft(BaseModel):
+    """The plan: ordered subtasks."""
+
+    subtasks: list[SubtaskDraft] = Field(description="ordered subtasks, 1 to 8")
+
+
+def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write the plan; the task's own examples are carried over by code, not retyped by the model."""
+    task, _, _ = artifacts(state)
+    draft = structured(call, PlanDraft, SYSTEM, task_view(task))
+    subtasks = tuple(
+        Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
+                acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())
+                or (s.description.strip() or s.title,))
+        for i, s in enumerate(draft.subtasks, 1)
+    )
+    return {"plan": dump(Plan(subtasks=subtasks, examples=task.examples))}

@@ -1,0 +1,222 @@
+"""The one way model-written code runs: bubblewrap, rlimits, a timeout, a process-group kill.
+
+Inside bubblewrap the program sees a read-only system (``/usr``, the Python installation), a private
+writable ``/workspace`` holding only the files it was given, an empty ``/tmp``, no network, no other
+process, and a scrubbed environment; the user's home, the project and its checkpoint database are not
+mounted at all. rlimits bound CPU time, address space, processes and file size; stdout and stderr go to
+files capped by the file-size limit, so a flood ends the program instead of filling memory. Without
+bubblewrap the run says so loudly and falls back to rlimits in a subprocess.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+log = logging.getLogger(__name__)
+
+WORKSPACE = "/workspace"
+Ending = Literal["exited", "timeout", "cpu_limit", "file_limit", "killed"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed program."""
+
+    timeout_s: float = 10.0
+    cpu_s: int = 10
+    memory_mb: int = 1024
+    processes: int = 32
+    """New processes (threads included) the program may create."""
+    file_mb: int = 16
+    """Largest file it may write, its captured output included."""
+    output_chars: int = 20_000
+    """How much of stdout and stderr each is kept (head and tail)."""
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """How a sandboxed program ended and what it printed."""
+
+    exit_code: int | None
+    ending: Ending
+    stdout: str
+    stderr: str
+    duration_s: float
+    isolation: Literal["bubblewrap", "rlimits"]
+    files: dict[str, str]
+    """Text files in the workspace after the run (what the program wrote)."""
+    truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Return whether the program exited with status 0."""
+        return self.ending == "exited" and self.exit_code == 0
+
+
+class SandboxError(ValueError):
+    """Raised for a request the sandbox refuses (e.g. a file path outside the workspace)."""
+
+
+def bubblewrap() -> str | None:
+    """Return the bubblewrap executable, or None when it is not installed."""
+    return shutil.which("bwrap")
+
+
+def _safe_path(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise SandboxError(f"file path {name!r} is outside the workspace")
+    return path
+
+
+def _tasks_of_current_user() -> int:
+    """Count the tasks (threads) of this uid, which RLIMIT_NPROC counts against."""
+    uid, count = os.getuid(), 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return count
+
+
+def _rlimits(limits: Limits, nproc: int):  # type: ignore[no-untyped-def]
+    def apply() -> None:
+        mb = 1 << 20
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb, limits.file_mb * mb))
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
+    for link in ("bin", "lib", "lib64", "sbin"):
+        if os.path.islink(f"/{link}"):
+            argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+        elif os.path.isdir(f"/{link}"):
+            argv += ["--ro-bind", f"/{link}", f"/{link}"]
+    for path in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
+        argv += ["--ro-bind-try", path, path]
+    # The interpreter and its packages, and nothing else of the home or the project around them.
+    for prefix in sorted({sys.base_prefix, sys.prefix}):
+        argv += ["--ro-bind", prefix, prefix]
+    return argv
+
+
+def _clean_env(home: str) -> dict[str, str]:
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    return {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+
+
+def _read_capped(path: Path, limit: int) -> tuple[str, bool]:
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    if len(text) <= limit:
+        return text, False
+    half = limit // 2
+    return f"{text[:half]}\n... [{len(text) - limit} characters cut] ...\n{text[-half:]}", True
+
+
+def _workspace_files(root: Path, limit: int = 200_000) -> dict[str, str]:
+    files = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink() and path.stat().st_size <= limit:
+            try:
+                files[path.relative_to(root).as_posix()] = path.read_text()
+            except (UnicodeDecodeError, OSError):
+                continue
+    return files
+
+
+def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits(),
+        stdin: str | None = None) -> SandboxResult:
+    """Run ``argv`` in a fresh workspace holding ``files`` and return how it ended.
+
+    ``argv`` runs with the workspace as its working directory; use ``python()`` for the interpreter.
+    """
+    paths = {_safe_path(name): content for name, content in files.items()}
+    with tempfile.TemporaryDirectory(prefix="accord-sbx-") as tmp:
+        root = Path(tmp)
+        workspace, out, err = root / "ws", root / "stdout", root / "stderr"
+        workspace.mkdir()
+        for rel, content in paths.items():
+            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / rel).write_text(content)
+        bwrap = bubblewrap()
+        if bwrap:
+            env = _clean_env(WORKSPACE)
+            setenv = [arg for key, value in env.items() for arg in ("--setenv", key, value)]
+            command, cwd = [*_bwrap_argv(bwrap, workspace), *setenv, *argv], None
+        else:
+            log.warning("bubblewrap not found: sandbox falls back to rlimits only "
+                        "(no filesystem or network isolation); install the 'bubblewrap' package")
+            command, cwd, env = list(argv), str(workspace), _clean_env(str(workspace))
+        nproc = _tasks_of_current_user() + limits.processes
+        start = time.monotonic()
+        with out.open("wb") as stdout, err.open("wb") as stderr:
+            proc = subprocess.Popen(
+                command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=_rlimits(limits, nproc),
+            )
+            timed_out = False
+            try:
+                proc.communicate(stdin.encode() if stdin is not None else None,
+                                 timeout=limits.timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                # The whole group goes: with bubblewrap, killing its init ends every process inside.
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        duration = time.monotonic() - start
+        code = proc.returncode
+        ending: Ending = "exited"
+        if timed_out:
+            ending = "timeout"
+        elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            ending = "cpu_limit"
+        elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or max(
+            out.stat().st_size, err.stat().st_size
+        ) >= limits.file_mb << 20:
+            # Python ignores SIGXFSZ and fails the write instead, so judge by the capped size too.
+            ending = "file_limit"
+        elif code is not None and (code < 0 or code == 128 + signal.SIGKILL):
+            ending = "killed"
+        stdout_text, cut_out = _read_capped(out, limits.output_chars)
+        stderr_text, cut_err = _read_capped(err, limits.output_chars)
+        return SandboxResult(
+            exit_code=None if timed_out else code, ending=ending, stdout=stdout_text,
+            stderr=stderr_text, duration_s=duration, isolation="bubblewrap" if bwrap else "rlimits",
+            files=_workspace_files(workspace), truncated=cut_out or cut_err,
+        )
+
+
+def python(*args: str) -> list[str]:
+    """Return argv that runs this interpreter (and its installed packages) inside the sandbox."""
+    return [sys.executable, "-B", *args]

@@ -1,0 +1,111 @@
+"""Running tests in the sandbox (LOCAL_CODE): example harnesses, pytest suites, smoke runs.
+
+Results come back as a TestReport with one CaseResult per case. The harness prints its results as one
+JSON line after a random sentinel, so nothing the program under test prints can forge them.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import textwrap
+import time
+import xml.etree.ElementTree as ET
+
+from nodes import sandbox
+from state.artifacts import CaseResult, CodeArtifact, Example, TestReport
+
+JUNIT = ".accord-junit.xml"
+
+_HARNESS = '''
+import json, sys, traceback
+results = []
+try:
+    from {module} import *
+except BaseException as exc:
+    print({sentinel!r} + json.dumps([{{"name": "import {module}", "passed": False,
+          "message": traceback.format_exc()[-1500:]}}]))
+    sys.exit(0)
+for name, call, expected in {cases!r}:
+    try:
+        got = eval(call)
+        want = eval(expected)
+        ok = got == want or (isinstance(got, float) and isinstance(want, (int, float))
+                             and abs(got - want) <= 1e-6 * max(1.0, abs(want)))
+        results.append({{"name": name, "passed": bool(ok),
+                        "message": "" if ok else f"{{call}} returned {{got!r}}, expected {{want!r}}"}})
+    except BaseException as exc:
+        tb = traceback.format_exc().splitlines()
+        results.append({{"name": name, "passed": False,
+                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n" + "\\n".join(tb[-6:])}})
+print({sentinel!r} + json.dumps(results))
+'''
+
+
+def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: float) -> TestReport:
+    output = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip()
+    if result.ending == "timeout":
+        ending = "timeout"
+    elif not cases:
+        ending = "error"
+    else:
+        ending = "passed" if all(c.passed for c in cases) else "failed"
+    return TestReport(ending=ending, cases=tuple(cases), output=output[-4000:],  # type: ignore[arg-type]
+                      duration_s=round(time.monotonic() - started, 3))
+
+
+def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, ...],
+                 limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
+    """Run ``examples`` against the module ``module_file`` of ``code``."""
+    sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
+    module = module_file.removesuffix(".py").replace("/", ".")
+    cases = [(f"example {i + 1}: {ex.call}", ex.call, ex.expected) for i, ex in enumerate(examples)]
+    harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases)
+    started = time.monotonic()
+    result = sandbox.run(sandbox.python(".accord_harness.py"),
+                         {**code.files, ".accord_harness.py": harness}, limits)
+    parsed: list[CaseResult] = []
+    for line in result.stdout.splitlines():
+        if line.startswith(sentinel):
+            parsed = [CaseResult.model_validate(c) for c in json.loads(line[len(sentinel):])]
+    return _report(result, parsed, started), result
+
+
+def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
+    """Run the code's test files with pytest and report each test case."""
+    started = time.monotonic()
+    argv = sandbox.python("-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
+                          f"--junitxml={JUNIT}", *code.test_files)
+    result = sandbox.run(argv, code.files, limits)
+    cases: list[CaseResult] = []
+    if xml := result.files.get(JUNIT):
+        try:
+            for case in ET.fromstring(xml).iter("testcase"):
+                problem = next((c for c in case if c.tag in ("failure", "error")), None)
+                name = f"{case.get('classname', '')}::{case.get('name', '')}".strip(":")
+                detail = "" if problem is None else (problem.get("message", "") + "\n" + (problem.text or ""))
+                cases.append(CaseResult(name=name, passed=problem is None, message=detail[-1500:]))
+        except ET.ParseError:
+            cases = []
+    return _report(result, cases, started), result
+
+
+def smoke(code: CodeArtifact, entry_point: str, limits: sandbox.Limits) -> CaseResult:
+    """Run an entry point with no input; it passes unless it crashes (end of input is fine) or hangs."""
+    result = sandbox.run(sandbox.python(entry_point), code.files, limits, stdin="")
+    crashed = "Traceback" in result.stderr and "EOFError" not in result.stderr[-300:]
+    passed = result.ending == "exited" and not crashed
+    detail = "" if passed else f"{result.ending}, exit {result.exit_code}: {result.stderr[-1200:]}"
+    return CaseResult(name=f"smoke: python {entry_point}", passed=passed, message=detail)
+
+
+def merge(*reports: TestReport) -> TestReport:
+    """Return one report holding every case of ``reports``."""
+    cases = tuple(c for r in reports for c in r.cases)
+    endings = {r.ending for r in reports}
+    ending = next((e for e in ("timeout", "error", "failed") if e in endings), "passed")
+    if ending == "error" and cases and any(r.ending == "failed" for r in reports):
+        ending = "failed"
+    return TestReport(ending=ending, cases=cases,  # type: ignore[arg-type]
+                      output="\n".join(r.output for r in reports if r.output)[-4000:],
+                      duration_s=round(sum(r.duration_s for r in reports), 3))

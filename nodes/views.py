@@ -1,0 +1,82 @@
+"""How artifacts are shown to models: compact, deterministic text views, and code clean-up."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
+from state.graph_state import read
+
+FUNCTION_FILE = "solution.py"
+"""The module a function-level task's code lives in."""
+_FENCE = re.compile(r"^\s*```[\w+-]*\s*\n(.*?)\n\s*```\s*$", re.S)
+
+
+def strip_fences(code: str) -> str:
+    """Return code without a surrounding Markdown fence."""
+    match = _FENCE.match(code)
+    return (match.group(1) if match else code).strip("\n") + "\n"
+
+
+def task_view(task: TaskSpec) -> str:
+    """Return the task as the roles see it."""
+    if task.level == "function":
+        return f"Complete the Python function `{task.entry_point}`:\n```python\n{task.stub}\n```"
+    return f"Build this application in Python:\n{task.request}"
+
+
+def plan_view(plan: Plan) -> str:
+    """Return the plan as a numbered list with acceptance criteria."""
+    lines = []
+    for i, sub in enumerate(plan.subtasks, 1):
+        lines.append(f"{i}. {sub.title}: {sub.description}".rstrip(": "))
+        lines += [f"   - {c}" for c in sub.acceptance_criteria]
+    return "\n".join(lines)
+
+
+def code_view(code: CodeArtifact | None, task: TaskSpec | None = None) -> str:
+    """Return every file of the code, fenced; for a function task, only the code after the stub."""
+    if code is None or not code.files:
+        return "(no files yet)"
+    if task is not None and task.level == "function" and task.stub:
+        body = code.files.get(FUNCTION_FILE, "").removeprefix(task.stub).strip("\n")
+        return f"```python\n{body}\n```"
+    return "\n\n".join(f"File `{path}`:\n```python\n{body.rstrip()}\n```"
+                       for path, body in sorted(code.files.items()))
+
+
+def failures_view(report: TestReport, limit: int = 6) -> str:
+    """Return the failing cases of a report, or how the run ended when no case ran."""
+    failures = report.failures()
+    if not failures:
+        return f"The test run ended with {report.ending}:\n{report.output[-1500:]}"
+    shown = "\n\n".join(f"- {c.name}\n{c.message.strip()[:800]}" for c in failures[:limit])
+    more = f"\n(and {len(failures) - limit} more failures)" if len(failures) > limit else ""
+    return shown + more
+
+
+def review_view(review: ReviewReport) -> str:
+    """Return the review's issues and its integration failures."""
+    lines = [f"- [{i.severity}] {i.location}: {i.description}" for i in review.issues]
+    if review.integration and not review.integration.passed:
+        lines.append("Integration tests failed:\n" + failures_view(review.integration))
+    return "\n".join(lines) or "(no issues listed)"
+
+
+def artifacts(state: Mapping[str, Any]) -> tuple[TaskSpec, Plan | None, CodeArtifact | None]:
+    """Return the task, plan and code in state."""
+    task = read(state, "task", TaskSpec)
+    assert task is not None, "contract preconditions guarantee a task"
+    return task, read(state, "plan", Plan), read(state, "code", CodeArtifact)
+
+
+def apply_changes(code: CodeArtifact | None, changes: Mapping[str, str]) -> CodeArtifact:
+    """Return the file map with ``changes`` written over it, test files and entry points derived."""
+    files = {**(code.files if code else {}), **{p.strip().lstrip("./"): strip_fences(c)
+                                              for p, c in changes.items() if p.strip()}}
+    tests = tuple(sorted(p for p in files if re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p)))
+    mains = tuple(sorted(p for p, body in files.items()
+                         if p.endswith(".py") and p not in tests and "__main__" in body))
+    return CodeArtifact(files=files, entry_points=mains, test_files=tests)

@@ -1,0 +1,1 @@
+"""The protocol as data: artifacts, messages, contracts, lifecycles and the graph state."""

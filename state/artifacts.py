@@ -1,0 +1,153 @@
+"""Typed artifacts that roles exchange: task, plan, code, test report, review report.
+
+Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
+checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
+contract wrapper before it reaches state.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    """Base for protocol objects: immutable, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Example(Frozen):
+    """One executable example: a Python expression and the value it must equal."""
+
+    call: str
+    """Expression to evaluate, e.g. ``add(1, 2)``."""
+    expected: str
+    """Python literal/expression of the expected value, e.g. ``3``."""
+
+
+class TaskSpec(Frozen):
+    """What the user asked for, normalised by the intake stage."""
+
+    kind: Literal["task"] = "task"
+    request: str
+    """The user's request, verbatim (for a function stub: the stub's source)."""
+    level: Literal["function", "application"]
+    """Function level (a stub to complete) or application level (files to create)."""
+    entry_point: str | None = None
+    """For function tasks: the function to implement."""
+    stub: str | None = None
+    """For function tasks: the signature and docstring to complete."""
+    examples: tuple[Example, ...] = ()
+    """Examples stated in the request (parsed from doctest lines by code, not by a model)."""
+
+
+class Subtask(Frozen):
+    """One step of a plan."""
+
+    title: str = Field(min_length=1)
+    description: str = ""
+    acceptance_criteria: tuple[str, ...] = Field(min_length=1)
+    """Checkable statements that say when the subtask is done."""
+
+
+class Plan(Frozen):
+    """The Planner's decomposition of the task."""
+
+    kind: Literal["plan"] = "plan"
+    subtasks: tuple[Subtask, ...] = Field(min_length=1)
+    examples: tuple[Example, ...] = ()
+    """Test cases the plan commits to (docstring examples plus edge cases the Planner states)."""
+
+
+class CodeArtifact(Frozen):
+    """The shared project state: a file map plus what to run."""
+
+    kind: Literal["code"] = "code"
+    files: dict[str, str]
+    """Relative path -> file content."""
+    entry_points: tuple[str, ...] = ()
+    """Files a user runs (application) or the module holding the function (function level)."""
+    test_files: tuple[str, ...] = ()
+    """Files holding tests (pytest style) written for this code."""
+
+
+class CaseResult(Frozen):
+    """The outcome of one test case."""
+
+    name: str
+    passed: bool
+    message: str = ""
+    """Failure detail: assertion, exception or traceback tail."""
+
+
+RunEnding = Literal["passed", "failed", "error", "timeout"]
+
+
+class TestReport(Frozen):
+    """What running the tests in the sandbox showed."""
+
+    __test__ = False  # not a pytest test class
+    kind: Literal["test_report"] = "test_report"
+    ending: RunEnding
+    """How the run ended: every case passed, some failed, the harness errored, or it timed out."""
+    cases: tuple[CaseResult, ...] = ()
+    output: str = ""
+    """Captured stdout/stderr, truncated."""
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """Return whether the run ended with every case passing."""
+        return self.ending == "passed"
+
+    def failures(self) -> list[CaseResult]:
+        """Return the failing cases."""
+        return [c for c in self.cases if not c.passed]
+
+
+Severity = Literal["minor", "major", "critical"]
+
+
+class ReviewIssue(Frozen):
+    """One problem the Reviewer found."""
+
+    severity: Severity
+    location: str
+    """File and function or line the issue is about."""
+    description: str
+
+
+class ReviewReport(Frozen):
+    """The Reviewer's decision on the whole codebase."""
+
+    kind: Literal["review"] = "review"
+    decision: Literal["approve", "request_changes"]
+    issues: tuple[ReviewIssue, ...] = ()
+    integration: TestReport | None = None
+    """The integration run the Reviewer made before deciding."""
+
+
+class Vote(Frozen):
+    """One role's vote in a fan-out stage; a voting gate joins the votes."""
+
+    kind: Literal["vote"] = "vote"
+    outcome: str
+    rationale: str = ""
+
+
+Artifact = Annotated[
+    Union[TaskSpec, Plan, CodeArtifact, TestReport, ReviewReport, Vote], Field(discriminator="kind")
+]
+ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "vote"]
+
+ARTIFACT_MODELS: dict[str, type[Frozen]] = {
+    "task": TaskSpec,
+    "plan": Plan,
+    "code": CodeArtifact,
+    "test_report": TestReport,
+    "review": ReviewReport,
+    "vote": Vote,
+}
+"""Artifact kind -> model. The kind is also the state key the artifact lives under."""

@@ -1,0 +1,67 @@
+"""Per-run settings, read by nodes through ``Runtime[Context]`` and editable in Studio.
+
+Secrets never live here: API keys come from the environment into the client only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from state.artifacts import Frozen
+
+
+class RoleModel(Frozen):
+    """The model one role talks to."""
+
+    model: str | None = None
+    """Model name; None picks the endpoint's default (the embedded local model when none is set)."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint; None falls back to ``OPENAI_BASE_URL``, OpenAI, then the local model."""
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    price_in_per_1k: float = 0.0
+    """Price per 1,000 input tokens, for the ledger's cost column."""
+    price_out_per_1k: float = 0.0
+    """Price per 1,000 output tokens."""
+
+
+@dataclass
+class Context:
+    """Settings for one run: models per role, limits and rounds."""
+
+    model: str | None = None
+    """Default model name for every role."""
+    base_url: str | None = None
+    """Default OpenAI-compatible endpoint for every role."""
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    price_in_per_1k: float = 0.0
+    price_out_per_1k: float = 0.0
+    role_models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per-role overrides of the fields above, e.g. ``{"coder": {"model": "gpt-4o"}}``."""
+    max_rounds: int = 5
+    """Collaboration rounds (review → implementing) before the run fails."""
+    max_debug_attempts: int = 3
+    """Debugger fixes per round before the code goes to review as it is."""
+    max_output_retries: int = 2
+    """Retries of a role whose output violated its contract, with the violation as feedback."""
+    sandbox_timeout_s: float = 10.0
+    """Wall-clock limit for one sandboxed program."""
+
+    def model_for(self, role: str) -> RoleModel:
+        """Return the role's model settings: its override over the run's defaults."""
+        base = RoleModel(
+            model=self.model,
+            base_url=self.base_url,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            price_in_per_1k=self.price_in_per_1k,
+            price_out_per_1k=self.price_out_per_1k,
+        )
+        override = self.role_models.get(role.lower(), {})
+        return base.model_copy(update=RoleModel.model_validate(override).model_dump(exclude_unset=True))
+
+    def counter_limits(self) -> dict[str, int]:
+        """Return the limits for lifecycle counters that this Context sets."""
+        return {"round": self.max_rounds, "debug": self.max_debug_attempts}

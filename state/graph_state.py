@@ -1,0 +1,94 @@
+"""The graph state: artifacts by kind, plus appended records of what happened.
+
+Artifacts are stored as their JSON form under their kind (``task``, ``plan``, ``code``, ``test_report``,
+``review``); ``read`` turns them back into models. Lists that many steps append to carry ``operator.add``
+reducers, so parallel fan-out roles can all write to them in one super-step.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from typing_extensions import TypedDict
+
+from state.artifacts import Frozen
+from state.contracts import Violation
+
+M = TypeVar("M", bound=Frozen)
+
+
+class Verdict(Frozen):
+    """A verification outcome recorded by a gate (or one vote of a fan-out stage)."""
+
+    stage: str
+    role: str
+    round: int
+    outcome: str
+    evidence: str = ""
+    """Why: failing cases, violated contract, review issues."""
+    target: str | None = None
+    """The stage the lifecycle moved to; None for a single vote that a voting gate will join."""
+
+
+class LedgerEntry(Frozen):
+    """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
+
+    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error"]
+    role: str
+    stage: str
+    round: int
+    model: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    outcome: str = ""
+    detail: str = ""
+
+
+class AccordState(TypedDict, total=False):
+    """State shared by every stage of a lifecycle."""
+
+    request: str
+    """The user's task as given (free text or a Python stub); the intake stage turns it into ``task``."""
+    task: dict[str, Any]
+    plan: dict[str, Any]
+    code: dict[str, Any]
+    test_report: dict[str, Any]
+    review: dict[str, Any]
+    messages: Annotated[list[dict[str, Any]], operator.add]
+    """Typed handoffs between roles (``state.messages.Message`` JSON)."""
+    verdicts: Annotated[list[dict[str, Any]], operator.add]
+    """Gate outcomes in order (``Verdict`` JSON)."""
+    ledger: Annotated[list[dict[str, Any]], operator.add]
+    """Accounting entries in order (``LedgerEntry`` JSON)."""
+    violations: Annotated[list[dict[str, Any]], operator.add]
+    """Contract violations in order (``Violation`` JSON)."""
+    counters: dict[str, int]
+    """Loop counters (``round``, ``debug``); written whole by the gate that changes them."""
+    stage: str
+    """The stage the lifecycle is in (the target of the last gate)."""
+    status: Literal["running", "completed", "failed"]
+    reason: str
+    """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""
+
+
+def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
+    """Return the artifact stored under ``kind`` as ``model``, or None when absent."""
+    value = state.get(kind)
+    return None if value is None else model.model_validate(value)
+
+
+def dump(model: Frozen) -> dict[str, Any]:
+    """Return the JSON form a model is stored under in state."""
+    return model.model_dump(mode="json")
+
+
+def records(items: list[M]) -> list[dict[str, Any]]:
+    """Return the JSON forms of a list of records, for an appended state key."""
+    return [dump(item) for item in items]
+
+
+__all__ = ["AccordState", "LedgerEntry", "Verdict", "Violation", "dump", "read", "records"]

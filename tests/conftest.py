@@ -1,0 +1,49 @@
+"""Shared fixtures: scripted models by role and a runner that keeps the final state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graphs.development import build_graph
+from nodes.scripted import ScriptedChatModel
+from state.context import Context
+
+STUB = '''def add(a: int, b: int) -> int:
+    """Return the sum of a and b.
+    >>> add(1, 2)
+    3
+    >>> add(-1, 1)
+    0
+    """
+'''
+GOOD = {"code": "def add(a, b):\n    return a + b\n"}
+BAD = {"code": "def add(a, b):\n    return a - b\n"}
+PLAN = {"subtasks": [{"title": "add", "description": "return a + b",
+                      "acceptance_criteria": ["add(1, 2) == 3"]}]}
+APPROVE = {"decision": "approve", "issues": []}
+CHANGES = {"decision": "request_changes",
+           "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}]}
+
+
+class Run:
+    """Runs the development graph with scripted models and keeps what happened."""
+
+    def __init__(self, **scripts: list[Any]) -> None:
+        self.models = {role: ScriptedChatModel(script=list(script)) for role, script in scripts.items()}
+        self.saver = InMemorySaver()
+        self.graph = build_graph(self.models, checkpointer=self.saver)
+        self.config = {"configurable": {"thread_id": "test"}}
+
+    def __call__(self, request: str = STUB, **context: Any) -> dict[str, Any]:
+        return dict(self.graph.invoke({"request": request}, self.config, context=Context(**context)))
+
+    def path(self, values: dict[str, Any]) -> list[str]:
+        return ["initialized", *[v["target"] for v in values["verdicts"] if v["target"]]]
+
+
+@pytest.fixture
+def scripted() -> type[Run]:
+    return Run

@@ -1,0 +1,81 @@
+"""The CLI runs, lists, shows and resumes threads in the SQLite checkpoint database."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pytest
+
+import graphs.development
+from accord import cli
+from nodes.scripted import ScriptedChatModel
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ACCORD_DB", raising=False)
+    (tmp_path / "stub.py").write_text(STUB)
+    return tmp_path
+
+
+def _script(monkeypatch, **scripts):
+    models = {role: ScriptedChatModel(script=s) for role, s in scripts.items()}
+    monkeypatch.setattr(graphs.development, "build_graph",
+                        partial(graphs.development.build_graph, models))
+    return models
+
+
+def test_run_writes_files_and_exits_zero_when_completed(workdir, monkeypatch, capsys):
+    _script(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    code = cli.main(["run", "--file", "stub.py", "--out", "out", "--thread", "t1"])
+    assert code == 0
+    assert "return a + b" in (workdir / "out" / "solution.py").read_text()
+    assert (workdir / ".accord" / "checkpoints.sqlite").exists()
+    assert "thread t1: completed" in capsys.readouterr().err
+
+
+def test_run_exits_one_when_failed_and_show_explains(workdir, monkeypatch, capsys):
+    _script(monkeypatch, planner=[{"subtasks": []}] * 3)
+    assert cli.main(["run", "--file", "stub.py", "--thread", "t2"]) == 1
+    capsys.readouterr()
+    assert cli.main(["show", "t2", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["status"] == "failed" and shown["path"] == ["initialized", "planning", "failed"]
+    assert shown["state"]["violations"][0]["role"] == "planner"
+    assert cli.main(["show", "t2"]) == 0
+    text = capsys.readouterr().out
+    assert "path: initialized → planning → failed" in text and "contract checks" in text
+
+
+def test_runs_lists_threads_newest_first(workdir, monkeypatch, capsys):
+    _script(monkeypatch, planner=[PLAN, PLAN], coder=[GOOD, GOOD], reviewer=[APPROVE, APPROVE])
+    cli.main(["run", "--file", "stub.py", "--thread", "first"])
+    cli.main(["run", "--file", "stub.py", "--thread", "second"])
+    capsys.readouterr()
+    assert cli.main(["runs"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["second", "first"]
+    assert all("completed" in line for line in lines)
+
+
+def test_resume_continues_an_interrupted_run_without_redoing_steps(workdir, monkeypatch, capsys):
+    models = _script(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
+
+    def crash(messages):
+        raise KeyboardInterrupt  # the user presses Ctrl-C while the debugger's model is working
+
+    models["debugger"].script = [crash, GOOD]
+    assert cli.main(["run", "--file", "stub.py", "--thread", "t3"]) == 130
+    assert models["planner"].calls == models["coder"].calls == 1
+    assert cli.main(["resume", "t3", "--out", "out"]) == 0
+    assert models["planner"].calls == models["coder"].calls == 1  # finished steps are not redone
+    assert models["debugger"].calls == 2
+    assert "return a + b" in (workdir / "out" / "solution.py").read_text()
+
+
+def test_unknown_thread_is_a_clear_error(workdir, capsys):
+    assert cli.main(["show", "nope"]) == 2
+    assert "no thread 'nope'" in capsys.readouterr().err

