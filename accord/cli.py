@@ -34,11 +34,11 @@ def _context(args: argparse.Namespace) -> Any:
                    temperature=args.temperature)
 
 
-def _stream(graph: Any, inputs: Any, cfg: dict[str, Any], context: Any) -> dict[str, Any]:
+def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
     """Run the graph, printing one line per finished stage."""
     started, tokens = time.monotonic(), [0, 0]
     for chunk in graph.stream(inputs, cfg, context=context, stream_mode="updates"):
-        for node, update in chunk.items():
+        for update in chunk.values():
             if not update:
                 continue
             for entry in update.get("ledger", []):
@@ -168,7 +168,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     print("\ngate decisions:")
     for v in values.get("verdicts", []):
         target = f" → {v['target']}" if v.get("target") else " (vote)"
-        print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}  {v['evidence'][:100]}")
+        print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}"
+              f"  {v['evidence'][:100]}")
     checks = [e for e in values.get("ledger", []) if e["kind"] == "contract"]
     failed = [e for e in checks if e["outcome"] != "pass"]
     print(f"\ncontract checks: {len(checks)}, failed {len(failed)}")
@@ -215,7 +216,8 @@ def cmd_model(args: argparse.Namespace) -> int:
         return 0
     path = local_model.gguf_path(args.name)
     server = local_model.running_server()
-    print(f"model {args.name}: {path} " + ("(assembled)" if path.exists() else "(not assembled: accord model setup)"))
+    state = "(assembled)" if path.exists() else "(not assembled: run `accord model setup`)"
+    print(f"model {args.name}: {path} {state}")
     print(f"server: {server.base_url} pid {server.pid} ({server.model})" if server else "server: not running")
     return 0
 

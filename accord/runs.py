@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 DEFAULT_DB = Path(".accord") / "checkpoints.sqlite"
@@ -41,7 +42,7 @@ def thread_ids(saver: SqliteSaver) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def config(thread_id: str) -> dict[str, Any]:
+def config(thread_id: str) -> RunnableConfig:
     """Return the run config addressing a thread."""
     return {"configurable": {"thread_id": thread_id}}
 

@@ -24,6 +24,7 @@ from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
 from state.artifacts import ARTIFACT_MODELS
+from state.context import Context
 from state.contracts import (
     Contract,
     Violation,
@@ -32,10 +33,11 @@ from state.contracts import (
     check_postconditions,
     check_preconditions,
 )
-from state.context import Context
 from state.graph_state import AccordState, LedgerEntry, Verdict, records
 from state.lifecycle import Lifecycle, Stage
 from state.messages import Message
+
+Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
 OUTCOME_SEPARATOR = " / "
 """Joins the outcomes of one drawn gate edge, e.g. ``pass / exhausted``."""
@@ -65,7 +67,7 @@ class StageCall:
     def record(self, kind: str, **fields: Any) -> None:
         """Append a ledger entry for this stage."""
         self.ledger.append(
-            LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round, **fields)  # type: ignore[arg-type]
+            LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round, **fields)
         )
 
 
@@ -143,9 +145,9 @@ class Compiler:
         if problems:
             raise ValueError("cannot compile: " + "; ".join(problems))
 
-    def build(self) -> StateGraph:
+    def build(self) -> StateGraph[AccordState, Context, AccordState, AccordState]:
         """Return the uncompiled StateGraph (compile it with or without a checkpointer)."""
-        builder = StateGraph(AccordState, context_schema=Context)
+        builder: Builder = StateGraph(AccordState, context_schema=Context)
         builder.add_edge(START, self.lifecycle.initial)
         for stage in self.lifecycle.stages:
             if stage.terminal:
@@ -158,7 +160,7 @@ class Compiler:
                 self._add_gate_edge(builder, stage.name, stage)
         return builder
 
-    def _add_gate_edge(self, builder: StateGraph, source: str, stage: Stage) -> None:
+    def _add_gate_edge(self, builder: Builder, source: str, stage: Stage) -> None:
         # Drawings keep one edge per (source, target), so outcomes sharing a target share one label.
         by_target: dict[str, list[str]] = {}
         for outcome, target in self.lifecycle.successors(stage.name).items():
@@ -173,10 +175,10 @@ class Compiler:
             source, route, {OUTCOME_SEPARATOR.join(o): t for t, o in by_target.items()}
         )
 
-    def _add_fan_out(self, builder: StateGraph, stage: Stage) -> None:
+    def _add_fan_out(self, builder: Builder, stage: Stage) -> None:
         builder.add_node(stage.name, lambda state: {"stage": stage.name})
         voters = [f"{stage.name}.{role}" for role in stage.roles]
-        for role, node in zip(stage.roles, voters):
+        for role, node in zip(stage.roles, voters, strict=True):
             builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY)
             builder.add_edge(stage.name, node)
         builder.add_node(f"{stage.name}.vote", self._vote_node(stage))
@@ -278,7 +280,7 @@ class Compiler:
         payload = [ARTIFACT_MODELS[k].model_validate(v) for k, v in update.items()]
         if stage.terminal or not stage.roles or not payload:
             return None
-        return Message(sender=sender, receiver=stage.roles[0], payload=tuple(payload),  # type: ignore[arg-type]
+        return Message(sender=sender, receiver=stage.roles[0], payload=tuple(payload),
                        round=round_)
 
     def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]

@@ -167,7 +167,7 @@ GATES: dict[str, Gate] = {
 
 
 def build_graph(models: Mapping[str, BaseChatModel] | None = None,
-                checkpointer: Checkpointer = None) -> CompiledStateGraph:
+                checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the development graph, optionally with scripted models by role and a checkpointer."""
     builder = Compiler(LIFECYCLE, ROLES, GATES, models).build()
     return builder.compile(checkpointer=checkpointer, name="development")

@@ -23,8 +23,8 @@ def _is_stub(node: ast.FunctionDef) -> bool:
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
         body = body[1:]
-    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(
-        getattr(s, "value", None), ast.Constant) and s.value.value is Ellipsis) for s in body)
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and s.value.value is Ellipsis) for s in body)
 
 
 def _valid_expression(text: str) -> bool:

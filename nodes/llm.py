@@ -28,8 +28,8 @@ OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 @lru_cache(maxsize=32)
 def _client(model: str, base_url: str | None, api_key: str | None, temperature: float,
             max_tokens: int) -> ChatOpenAI:
-    return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,  # type: ignore[arg-type]
-                      temperature=temperature, max_tokens=max_tokens,  # type: ignore[call-arg]
+    return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,
+                      temperature=temperature, max_tokens=max_tokens,
                       timeout=600, max_retries=1)
 
 
@@ -76,6 +76,7 @@ def structured(call: StageCall, schema: type[T], system: str, user: str) -> T:
     started = time.monotonic()
     result = runnable.invoke(messages)
     latency = time.monotonic() - started
+    assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
     raw, parsed, error = result["raw"], result.get("parsed"), result.get("parsing_error")
     usage = getattr(raw, "usage_metadata", None) or {}
     tokens_in, tokens_out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))

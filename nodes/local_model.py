@@ -9,6 +9,7 @@ demand and stopped when the process exits, or left running by ``accord model ser
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -181,10 +182,8 @@ class Server:
             except (ProcessLookupError, ChildProcessError):
                 return
             time.sleep(0.1)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _state_file() -> Path:

@@ -17,7 +17,7 @@ from nodes import testing
 from nodes.debugger import limits, test_code
 from nodes.llm import structured
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
-from state.artifacts import ReviewIssue, ReviewReport
+from state.artifacts import ReviewIssue, ReviewReport, TestReport
 from state.contracts import Contract
 from state.graph_state import dump
 
@@ -68,7 +68,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)
         integration = testing.merge(integration, *(
-            testing.TestReport(ending="passed" if c.passed else "failed", cases=(c,)) for c in smokes))
+            TestReport(ending="passed" if c.passed else "failed", cases=(c,)) for c in smokes))
     summary = (f"{sum(c.passed for c in integration.cases)}/{len(integration.cases)} passed"
                if integration.passed else "FAILED\n" + failures_view(integration))
     prompt = REVIEW_PROMPT.format(task=task_view(task), plan=plan_view(plan),

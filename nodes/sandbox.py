@@ -10,6 +10,7 @@ bubblewrap the run says so loudly and falls back to rlimits in a subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import resource
@@ -189,10 +190,8 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
                 timed_out = True
             finally:
                 # The whole group goes: with bubblewrap, killing its init ends every process inside.
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 proc.wait()
         duration = time.monotonic() - start
         code = proc.returncode

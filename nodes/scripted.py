@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
@@ -39,7 +39,7 @@ class ScriptedChatModel(BaseChatModel):
         return "scripted"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None,
-                   **kwargs: Any) -> Runnable[Any, BaseMessage]:
+                   **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools as an OpenAI-compatible model would."""
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice,
                          **kwargs)
@@ -52,7 +52,8 @@ class ScriptedChatModel(BaseChatModel):
         else:
             item = self.script[self.calls]
         self.calls += 1
-        return item(messages) if callable(item) else item
+        answer: Answer = item(messages) if callable(item) else item
+        return answer
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
@@ -64,10 +65,10 @@ class ScriptedChatModel(BaseChatModel):
         usage = {"input_tokens": tokens_in, "output_tokens": tokens_out,
                  "total_tokens": tokens_in + tokens_out}
         if isinstance(answer, str) or not tools:
-            message = AIMessage(content=str(answer), usage_metadata=usage)  # type: ignore[arg-type]
+            message = AIMessage(content=str(answer), usage_metadata=usage)
         else:
             name = tools[0]["function"]["name"]
-            message = AIMessage(content="", usage_metadata=usage,  # type: ignore[arg-type]
+            message = AIMessage(content="", usage_metadata=usage,
                                 tool_calls=[{"name": name, "args": answer,
                                              "id": f"call_{next(_ids)}"}])
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -37,7 +37,8 @@ for name, call, expected in {cases!r}:
     except BaseException as exc:
         tb = traceback.format_exc().splitlines()
         results.append({{"name": name, "passed": False,
-                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n" + "\\n".join(tb[-6:])}})
+                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n"
+                                   + "\\n".join(tb[-6:])}})
 print({sentinel!r} + json.dumps(results))
 '''
 
@@ -50,7 +51,7 @@ def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: flo
         ending = "error"
     else:
         ending = "passed" if all(c.passed for c in cases) else "failed"
-    return TestReport(ending=ending, cases=tuple(cases), output=output[-4000:],  # type: ignore[arg-type]
+    return TestReport(ending=ending, cases=tuple(cases), output=output[-4000:],
                       duration_s=round(time.monotonic() - started, 3))
 
 
@@ -106,6 +107,6 @@ def merge(*reports: TestReport) -> TestReport:
     ending = next((e for e in ("timeout", "error", "failed") if e in endings), "passed")
     if ending == "error" and cases and any(r.ending == "failed" for r in reports):
         ending = "failed"
-    return TestReport(ending=ending, cases=cases,  # type: ignore[arg-type]
+    return TestReport(ending=ending, cases=cases,
                       output="\n".join(r.output for r in reports if r.output)[-4000:],
                       duration_s=round(sum(r.duration_s for r in reports), 3))

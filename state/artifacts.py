@@ -7,7 +7,7 @@ contract wrapper before it reaches state.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -138,7 +138,7 @@ class Vote(Frozen):
 
 
 Artifact = Annotated[
-    Union[TaskSpec, Plan, CodeArtifact, TestReport, ReviewReport, Vote], Field(discriminator="kind")
+    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | Vote, Field(discriminator="kind")
 ]
 ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "vote"]
 

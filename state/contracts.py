@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from state.artifacts import ARTIFACT_MODELS, ArtifactKind, Frozen
 from state.messages import Message
 
+
 class Contract(Frozen):
     """What a role needs before it performs one duty and must deliver after."""
 

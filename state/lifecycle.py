@@ -183,7 +183,7 @@ def _find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(edges[node]):
             if color.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return [*path[path.index(nxt):], nxt]
             if nxt not in color and (found := visit(nxt)):
                 return found
         color[node] = 2

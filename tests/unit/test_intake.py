@@ -17,7 +17,8 @@ def test_stub_becomes_a_function_task_with_its_doctest_examples():
 
 
 def test_last_stub_is_the_entry_point_and_helpers_are_kept():
-    request = "def helper(x):\n    return x * 2\n\n\ndef main(x):\n    \"\"\"Use helper.\n    main(2) == 4\n    \"\"\"\n"
+    request = ("def helper(x):\n    return x * 2\n\n\n"
+               "def main(x):\n    \"\"\"Use helper.\n    main(2) == 4\n    \"\"\"\n")
     task = parse_request(request)
     assert task.entry_point == "main"
     assert [(e.call, e.expected) for e in task.examples] == [("main(2)", "4")]

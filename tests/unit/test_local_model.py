@@ -17,7 +17,8 @@ def parts(tmp_path, monkeypatch):
         (tmp_path / name).write_bytes(data)
     monkeypatch.setattr(local_model, "_installed_part", lambda package: tmp_path / package)
     whole = b"".join(chunks.values())
-    model = local_model.LocalModel("tiny", tuple(chunks), "1.0", len(whole), hashlib.sha256(whole).hexdigest())
+    digest = hashlib.sha256(whole).hexdigest()
+    model = local_model.LocalModel("tiny", tuple(chunks), "1.0", len(whole), digest)
     monkeypatch.setitem(local_model.MODELS, "tiny", model)
     return tmp_path, whole
 

@@ -106,7 +106,8 @@ def _processes_with(token: str) -> list[str]:
 def test_detached_process_does_not_outlive_the_run():
     token = f"accord-detach-{os.getpid()}"
     child = f"import time\ntime.sleep(60)  # {token}"
-    code = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)"
+    code = ("import subprocess, sys\n"
+            f"subprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)")
     result = run(python("-c", code), {}, Limits(timeout_s=5))
     assert result.ok
     assert _processes_with(token) == []
