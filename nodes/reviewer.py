@@ -55,7 +55,7 @@ class ReviewDraft(BaseModel):
     """The review decision."""
 
     decision: Literal["approve", "request_changes"]
-    issues: list[IssueDraft] = Field(default_factory=list, description="problems found")
+    issues: list[IssueDraft] = Field(default_factory=list, max_length=5, description="problems found")
 
 
 def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -74,8 +74,10 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     prompt = REVIEW_PROMPT.format(task=task_view(task), plan=plan_view(plan),
                                   code=code_view(code, task), integration=summary)
     draft = structured(call, ReviewDraft, SYSTEM, prompt)
-    issues = tuple(ReviewIssue(severity=i.severity, location=i.location.strip() or "?",
-                               description=i.description.strip()) for i in draft.issues
-                   if i.description.strip())
+    # Small models repeat themselves; an issue said twice is still one issue.
+    issues = tuple(dict.fromkeys(
+        ReviewIssue(severity=i.severity, location=i.location.strip() or "?",
+                    description=i.description.strip())
+        for i in draft.issues if i.description.strip()))
     report = ReviewReport(decision=draft.decision, issues=issues, integration=integration)
     return {"review": dump(report)}

