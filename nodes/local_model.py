@@ -203,9 +203,12 @@ def running_server() -> Server | None:
 
 
 def _die_with_parent() -> None:
-    """Ask the kernel to SIGTERM this child when its parent dies (Linux), even by SIGKILL."""
+    """Ask the kernel to kill this child when its parent dies (Linux), even by SIGKILL.
+
+    SIGKILL, not SIGTERM: uvicorn would finish the generation in flight first, for nobody.
+    """
     with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,

@@ -11,6 +11,10 @@ from state.graph_state import read
 
 FUNCTION_FILE = "solution.py"
 """The module a function-level task's code lives in."""
+APP_FILE = "app.py"
+"""The module an application's code lives in (its entry point)."""
+TEST_FILE = "test_app.py"
+"""The pytest file the Coder writes for an application."""
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*\n(.*?)\n\s*```\s*$", re.S)
 
 
@@ -72,11 +76,10 @@ def artifacts(state: Mapping[str, Any]) -> tuple[TaskSpec, Plan | None, CodeArti
     return task, read(state, "plan", Plan), read(state, "code", CodeArtifact)
 
 
-def apply_changes(code: CodeArtifact | None, changes: Mapping[str, str]) -> CodeArtifact:
-    """Return the file map with ``changes`` written over it, test files and entry points derived."""
+def apply_changes(code: CodeArtifact | None, changes: Mapping[str, str],
+                  entry_points: tuple[str, ...] = ()) -> CodeArtifact:
+    """Return the file map with ``changes`` written over it; test files are found by their names."""
     files = {**(code.files if code else {}), **{p.strip().lstrip("./"): strip_fences(c)
                                               for p, c in changes.items() if p.strip()}}
     tests = tuple(sorted(p for p in files if re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p)))
-    mains = tuple(sorted(p for p, body in files.items()
-                         if p.endswith(".py") and p not in tests and "__main__" in body))
-    return CodeArtifact(files=files, entry_points=mains, test_files=tests)
+    return CodeArtifact(files=files, entry_points=entry_points, test_files=tests)
