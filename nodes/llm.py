@@ -26,10 +26,14 @@ OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 
 
 @lru_cache(maxsize=32)
-def _client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-            max_tokens: int) -> ChatOpenAI:
+def client(model: str, base_url: str | None, api_key: str | None, temperature: float,
+           max_tokens: int) -> ChatOpenAI:
+    """Return a ChatOpenAI for an endpoint (cached: one client per distinct setting)."""
+    # langchain-openai sends the limit as `max_completion_tokens`, which llama.cpp's server (and other
+    # OpenAI-compatible servers) ignore: generation then runs until the context is full. Say both.
+    extra = {"max_tokens": max_tokens} if base_url else None
     return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,
-                      temperature=temperature, max_tokens=max_tokens,
+                      temperature=temperature, max_tokens=max_tokens, extra_body=extra,
                       timeout=600, max_retries=1)
 
 
@@ -52,8 +56,7 @@ def chat_model(call: StageCall) -> tuple[BaseChatModel, RoleModel, str]:
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
     name, base_url, key = resolve(settings)
-    client = _client(name, base_url, key, settings.temperature, settings.max_tokens)
-    return client, settings, name
+    return client(name, base_url, key, settings.temperature, settings.max_tokens), settings, name
 
 
 def feedback_text(call: StageCall) -> str:

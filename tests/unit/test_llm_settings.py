@@ -1,0 +1,69 @@
+"""Model settings: per-role overrides, endpoint resolution, and a token limit every server honours."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+from nodes import llm, local_model
+from state.context import Context
+
+
+def test_role_override_falls_back_to_run_defaults():
+    context = Context(model="base", temperature=0.2, role_models={"coder": {"model": "big", "max_tokens": 99}})
+    coder, planner = context.model_for("coder"), context.model_for("planner")
+    assert (coder.model, coder.max_tokens, coder.temperature) == ("big", 99, 0.2)
+    assert (planner.model, planner.max_tokens) == ("base", 1024)
+
+
+def _capture_one_request() -> tuple[str, list[dict]]:
+    """Serve one OpenAI-style chat completion on loopback and record the JSON body received."""
+    bodies: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            reply = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                "choices": [{"index": 0, "finish_reason": "stop",
+                                             "message": {"role": "assistant", "content": "ok"}}],
+                                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(reply.encode())
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/v1", bodies
+
+
+def test_compatible_endpoints_receive_max_tokens_in_the_request_body():
+    base_url, bodies = _capture_one_request()
+    assert llm.client("m", base_url, "k", 0.0, 77).invoke("hi").content == "ok"
+    assert bodies[0]["max_tokens"] == 77  # llama.cpp's server ignores max_completion_tokens
+
+
+def test_openai_itself_gets_only_max_completion_tokens():
+    payload = llm.client("gpt-x", None, "k", 0.0, 77)._get_request_payload([("human", "hi")])
+    assert payload["max_completion_tokens"] == 77 and "max_tokens" not in payload
+
+
+def test_endpoint_resolution_order(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://env:1/v1")
+    assert llm.resolve(Context().model_for("coder"))[1] == "http://env:1/v1"
+    assert llm.resolve(Context(base_url="http://ctx:2/v1").model_for("coder"))[1] == "http://ctx:2/v1"
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert llm.resolve(Context().model_for("coder")) == (llm.OPENAI_DEFAULT_MODEL, None, "sk-test")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    started = []
+    monkeypatch.setattr(local_model, "ensure_server", lambda name: started.append(name) or local_model.Server(
+        pid=0, port=5, model=name))
+    assert llm.resolve(Context().model_for("coder")) == (local_model.DEFAULT_MODEL, "http://127.0.0.1:5/v1",
+                                                          "local")
+    assert started == [local_model.DEFAULT_MODEL]
