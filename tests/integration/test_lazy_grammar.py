@@ -25,8 +25,8 @@ def test_lazy_and_full_grammar_agree_on_the_real_model(gguf, monkeypatch):
 
     def complete() -> str:
         llm.reset()
-        out = llm.create_chat_completion(PROMPT, grammar=LlamaGrammar.from_json_schema(grammar, verbose=False),
-                                         temperature=0, max_tokens=160)
+        constraint = LlamaGrammar.from_json_schema(grammar, verbose=False)
+        out = llm.create_chat_completion(PROMPT, grammar=constraint, temperature=0, max_tokens=160)
         return str(out["choices"][0]["message"]["content"])
 
     full = complete()

@@ -10,7 +10,8 @@ PLAN = {"subtasks": [
     {"title": "Show the total", "description": "total()", "acceptance_criteria": ["total() starts at 0"]},
 ]}
 STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
-STEP2 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n\ndef total():\n    return sum(_items)\n\n"
+STEP2 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n\n"
+                 "def total():\n    return sum(_items)\n\n"
                  "if __name__ == '__main__':\n    print(total())\n"}
 TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"}
 WRONG_TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n"}

@@ -11,7 +11,8 @@ from state.context import Context
 
 
 def test_role_override_falls_back_to_run_defaults():
-    context = Context(model="base", temperature=0.2, role_models={"coder": {"model": "big", "max_tokens": 99}})
+    overrides = {"coder": {"model": "big", "max_tokens": 99}}
+    context = Context(model="base", temperature=0.2, role_models=overrides)
     coder, planner = context.model_for("coder"), context.model_for("planner")
     assert (coder.model, coder.max_tokens, coder.temperature) == ("big", 99, 0.2)
     assert (planner.model, planner.max_tokens) == ("base", 1024)
