@@ -103,9 +103,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
             return 130
+        except Exception as exc:  # the run stays at its last checkpoint, whatever broke
+            return _stopped(thread, exc)
         finally:
             local_model.stop_owned()
     return _finish(values, thread, Path(args.out) if args.out else None, started)
+
+
+def _stopped(thread: str, exc: Exception) -> int:
+    console.print(f"[red]run stopped by {type(exc).__name__}: {exc}[/]\n"
+                  f"its last checkpoint is kept; resume with: accord resume {thread}")
+    return 4
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -127,6 +135,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
         console.print(f"resuming {args.thread} at {', '.join(snapshot.next)}")
         try:
             values = _stream(graph, None, cfg, _context(args))
+        except KeyboardInterrupt:
+            console.print(f"[yellow]interrupted; resume with: accord resume {args.thread}[/]")
+            return 130
+        except Exception as exc:
+            return _stopped(args.thread, exc)
         finally:
             local_model.stop_owned()
     return _finish(values, args.thread, Path(args.out) if args.out else None, started)

@@ -79,3 +79,25 @@ def test_resume_continues_an_interrupted_run_without_redoing_steps(workdir, monk
 def test_unknown_thread_is_a_clear_error(workdir, capsys):
     assert cli.main(["show", "nope"]) == 2
     assert "no thread 'nope'" in capsys.readouterr().err
+
+
+def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatch, capsys):
+    import httpx
+    import openai
+
+    from graphs import compiler
+
+    monkeypatch.setattr(compiler, "RETRY", compiler.RETRY._replace(initial_interval=0.01, jitter=False))
+    models = _script(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def down(messages):
+        raise openai.APIConnectionError(request=request)
+
+    models["planner"].script = [down, down, down, PLAN]
+    assert cli.main(["run", "--file", "stub.py", "--thread", "t4"]) == 4
+    err = capsys.readouterr().err
+    assert "APIConnectionError" in err and "accord resume t4" in err
+    assert models["planner"].calls == 3  # LangGraph's retry policy tried three times
+    assert cli.main(["resume", "t4"]) == 0  # the endpoint is back
+    assert models["planner"].calls == 4
