@@ -1,10 +1,11 @@
 """The Coder: implements the plan into the shared file map (LLM).
 
 A function-level task is implemented in one call that sees the whole plan. An application is built
-subtask by subtask into ``app.py``, each call seeing the plan and the code so far and returning the whole
-updated module; a last call writes pytest tests into ``test_app.py``. Every call answers through a flat
-schema (one module of code, or one file to replace): the small local model handles a single ``code``
-field well and nested lists of files badly. In later rounds the Coder answers the Reviewer's issues.
+subtask by subtask into ``app.py``: each call sees the plan and the code so far and returns only the new or
+changed definitions, which code merges in by name (``nodes.merge``); then ``main()`` if no subtask wrote a
+command-line entry, then pytest tests in ``test_app.py``. Every call answers through a flat schema: the
+small local model handles a single ``code`` field well, and nested lists of files or whole growing
+modules badly. In later rounds the Coder answers the Reviewer's issues the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
 from nodes.llm import structured
+from nodes.merge import clean_test_module, defined_names, merge_module
 from nodes.views import (
     APP_FILE,
     FUNCTION_FILE,
@@ -53,18 +55,27 @@ Plan:
 Current {app}:
 {code}
 
-Now implement subtask {number}: {title}. Return the complete new content of {app}: everything that is
-already there plus this subtask. Keep all code in {app}. Run the command-line interface only under
-`if __name__ == "__main__":` so that tests can import {app}."""
+Now implement subtask {number}: {title} ({description}). Return only the new or changed functions, with
+the imports and constants they need: they are merged into {app} by name. Do not repeat unchanged code."""
+
+INTERFACE_PROMPT = """{task}
+
+Current {app}:
+{code}
+
+Write `main()`, the command-line interface: it reads commands with input() in a loop, lets the user use
+every feature above, and returns when the user quits or input ends (EOFError). Then the block
+`if __name__ == "__main__": main()`. Return only `main()` and that block."""
 
 TESTS_PROMPT = """{task}
 
 {app}:
 {code}
 
-Write pytest tests for {app} in {tests}: `from {module} import *`, then one test function per feature,
-including edge cases. Use pytest's tmp_path fixture and monkeypatch.chdir(tmp_path) so tests never touch
-real files. Never call input() or the command-line loop. Return the complete content of {tests}."""
+Write pytest tests for {app} in {tests}. Import the code with `from {module} import *`; never copy its
+functions. Write one test function per feature, with edge cases. Start each test with
+`monkeypatch.chdir(tmp_path)` (fixtures tmp_path and monkeypatch) so tests never touch real files.
+Never call input() or main(). Return the complete content of {tests}."""
 
 REVISE_PROMPT = """{task}
 
@@ -79,6 +90,9 @@ The Reviewer asked for changes:
 
 Fix the most important issue. Return {what}."""
 
+CHANGED_DEFINITIONS = ("the file to change and only the functions you change in it (they replace the "
+                       "same-named ones)")
+
 
 class Implementation(BaseModel):
     """A module's source code."""
@@ -88,15 +102,34 @@ class Implementation(BaseModel):
 
 def file_fix_schema(paths: list[str]) -> type[BaseModel]:
     """Return a schema for replacing one of ``paths`` (an enum the server's grammar enforces)."""
-    return create_model("FileFix", path=(Literal[tuple(sorted(paths))], ...),  # type: ignore[call-overload]
-                        code=(str, Field(description="the complete new content of that file")))
+    path_type: Any = Literal[tuple(sorted(paths))]
+    return create_model("FileFix", path=(path_type, ...),
+                        code=(str, Field(description="the changed functions of that file")))
+
+
+def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
+    """Return ``code`` with ``piece`` merged into ``path`` by definition (test files kept importing the app).
+
+    Raises:
+        OutputError: the piece does not parse, so the model can be told why.
+    """
+    files = dict(code.files) if code else {}
+    try:
+        content = merge_module(files.get(path, ""), strip_fences(piece))
+    except SyntaxError as exc:
+        raise OutputError(f"the code for {path} does not parse: line {exc.lineno}: {exc.msg}") from exc
+    if path == TEST_FILE:
+        content = clean_test_module(content, APP_FILE.removesuffix(".py"),
+                                    defined_names(files.get(APP_FILE, "")))
+    entry_points = code.entry_points if code else (APP_FILE,)
+    return apply_changes(code, {path: content}, entry_points=entry_points)
 
 
 def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
-    """Ask for one file's complete new content and return the code with it replaced."""
+    """Ask which file to change and its changed definitions; return the code with them merged in."""
     paths = [p for p in code.files if p.endswith(".py")] or list(code.files)
-    answer = structured(call, file_fix_schema(paths), system, prompt)
-    return apply_changes(code, {str(answer.path): str(answer.code)}, entry_points=code.entry_points)  # type: ignore[attr-defined]
+    answer: Any = structured(call, file_fix_schema(paths), system, prompt)
+    return merged(code, str(answer.path), str(answer.code))
 
 
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
@@ -108,9 +141,9 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
                         entry_points=(FUNCTION_FILE,))
 
 
-def _module(call: StageCall, prompt: str) -> str:
-    code = strip_fences(structured(call, Implementation, SYSTEM, prompt).code)
-    if len(code.strip()) < 20:
+def _piece(call: StageCall, prompt: str) -> str:
+    code = structured(call, Implementation, SYSTEM, prompt).code
+    if len(code.strip()) < 10:
         raise OutputError("the code is empty")
     return code
 
@@ -125,16 +158,22 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if task.level == "function":
         prompt = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
-    files: dict[str, str] = {}
+    app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
-        current = f"```python\n{files[APP_FILE]}```" if APP_FILE in files else "(empty)"
-        files[APP_FILE] = _module(call, SUBTASK_PROMPT.format(
-            task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=current, number=number,
-            title=subtask.title))
-    files[TEST_FILE] = _module(call, TESTS_PROMPT.format(
-        task=task_view(task), app=APP_FILE, code=f"```python\n{files[APP_FILE]}```", tests=TEST_FILE,
-        module=APP_FILE.removesuffix(".py")))
-    return {"code": dump(apply_changes(None, files, entry_points=(APP_FILE,)))}
+        app = merged(app, APP_FILE, _piece(call, SUBTASK_PROMPT.format(
+            task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=_app_view(app),
+            number=number, title=subtask.title, description=subtask.description)))
+    if app is None or "__main__" not in app.files[APP_FILE]:
+        app = merged(app, APP_FILE, _piece(call, INTERFACE_PROMPT.format(
+            task=task_view(task), app=APP_FILE, code=_app_view(app))))
+    app = merged(app, TEST_FILE, _piece(call, TESTS_PROMPT.format(
+        task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
+        module=APP_FILE.removesuffix(".py"))))
+    return {"code": dump(app)}
+
+
+def _app_view(code: CodeArtifact | None) -> str:
+    return f"```python\n{code.files[APP_FILE]}```" if code and APP_FILE in code.files else "(empty)"
 
 
 def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact,
@@ -147,5 +186,5 @@ def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact,
         return function_module(task, structured(call, Implementation, SYSTEM, prompt).code)
     prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code),
                                   review=review_view(review),
-                                  what="the file to change and its complete new content")
+                                  what=CHANGED_DEFINITIONS)
     return fix_one_file(call, SYSTEM, prompt, code)

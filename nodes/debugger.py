@@ -12,8 +12,8 @@ from typing import Any
 
 from graphs.compiler import StageCall
 from nodes import sandbox, testing
+from nodes.coder import CHANGED_DEFINITIONS, Implementation, fix_one_file, function_module
 from nodes.coder import SYSTEM as CODER_SYSTEM
-from nodes.coder import Implementation, fix_one_file, function_module
 from nodes.llm import structured
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
 from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
@@ -84,6 +84,5 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                    what=f"the complete corrected implementation of `{task.entry_point}`")
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
-                               what="the file to change (the code or the test that is wrong) and its "
-                                    "complete new content")
+                               what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
     return {"code": dump(fix_one_file(call, SYSTEM, prompt, code))}

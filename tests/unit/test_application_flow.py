@@ -10,9 +10,8 @@ PLAN = {"subtasks": [
     {"title": "Show the total", "description": "total()", "acceptance_criteria": ["total() starts at 0"]},
 ]}
 STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
-STEP2 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n\n"
-                 "def total():\n    return sum(_items)\n\n"
-                 "if __name__ == '__main__':\n    print(total())\n"}
+# Each subtask answers only what is new; code merges it into app.py by name.
+STEP2 = {"code": "def total():\n    return sum(_items)\n\nif __name__ == '__main__':\n    print(total())\n"}
 TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"}
 WRONG_TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n"}
 FIXED_TESTS = {"path": "test_app.py", "code": TESTS["code"]}
@@ -25,6 +24,8 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
     code = values["code"]
     assert set(code["files"]) == {"app.py", "test_app.py"}
     assert code["entry_points"] == ["app.py"] and code["test_files"] == ["test_app.py"]
+    app = code["files"]["app.py"]
+    assert "def add(n)" in app and "def total()" in app and app.rstrip().endswith("print(total())")
     assert [c["name"] for c in values["test_report"]["cases"]] == ["test_app::test_add"]
     integration = values["review"]["integration"]["cases"]
     assert {c["name"] for c in integration} == {"test_app::test_add", "smoke: python app.py"}
@@ -39,7 +40,7 @@ def test_debugger_replaces_the_wrong_file(scripted):
     values = run(TASK)
     assert values["status"] == "completed"
     assert "assert total() == 2" in values["code"]["files"]["test_app.py"]
-    assert values["code"]["files"]["app.py"] == STEP2["code"]
+    assert "def total()" in values["code"]["files"]["app.py"]
     assert "assert 2 == 3" in run.models["debugger"].prompts[0]
 
 
@@ -54,9 +55,30 @@ def test_fix_naming_an_unknown_file_is_a_violation(scripted):
 
 
 def test_crashing_entry_point_blocks_approval(scripted):
-    crash = {"code": STEP2["code"].replace("print(total())", "raise SystemExit(total() / 0)")}
+    crash = {"code": STEP2["code"].replace("print(total())", "print(total() / 0)")}
     run = scripted(planner=[PLAN], coder=[STEP1, crash, TESTS], reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     review = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
     assert review["outcome"] == "exhausted" and "smoke: python app.py" in review["evidence"]
     assert values["status"] == "failed"
+
+
+def test_missing_cli_gets_an_interface_step_and_tests_never_shadow_the_app(scripted):
+    no_main = {"code": "def total():\n    return sum(_items)\n"}
+    interface = {"code": "def main():\n    print(total())\n\nif __name__ == '__main__':\n    main()\n"}
+    shadowing = {"code": "def total():\n    return 2\n\n"
+                         "def test_total():\n    add(2)\n    assert total() == 2\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, no_main, interface, shadowing], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "Write `main()`" in run.models["coder"].prompts[2]
+    tests = values["code"]["files"]["test_app.py"]
+    assert tests.startswith("from app import *") and "return 2" not in tests
+    assert values["status"] == "completed"
+
+
+def test_unparsable_piece_is_fed_back_and_retried(scripted):
+    run = scripted(planner=[PLAN], coder=[{"code": "def add(n:\n    pass\n"}, STEP1, STEP2, TESTS],
+                   reviewer=[APPROVE])
+    values = run(TASK)
+    assert values["status"] == "completed"
+    assert "does not parse" in run.models["coder"].prompts[1]

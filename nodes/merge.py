@@ -1,0 +1,80 @@
+"""Merging code by top-level definitions (LOCAL_CODE), so each model call only writes what is new.
+
+A small model asked to return a whole growing module drops what was there; asked for just the new or
+changed definitions, it does well. ``merge_module`` folds such a piece into a module: a definition
+replaces the same-named one, imports are unioned at the top, a ``__main__`` block stays last, other
+statements are appended once.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_MAIN = ("main",)
+
+
+def _key(node: ast.stmt, source: str) -> tuple[str, ...]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return ("def", node.name)
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return ("import", ast.get_source_segment(source, node) or "")
+    if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
+        return _MAIN
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return ("assign", *sorted(ast.unparse(t) for t in targets))
+    return ("stmt", ast.get_source_segment(source, node) or "")
+
+
+def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
+    """Return (key, source text with its decorators and comments above) for each top-level statement."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    pieces, start = [], 0
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+        end = node.end_lineno or node.lineno
+        # Comments right above a definition belong to it.
+        while first > start and lines[first - 1].lstrip().startswith("#"):
+            first -= 1
+        pieces.append((_key(node, source), "\n".join(lines[first:end]).rstrip()))
+        start = end
+    return pieces
+
+
+def merge_module(existing: str, addition: str) -> str:
+    """Return ``existing`` with the top-level statements of ``addition`` merged in.
+
+    Raises:
+        SyntaxError: ``addition`` (or ``existing``) does not parse.
+    """
+    old, new = _pieces(existing) if existing.strip() else [], _pieces(addition)
+    new_by_key = dict(new)
+    merged = [(k, new_by_key.pop(k, text)) for k, text in old]
+    merged += [(k, text) for k, text in new if k in new_by_key]
+    imports = [text for k, text in merged if k[0] == "import"]
+    body = [text for k, text in merged if k[0] != "import" and k != _MAIN]
+    main = [text for k, text in merged if k == _MAIN][-1:]
+    parts = ["\n".join(dict.fromkeys(imports))] if imports else []
+    return "\n\n\n".join([*parts, *body, *main]) + "\n"
+
+
+def defined_names(source: str) -> set[str]:
+    """Return the names of the top-level functions and classes in ``source``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def clean_test_module(source: str, app_module: str, app_names: set[str]) -> str:
+    """Return a test module that imports the app and does not shadow its definitions with copies."""
+    pieces = [(k, text) for k, text in _pieces(source)
+              if not (k[0] == "def" and k[1] in app_names) and k != _MAIN]
+    header = f"from {app_module} import *"
+    texts = [text for _, text in pieces]
+    if header not in texts:
+        texts.insert(0, header)
+    return "\n\n\n".join(texts) + "\n"

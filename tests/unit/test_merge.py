@@ -1,0 +1,54 @@
+"""Merging code by definitions: replace same-named, union imports, keep __main__ last."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from nodes.merge import clean_test_module, merge_module
+
+APP = '''import json
+
+FILE = "todo.json"
+
+
+def load():
+    return []
+
+
+if __name__ == "__main__":
+    print(load())
+'''
+
+
+def test_new_definitions_are_added_and_same_named_ones_replaced():
+    piece = "import os\n\n# save the tasks\ndef save(tasks):\n    pass\n\ndef load():\n    return [1]\n"
+    merged = merge_module(APP, piece)
+    ast.parse(merged)
+    assert merged.count("def load") == 1 and "return [1]" in merged
+    assert "# save the tasks\ndef save(tasks)" in merged
+    assert merged.index("import os") < merged.index("FILE =") < merged.index("def save")
+    assert merged.rstrip().endswith("print(load())")
+
+
+def test_a_new_main_block_replaces_the_old_one():
+    merged = merge_module(APP, 'if __name__ == "__main__":\n    main()\n')
+    assert merged.count("__main__") == 1 and merged.rstrip().endswith("main()")
+
+
+def test_merging_into_nothing_and_the_same_import_twice():
+    assert merge_module("", "import json\n\nx = 1\n") == "import json\n\n\nx = 1\n"
+    assert merge_module(APP, "import json\n").count("import json") == 1
+
+
+def test_unparsable_addition_is_refused():
+    with pytest.raises(SyntaxError):
+        merge_module(APP, "def broken(:\n")
+
+
+def test_test_module_imports_the_app_and_drops_shadowing_copies():
+    tests = "def load():\n    return ['fake']\n\ndef test_load():\n    assert load() == []\n"
+    cleaned = clean_test_module(tests, "app", {"load"})
+    assert cleaned.startswith("from app import *")
+    assert "fake" not in cleaned and "def test_load" in cleaned
