@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
 from nodes.llm import structured
-from nodes.merge import clean_test_module, defined_names, merge_module
+from nodes.merge import clean_test_module, defined_names, merge_module, repaired
 from nodes.views import (
     APP_FILE,
     FUNCTION_FILE,
@@ -134,7 +134,10 @@ def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) 
 
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
     """Return the code artifact for a function task: the stub (its imports and helpers), then the code."""
-    source = strip_fences(body)
+    try:
+        source = repaired(strip_fences(body))
+    except SyntaxError as exc:
+        raise OutputError(f"the code does not parse: line {exc.lineno}: {exc.msg}") from exc
     if f"def {task.entry_point}" not in source:
         raise OutputError(f"the code does not define `{task.entry_point}`")
     return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"},

@@ -13,6 +13,65 @@ import ast
 _MAIN = ("main",)
 
 
+def _escape_newlines_in_strings(code: str) -> str:
+    """Return ``code`` with raw newlines inside single-line string literals written as ``\\n``."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if quote is None:
+            if c == "#":
+                end = code.find("\n", i)
+                end = len(code) if end < 0 else end
+                out.append(code[i:end])
+                i = end
+                continue
+            if c in "'\"":
+                quote = c * 3 if code.startswith(c * 3, i) else c
+                out.append(quote)
+                i += len(quote)
+                continue
+        elif c == "\\":
+            out.append(code[i:i + 2])
+            i += 2
+            continue
+        elif code.startswith(quote, i):
+            out.append(quote)
+            i += len(quote)
+            quote = None
+            continue
+        elif c == "\n" and len(quote) == 1:
+            out.append("\\n")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def repaired(code: str) -> str:
+    """Return model-written code that parses, repairing under-escaped string literals if needed.
+
+    Code inside a JSON string loses one level of escaping when a small model writes ``"\\n"`` as
+    ``"\n"``: the decoded source then has a raw newline inside a ``'...'`` literal. That is the only
+    repair made, and only when the result parses.
+
+    Raises:
+        SyntaxError: the code does not parse, repaired or not.
+    """
+    try:
+        ast.parse(code)
+        return code
+    except SyntaxError as original:
+        fixed = _escape_newlines_in_strings(code)
+        try:
+            ast.parse(fixed)
+        except SyntaxError:
+            raise original from None
+        return fixed
+
+
 def _key(node: ast.stmt, source: str) -> tuple[str, ...]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return ("def", node.name)
@@ -49,7 +108,7 @@ def merge_module(existing: str, addition: str) -> str:
     Raises:
         SyntaxError: ``addition`` (or ``existing``) does not parse.
     """
-    old, new = _pieces(existing) if existing.strip() else [], _pieces(addition)
+    old, new = _pieces(existing) if existing.strip() else [], _pieces(repaired(addition))
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     merged += [(k, text) for k, text in new if k in new_by_key]

@@ -52,3 +52,21 @@ def test_test_module_imports_the_app_and_drops_shadowing_copies():
     cleaned = clean_test_module(tests, "app", {"load"})
     assert cleaned.startswith("from app import *")
     assert "fake" not in cleaned and "def test_load" in cleaned
+
+
+def test_under_escaped_newlines_in_strings_are_repaired():
+    from nodes.merge import repaired
+
+    broken = "def add(task):\n    with open('t.txt', 'a') as f:\n        f.write(f'{task}\n')  # it's\n"
+    fixed = repaired(broken)
+    assert "f.write(f'{task}\\n')  # it's" in fixed
+    namespace: dict = {}
+    exec(compile(fixed, "x", "exec"), namespace)
+    assert repaired("x = '''a\nb'''\n") == "x = '''a\nb'''\n"  # valid code is left alone
+    with pytest.raises(SyntaxError):
+        repaired("def f(:\n")
+
+
+def test_merge_repairs_the_piece_it_is_given():
+    merged = merge_module("", "def greet(name):\n    return f'hi {name}\n'\n")
+    assert "return f'hi {name}\\n'" in merged
