@@ -144,11 +144,26 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
                         entry_points=(FUNCTION_FILE,))
 
 
-def _piece(call: StageCall, prompt: str) -> str:
-    code = structured(call, Implementation, SYSTEM, prompt).code
-    if len(code.strip()) < 10:
-        raise OutputError("the code is empty")
-    return code
+PIECE_ATTEMPTS = 3
+RETRY_TEMPERATURE = 0.6
+"""A retry at the same temperature mostly repeats the mistake; sampling gives the next try a chance."""
+
+
+def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str) -> CodeArtifact:
+    """Ask for one piece of code and merge it into ``path``, retrying just this call with the error."""
+    feedback = ""
+    for attempt in range(PIECE_ATTEMPTS):
+        temperature = None if attempt == 0 else max(call.context.model_for(call.role).temperature,
+                                                    RETRY_TEMPERATURE)
+        code = structured(call, Implementation, SYSTEM, prompt + feedback, temperature=temperature).code
+        try:
+            if len(code.strip()) < 10:
+                raise OutputError("the code is empty")
+            return merged(app, path, code)
+        except OutputError as exc:
+            call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}")
+            feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with valid Python."
+    raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -163,15 +178,15 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
-        app = merged(app, APP_FILE, _piece(call, SUBTASK_PROMPT.format(
+        app = _merged_piece(call, app, APP_FILE, SUBTASK_PROMPT.format(
             task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=_app_view(app),
-            number=number, title=subtask.title, description=subtask.description)))
+            number=number, title=subtask.title, description=subtask.description))
     if app is None or "__main__" not in app.files[APP_FILE]:
-        app = merged(app, APP_FILE, _piece(call, INTERFACE_PROMPT.format(
-            task=task_view(task), app=APP_FILE, code=_app_view(app))))
-    app = merged(app, TEST_FILE, _piece(call, TESTS_PROMPT.format(
+        app = _merged_piece(call, app, APP_FILE, INTERFACE_PROMPT.format(
+            task=task_view(task), app=APP_FILE, code=_app_view(app)))
+    app = _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
         task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
-        module=APP_FILE.removesuffix(".py"))))
+        module=APP_FILE.removesuffix(".py")))
     return {"code": dump(app)}
 
 

@@ -49,9 +49,12 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     return settings.model or OPENAI_DEFAULT_MODEL, base_url, key
 
 
-def chat_model(call: StageCall) -> tuple[BaseChatModel, RoleModel, str]:
-    """Return the role's chat model, its settings and the model name for the ledger."""
+def chat_model(call: StageCall,
+               temperature: float | None = None) -> tuple[BaseChatModel, RoleModel, str]:
+    """Return the role's chat model (optionally at another temperature), its settings and its name."""
     settings = call.context.model_for(call.role)
+    if temperature is not None:
+        settings = settings.model_copy(update={"temperature": temperature})
     scripted = call.models.get(call.role) or call.models.get("*")
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
@@ -67,13 +70,14 @@ def feedback_text(call: StageCall) -> str:
     return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
 
 
-def structured(call: StageCall, schema: type[T], system: str, user: str) -> T:
+def structured(call: StageCall, schema: type[T], system: str, user: str,
+               temperature: float | None = None) -> T:
     """Ask the role's model for a ``schema`` object via a forced tool call; record it in the ledger.
 
     Raises:
         OutputError: the model's output is missing or does not validate against ``schema``.
     """
-    model, settings, name = chat_model(call)
+    model, settings, name = chat_model(call, temperature)
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
     messages = [SystemMessage(system), HumanMessage(user + feedback_text(call))]
     started = time.monotonic()

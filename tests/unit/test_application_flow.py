@@ -76,9 +76,19 @@ def test_missing_cli_gets_an_interface_step_and_tests_never_shadow_the_app(scrip
     assert values["status"] == "completed"
 
 
-def test_unparsable_piece_is_fed_back_and_retried(scripted):
-    run = scripted(planner=[PLAN], coder=[{"code": "def add(n:\n    pass\n"}, STEP1, STEP2, TESTS],
+def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, TESTS],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
-    assert "does not parse" in run.models["coder"].prompts[1]
+    assert run.models["coder"].calls == 4  # only the broken subtask was asked again
+    assert "does not parse" in run.models["coder"].prompts[2]
+    retries = [e for e in values["ledger"] if e["kind"] == "retry" and e["stage"] == "implementing"]
+    assert len(retries) == 1 and "app.py" in retries[0]["detail"]
+
+
+def test_a_piece_that_never_parses_fails_the_duty(scripted):
+    broken = {"code": "def total(:\n    pass\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, broken, broken, broken] * 3, reviewer=[APPROVE])
+    values = run(TASK, max_output_retries=0)
+    assert values["status"] == "failed" and "no valid code after 3 attempts" in values["reason"]
