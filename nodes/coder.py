@@ -115,7 +115,8 @@ def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
     """
     files = dict(code.files) if code else {}
     try:
-        content = merge_module(files.get(path, ""), strip_fences(piece))
+        content = merge_module(files.get(path, ""), strip_fences(piece),
+                               module=path.removesuffix(".py").replace("/", "."))
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: line {exc.lineno}: {exc.msg}") from exc
     if path == TEST_FILE:

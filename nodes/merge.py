@@ -102,13 +102,26 @@ def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
     return pieces
 
 
-def merge_module(existing: str, addition: str) -> str:
+def _imports_itself(key: tuple[str, ...], module: str | None) -> bool:
+    if module is None or key[0] != "import":
+        return False
+    node = ast.parse(key[1]).body[0]
+    if isinstance(node, ast.ImportFrom):
+        return node.module == module
+    return any(alias.name == module for alias in node.names)  # type: ignore[attr-defined]
+
+
+def merge_module(existing: str, addition: str, module: str | None = None) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
+
+    ``module`` is the merged file's own module name: an import of it (a circular self-import that small
+    models write) is dropped.
 
     Raises:
         SyntaxError: ``addition`` (or ``existing``) does not parse.
     """
-    old, new = _pieces(existing) if existing.strip() else [], _pieces(repaired(addition))
+    old = _pieces(existing) if existing.strip() else []
+    new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module)]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     merged += [(k, text) for k, text in new if k in new_by_key]

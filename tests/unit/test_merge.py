@@ -70,3 +70,9 @@ def test_under_escaped_newlines_in_strings_are_repaired():
 def test_merge_repairs_the_piece_it_is_given():
     merged = merge_module("", "def greet(name):\n    return f'hi {name}\n'\n")
     assert "return f'hi {name}\\n'" in merged
+
+
+def test_a_module_never_imports_itself():
+    piece = "from app import add, done\nimport app\nimport json\n\ndef add(x):\n    return x\n"
+    merged = merge_module("", piece, module="app")
+    assert "from app import" not in merged and "import app\n" not in merged and "import json" in merged
