@@ -221,7 +221,7 @@ def cmd_model(args: argparse.Namespace) -> int:
                       f"stop with: accord model stop")
         return 0
     if args.action == "stop":
-        if (server := local_model.running_server()) is None:
+        if (server := local_model.detached_server()) is None:
             console.print("no server running")
             return 1
         server.stop()

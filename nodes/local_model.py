@@ -192,14 +192,20 @@ def _state_file() -> Path:
     return cache_dir() / "server.json"
 
 
-def running_server() -> Server | None:
-    """Return the server left running by ``accord model serve``, if it still answers."""
+def detached_server() -> Server | None:
+    """Return the server ``accord model serve`` started, if its process still exists (busy or not)."""
     try:
         data = json.loads(_state_file().read_text())
-    except (OSError, ValueError):
+        os.kill(data["pid"], 0)
+    except (OSError, ValueError, KeyError):
         return None
-    server = Server(pid=data["pid"], port=data["port"], model=data["model"], owned=False)
-    return server if server.alive() else None
+    return Server(pid=data["pid"], port=data["port"], model=data["model"], owned=False)
+
+
+def running_server() -> Server | None:
+    """Return the server left running by ``accord model serve``, if it answers."""
+    server = detached_server()
+    return server if server is not None and server.alive() else None
 
 
 def _die_with_parent() -> None:

