@@ -10,7 +10,7 @@ modules badly. In later rounds the Coder answers the Reviewer's issues the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, create_model
 from graphs.compiler import OutputError, StageCall
 from nodes.llm import structured
 from nodes.merge import clean_test_module, defined_names, merge_module, repaired
+from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
     APP_FILE,
     FUNCTION_FILE,
@@ -66,6 +67,16 @@ Current {app}:
 Write `main()`, the command-line interface: it reads commands with input() in a loop, lets the user use
 every feature above, and returns when the user quits or input ends (EOFError). Then the block
 `if __name__ == "__main__": main()`. Return only `main()` and that block."""
+
+MISSING_PROMPT = """{task}
+
+Current {app}:
+{code}
+
+Problems:
+{problems}
+
+Define what is missing (the constants, data or functions named above). Return only those definitions."""
 
 TESTS_PROMPT = """{task}
 
@@ -150,8 +161,17 @@ RETRY_TEMPERATURE = 0.6
 """A retry at the same temperature mostly repeats the mistake; sampling gives the next try a chance."""
 
 
-def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str) -> CodeArtifact:
-    """Ask for one piece of code and merge it into ``path``, retrying just this call with the error."""
+def _has_tests(code: CodeArtifact) -> None:
+    if not test_functions(code.files[TEST_FILE]):
+        raise OutputError(f"{TEST_FILE} has no test function: write functions named test_...")
+
+
+def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
+                  check: Callable[[CodeArtifact], None] | None = None) -> CodeArtifact:
+    """Ask for one piece of code and merge it into ``path``, retrying just this call with the error.
+
+    ``check`` may refuse the merged result with an OutputError, which becomes the retry's feedback.
+    """
     feedback = ""
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else max(call.context.model_for(call.role).temperature,
@@ -160,7 +180,10 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
         try:
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
-            return merged(app, path, code)
+            result = merged(app, path, code)
+            if check is not None:
+                check(result)
+            return result
         except OutputError as exc:
             call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}")
             feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with valid Python."
@@ -185,9 +208,12 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if app is None or "__main__" not in app.files[APP_FILE]:
         app = _merged_piece(call, app, APP_FILE, INTERFACE_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app)))
+    if missing := undefined_names(APP_FILE, app.files):
+        app = _merged_piece(call, app, APP_FILE, MISSING_PROMPT.format(
+            task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     app = _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
         task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
-        module=APP_FILE.removesuffix(".py")))
+        module=APP_FILE.removesuffix(".py")), check=_has_tests)
     return {"code": dump(app)}
 
 

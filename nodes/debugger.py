@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphs.compiler import StageCall
-from nodes import sandbox, testing
+from nodes import sandbox, static_check, testing
 from nodes.coder import CHANGED_DEFINITIONS, Implementation, fix_one_file, function_module
 from nodes.coder import SYSTEM as CODER_SYSTEM
 from nodes.llm import structured
@@ -55,7 +55,15 @@ def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
             code, FUNCTION_FILE, (defined, *examples), limits(call))))
     if code.test_files or task.level == "application":
         reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
+    if task.level == "application":
+        reports.append(static_report(code))
     return testing.merge(*reports)
+
+
+def static_report(code: CodeArtifact) -> TestReport:
+    """Return the static checks of every Python file as a report (nothing runs)."""
+    cases = tuple(static_check.check(code.files))
+    return TestReport(ending="passed" if all(c.passed for c in cases) else "failed", cases=cases)
 
 
 def _recorded(call: StageCall, what: str, report: TestReport,

@@ -111,6 +111,10 @@ def _imports_itself(key: tuple[str, ...], module: str | None) -> bool:
     return any(alias.name == module for alias in node.names)  # type: ignore[attr-defined]
 
 
+def _uses(source: str, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(ast.parse(source)))
+
+
 def merge_module(existing: str, addition: str, module: str | None = None) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
 
@@ -124,7 +128,14 @@ def merge_module(existing: str, addition: str, module: str | None = None) -> str
     new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module)]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
-    merged += [(k, text) for k, text in new if k in new_by_key]
+    added = [(k, text) for k, text in new if k in new_by_key]
+    # New data goes above the functions that use it, unless it is computed by one of them.
+    defs = {k[1] for k, _ in merged + added if k[0] == "def"}
+    hoisted = [(k, t) for k, t in added if k[0] == "assign" and not _uses(t, defs)]
+    first_def = next((i for i, (k, _) in enumerate(merged) if k[0] not in ("import", "assign")),
+                     len(merged))
+    merged[first_def:first_def] = hoisted
+    merged += [piece for piece in added if piece not in hoisted]
     imports = [text for k, text in merged if k[0] == "import"]
     body = [text for k, text in merged if k[0] != "import" and k != _MAIN]
     main = [text for k, text in merged if k == _MAIN][-1:]

@@ -16,6 +16,8 @@ from nodes import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Example, TestReport
 
 JUNIT = ".accord-junit.xml"
+NO_TESTS_COLLECTED = 5
+"""pytest's exit status when it collected no test."""
 
 _HARNESS = '''
 import json, sys, traceback
@@ -88,7 +90,11 @@ def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, 
                 cases.append(CaseResult(name=name, passed=problem is None, message=detail[-1500:]))
         except ET.ParseError:
             cases = []
-    return _report(result, cases, started), result
+    report = _report(result, cases, started)
+    if result.exit_code == NO_TESTS_COLLECTED:
+        report = report.model_copy(update={"output": f"pytest found no test in {', '.join(code.test_files)}"
+                                           ": write test functions named test_...\n" + report.output})
+    return report, result
 
 
 def smoke(code: CodeArtifact, entry_point: str, limits: sandbox.Limits) -> CaseResult:

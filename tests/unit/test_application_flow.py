@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import APPROVE
+from tests.conftest import APPROVE, CHANGES
 
 TASK = "Build a command-line counter: add numbers and show the total."
 PLAN = {"subtasks": [
@@ -26,9 +26,10 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
     assert code["entry_points"] == ["app.py"] and code["test_files"] == ["test_app.py"]
     app = code["files"]["app.py"]
     assert "def add(n)" in app and "def total()" in app and app.rstrip().endswith("print(total())")
-    assert [c["name"] for c in values["test_report"]["cases"]] == ["test_app::test_add"]
+    static = {"static check: names defined in app.py", "static check: names defined in test_app.py"}
+    assert {c["name"] for c in values["test_report"]["cases"]} == {"test_app::test_add", *static}
     integration = values["review"]["integration"]["cases"]
-    assert {c["name"] for c in integration} == {"test_app::test_add", "smoke: python app.py"}
+    assert {c["name"] for c in integration} == {"test_app::test_add", "smoke: python app.py", *static}
     # the second subtask's call sees the code the first one wrote
     assert "_items.append(n)" in run.models["coder"].prompts[1]
     assert "(empty)" in run.models["coder"].prompts[0]
@@ -92,3 +93,33 @@ def test_a_piece_that_never_parses_fails_the_duty(scripted):
     run = scripted(planner=[PLAN], coder=[STEP1, broken, broken, broken] * 3, reviewer=[APPROVE])
     values = run(TASK, max_output_retries=0)
     assert values["status"] == "failed" and "no valid code after 3 attempts" in values["reason"]
+
+
+def test_an_undefined_global_is_asked_for_before_testing(scripted):
+    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
+    missing = {"code": "_items = []\n"}
+    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, missing, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[2]
+    assert values["code"]["files"]["app.py"].startswith("_items = []")
+    assert values["status"] == "completed"
+
+
+def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
+    typo = {"path": "app.py", "code": "def total():\n    return sum(_itemz)\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, TESTS, typo], reviewer=[CHANGES, APPROVE],
+                   debugger=[{"path": "app.py", "code": STEP2["code"]}])
+    values = run(TASK)
+    report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
+    assert report["outcome"] == "tests_failed"
+    assert "`_itemz` is used in total()" in run.models["debugger"].prompts[0]
+    assert values["status"] == "completed"
+
+
+def test_a_test_module_without_tests_is_refused_and_asked_again(scripted):
+    empty = {"code": "from app import *\n\nimport json\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "test_app.py has no test function" in run.models["coder"].prompts[3]
+    assert any(e["kind"] == "retry" and "no test function" in e["detail"] for e in values["ledger"])
+    assert values["status"] == "completed"

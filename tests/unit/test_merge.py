@@ -76,3 +76,11 @@ def test_a_module_never_imports_itself():
     piece = "from app import add, done\nimport app\nimport json\n\ndef add(x):\n    return x\n"
     merged = merge_module("", piece, module="app")
     assert "from app import" not in merged and "import app\n" not in merged and "import json" in merged
+
+
+def test_new_data_goes_above_the_functions_unless_a_function_computes_it():
+    merged = merge_module(APP, "tasks = []\n\ndefault = load()\n")
+    assert merged.index("tasks = []") < merged.index("def load")
+    assert merged.index("default = load()") > merged.index("def load")
+    assert merged.index('FILE = "todo.json"') < merged.index("tasks = []")
+
