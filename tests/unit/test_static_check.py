@@ -20,5 +20,6 @@ def test_static_check_names_what_is_used_but_never_defined():
 
 
 def test_test_functions_are_found_by_name():
-    assert static_check.test_functions("import json\n\ndef helper():\n    pass\n\ndef test_a():\n    pass\n") == ["test_a"]
+    module = "import json\n\ndef helper():\n    pass\n\ndef test_a():\n    pass\n"
+    assert static_check.test_functions(module) == ["test_a"]
     assert static_check.test_functions("def test_(:\n") == []
