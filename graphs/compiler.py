@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
+from graphs.oracle import Oracle, judge
 from state.artifacts import ARTIFACT_MODELS
 from state.context import Context
 from state.contracts import (
@@ -33,7 +35,7 @@ from state.contracts import (
     check_postconditions,
     check_preconditions,
 )
-from state.graph_state import AccordState, LedgerEntry, Verdict, records
+from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
 from state.lifecycle import Lifecycle, Stage
 from state.messages import Message
 
@@ -63,13 +65,13 @@ class StageCall:
     feedback: list[Violation] = field(default_factory=list)
     """Violations of the previous attempt, for the role to correct."""
     ledger: list[LedgerEntry] = field(default_factory=list)
+    step: int = -1
+    """The LangGraph step this stage runs in (its checkpoint's ``metadata.step``)."""
 
     def record(self, kind: str, **fields: Any) -> None:
         """Append a ledger entry for this stage."""
-        self.ledger.append(
-            LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round, **fields)
-        )
-
+        self.ledger.append(LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round,
+                                       step=self.step, **fields))
 
 
 Work = Callable[[Mapping[str, Any], StageCall], dict[str, Any]]
@@ -109,13 +111,19 @@ def _round(state: Mapping[str, Any]) -> int:
     return int(state.get("counters", {}).get("round", 1))
 
 
+def _step() -> int:
+    """Return the LangGraph step the running node belongs to."""
+    return int(get_config().get("metadata", {}).get("langgraph_step", -1))
+
+
 class Compiler:
     """Builds a StateGraph from a lifecycle table, role implementations and gates."""
 
     def __init__(self, lifecycle: Lifecycle, roles: Mapping[str, Role], gates: Mapping[str, Gate],
-                 models: Mapping[str, BaseChatModel] | None = None) -> None:
+                 models: Mapping[str, BaseChatModel] | None = None, oracle: Oracle | None = None) -> None:
         self.lifecycle, self.roles, self.gates = lifecycle, roles, gates
         self.models = dict(models or {})
+        self.oracle = oracle
         self.accepted = accepted_kinds(
             [duty.contract for role in roles.values() for duty in role.duties.values()]
         )
@@ -203,7 +211,8 @@ class Compiler:
         verdict = Verdict(stage=stage.name, role=role, round=_round(state), outcome=outcome,
                           evidence=evidence, target=transition.target)
         entry = LedgerEntry(kind="gate", role=role, stage=stage.name, round=_round(state),
-                            outcome=outcome, latency_s=latency_s, detail=f"-> {transition.target}")
+                            step=_step(), outcome=outcome, latency_s=latency_s,
+                            detail=f"-> {transition.target}")
         return {"verdicts": records([verdict]), "ledger": records([entry]), "counters": counters,
                 "stage": transition.target}
 
@@ -213,7 +222,7 @@ class Compiler:
         context = runtime.context or Context()
         duty = role.duties[stage.duty]
         call = StageCall(stage=stage.name, role=role.name, round=_round(state), context=context,
-                         models=self.models)
+                         models=self.models, step=_step())
         violations = check_preconditions(duty.contract, state)
         call.record("contract", outcome="fail" if violations else "pass", detail="preconditions")
         if violations:
@@ -253,7 +262,10 @@ class Compiler:
                 outcome, evidence = self.gates[stage.name](merged)
             if outcome not in stage.outcomes:
                 raise ValueError(f"gate of {stage.name!r} returned undeclared outcome {outcome!r}")
-            result = {**update, "violations": records(violations), "ledger": records(call.ledger)}
+            result = {**update, "violations": records(violations)}
+            if self.oracle is not None and not fan_out:
+                result["judgments"] = records(self._judge(merged, call))
+            result["ledger"] = records(call.ledger)
             if fan_out:
                 vote_verdict = Verdict(stage=stage.name, role=role.name, round=call.round,
                                        outcome=outcome, evidence=evidence)
@@ -272,6 +284,17 @@ class Compiler:
 
         node.__name__ = f"{stage.name}_{role.name}"
         return node
+
+    def _judge(self, state: Mapping[str, Any], call: StageCall) -> list[Judgment]:
+        """Judge the candidate after this stage with the oracle, timing it in the ledger."""
+        assert self.oracle is not None
+        started = time.monotonic()
+        judgment = judge(self.oracle, state, call, call.step)
+        if judgment is None:
+            return []
+        call.record("oracle", latency_s=time.monotonic() - started, model=self.oracle.name,
+                    outcome="correct" if judgment.correct else "wrong", detail=judgment.evidence[:200])
+        return [judgment]
 
     def _handoff(self, sender: str, target: str, update: Mapping[str, Any],
                  round_: int) -> Message | None:

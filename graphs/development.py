@@ -8,6 +8,7 @@ truth: the compiled graph's edges are exactly its transitions.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,8 +17,10 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from graphs.compiler import Compiler, Duty, Gate, Role, StageCall
+from graphs.oracle import Oracle
 from nodes import coder, debugger, planner, reviewer
 from nodes.intake import parse_request
+from nodes.views import artifacts
 from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
 from state.contracts import Contract
 from state.graph_state import dump, read
@@ -166,10 +169,33 @@ GATES: dict[str, Gate] = {
 }
 
 
-def build_graph(models: Mapping[str, BaseChatModel] | None = None,
-                checkpointer: Checkpointer = None) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Compile the development graph, optionally with scripted models by role and a checkpointer."""
-    builder = Compiler(LIFECYCLE, ROLES, GATES, models).build()
+def _visible_tests(state: Mapping[str, Any], call: StageCall) -> tuple[bool, str]:
+    task, plan, code = artifacts(state)
+    assert code is not None
+    # The oracle's own sandbox runs are not the stage's: its ledger entry times them instead.
+    report = debugger.test_code(task, plan.examples if plan else task.examples, code,
+                                dataclasses.replace(call, ledger=[]))
+    failures = report.failures()
+    if report.passed:
+        return True, f"{len(report.cases)}/{len(report.cases)} visible tests passed"
+    first = f"{failures[0].name}: {failures[0].message.strip()[:300]}" if failures else report.output[-300:]
+    return False, f"{report.ending}: {first}"
+
+
+VISIBLE_TESTS = Oracle(name="visible tests", code=_visible_tests)
+"""The live oracle: the task's examples, the code's own tests and the static checks, in the sandbox."""
+
+
+def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
+                oracle: Oracle | None = VISIBLE_TESTS) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the development graph.
+
+    Args:
+        models: scripted models by role (tests), else the Context's endpoints are used.
+        checkpointer: where checkpoints go (None for ``langgraph dev``, which brings its own).
+        oracle: judges the candidate at every checkpoint for blame (None: no judging).
+    """
+    builder = Compiler(LIFECYCLE, ROLES, GATES, models, oracle).build()
     return builder.compile(checkpointer=checkpointer, name="development")
 
 

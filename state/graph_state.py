@@ -35,10 +35,12 @@ class Verdict(Frozen):
 class LedgerEntry(Frozen):
     """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
 
-    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error"]
+    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle"]
     role: str
     stage: str
     round: int
+    step: int = -1
+    """The LangGraph step (checkpoint ``metadata.step``) the entry was written in."""
     model: str | None = None
     tokens_in: int = 0
     tokens_out: int = 0
@@ -46,6 +48,25 @@ class LedgerEntry(Frozen):
     latency_s: float = 0.0
     outcome: str = ""
     detail: str = ""
+
+
+class Judgment(Frozen):
+    """An oracle's verdict on the candidate result at one checkpoint (the blame's raw material)."""
+
+    step: int
+    """The checkpoint's step: the stage's node ran in it."""
+    stage: str
+    role: str
+    round: int
+    subject: Literal["plan", "code"]
+    """Which artifact was the candidate: the code, or the plan before any code exists."""
+    digest: str
+    """A hash of the candidate, so an unchanged result is not judged twice."""
+    correct: bool
+    oracle: str
+    """Which oracle judged, e.g. ``visible tests`` or ``hidden tests``."""
+    evidence: str = ""
+    """Why: the first failing test, or what passed."""
 
 
 class AccordState(TypedDict, total=False):
@@ -66,6 +87,8 @@ class AccordState(TypedDict, total=False):
     """Accounting entries in order (``LedgerEntry`` JSON)."""
     violations: Annotated[list[dict[str, Any]], operator.add]
     """Contract violations in order (``Violation`` JSON)."""
+    judgments: Annotated[list[dict[str, Any]], operator.add]
+    """The oracle's verdict on the candidate result at each checkpoint (``Judgment`` JSON)."""
     counters: dict[str, int]
     """Loop counters (``round``, ``debug``); written whole by the gate that changes them."""
     stage: str
@@ -91,4 +114,4 @@ def records(items: list[M]) -> list[dict[str, Any]]:
     return [dump(item) for item in items]
 
 
-__all__ = ["AccordState", "LedgerEntry", "Verdict", "Violation", "dump", "read", "records"]
+__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "dump", "read", "records"]

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.development import build_graph
+from graphs.development import VISIBLE_TESTS, build_graph
+from graphs.oracle import Oracle
 from nodes.scripted import ScriptedChatModel
 from state.context import Context
 
@@ -31,10 +32,10 @@ CHANGES = {"decision": "request_changes",
 class Run:
     """Runs the development graph with scripted models and keeps what happened."""
 
-    def __init__(self, **scripts: list[Any]) -> None:
+    def __init__(self, oracle: Oracle | None = VISIBLE_TESTS, **scripts: list[Any]) -> None:
         self.models = {role: ScriptedChatModel(script=list(script)) for role, script in scripts.items()}
         self.saver = InMemorySaver()
-        self.graph = build_graph(self.models, checkpointer=self.saver)
+        self.graph = build_graph(self.models, checkpointer=self.saver, oracle=oracle)
         self.config = {"configurable": {"thread_id": "test"}}
 
     def __call__(self, request: str = STUB, **context: Any) -> dict[str, Any]:

@@ -21,10 +21,12 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+_BUILD_GRAPH = graphs.development.build_graph
+
+
 def _script(monkeypatch, **scripts):
     models = {role: ScriptedChatModel(script=s) for role, s in scripts.items()}
-    monkeypatch.setattr(graphs.development, "build_graph",
-                        partial(graphs.development.build_graph, models))
+    monkeypatch.setattr(graphs.development, "build_graph", partial(_BUILD_GRAPH, models))
     return models
 
 

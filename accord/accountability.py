@@ -1,0 +1,223 @@
+"""``accord cost | blame | history | fork | export``: who did what, what it cost, who is to blame.
+
+Every command reads one branch of a thread's checkpoints: from the local SQLite database, or with
+``--url`` from a LangGraph server (``langgraph dev`` or a deployment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from accord import runs
+from evals import cost, exports, mast
+from evals.blame import Blame, blame
+from evals.history import Checkpoint, from_graph, from_server
+from evals.trace import steps
+
+
+@contextmanager
+def _branch(args: argparse.Namespace) -> Iterator[list[Checkpoint]]:
+    """Yield the branch the arguments name: ``--url`` server or local database, ``--checkpoint`` head."""
+    head = getattr(args, "checkpoint", None)
+    if getattr(args, "url", None):
+        yield from_server(args.url, args.thread, head)
+        return
+    from graphs.development import build_graph
+
+    with runs.checkpointer() as saver:
+        yield from_graph(build_graph(checkpointer=saver), args.thread, head)
+
+
+def _missing(args: argparse.Namespace) -> int:
+    print(f"no thread {args.thread!r}" + (f" at {args.url}" if getattr(args, "url", None)
+                                          else f" in {runs.db_path()}"))
+    return 2
+
+
+def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
+    from graphs.development import LIFECYCLE
+
+    oracle = None
+    if getattr(args, "hidden", None):
+        from evals.humaneval import hidden_tests_oracle
+
+        oracle = hidden_tests_oracle(args.hidden)
+    return blame(chain, LIFECYCLE, oracle)
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    """Print tokens, cost and latency per role, model and stage."""
+    with _branch(args) as chain:
+        if not chain:
+            return _missing(args)
+        result = cost.breakdown(chain[-1].values.get("ledger", []))
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    for group in cost.GROUPS:
+        print(cost.table(result[f"by_{group}"], f"by {group}") + "\n")
+    print(cost.table({"total": result["total"]}, "total"))
+    return 0
+
+
+def cmd_blame(args: argparse.Namespace) -> int:
+    """Print per-stage verdicts, repair/harm flags, the error origin and MAST failures."""
+    from graphs.development import LIFECYCLE
+
+    with _branch(args) as chain:
+        if not chain:
+            return _missing(args)
+        result = _blame(args, chain)
+        findings = mast.detect(steps(chain, LIFECYCLE), chain[-1].values)
+    if args.json:
+        print(json.dumps({"thread": args.thread, **result.model_dump(), "rates": result.rates(),
+                          "failures": [f.model_dump() for f in findings],
+                          "failure_summary": mast.summary(findings)}, indent=2))
+        return 0
+    print(f"thread {args.thread}: final result "
+          + {True: "correct", False: "wrong", None: "not judged"}[result.final_correct])
+    for s in result.stages:
+        mark = "right" if s.correct else "WRONG"
+        print(f"  step {s.step:>3} round {s.round} {s.stage:<12} {s.role:<9} {mark:<5} "
+              f"{s.flag or '':<6} {s.evidence[:110]}")
+    origin = result.origin
+    print("error origin: " + (f"step {origin.step} {origin.stage} ({origin.role}, round {origin.round}): "
+                              f"{origin.evidence[:200]}" if origin else "NONE"))
+    print("per role: " + ", ".join(
+        f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"
+        for role, c in result.rates().items()))
+    print(f"failures (MAST): {len(findings)}")
+    for f in findings:
+        print(f"  {f.mode} {f.name} [{f.category}] step {f.step} round {f.round} {f.role}: "
+              f"{f.evidence[:100]}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """List the branch's checkpoints: step, id, stage, role, verdict."""
+    with _branch(args) as chain:
+        if not chain:
+            return _missing(args)
+    for c in chain:
+        judgments = [j for j in c.values.get("judgments", []) if j["step"] == c.step]
+        verdict = ("right" if judgments[-1]["correct"] else "wrong") if judgments else ""
+        gate = next((v for v in reversed(c.values.get("verdicts", [])) if v.get("target")), None)
+        where = f"{c.node or 'input':<12} {(gate or {}).get('role', '') if c.node else '':<9}"
+        decided = f"{gate['outcome']} → {gate['target']}" if gate and c.node else ""
+        print(f"step {c.step:>3}  {c.checkpoint_id}  {where} {decided:<28} {verdict}")
+    return 0
+
+
+def _values(pairs: list[str]) -> dict[str, Any]:
+    """Parse ``key=value`` pairs; a value that is JSON is decoded, anything else stays a string."""
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--set wants key=value, got {pair!r}")
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+    return values
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    """Start a new branch from a checkpoint (optionally changing state) and run it to its end."""
+    from accord.cli import _context, _finish, _stopped, _stream
+    from graphs.development import build_graph
+    from nodes import local_model
+
+    started = time.monotonic()
+    with runs.checkpointer() as saver:
+        graph = build_graph(checkpointer=saver)
+        try:
+            config = runs.fork(graph, args.thread, args.checkpoint, _values(args.set or []))
+        except KeyError as exc:
+            print(exc.args[0])
+            return 2
+        print(f"forked {args.thread} at {args.checkpoint}: new branch head "
+              f"{config['configurable']['checkpoint_id']}")
+        try:
+            values = _stream(graph, None, config, _context(args))
+        except KeyboardInterrupt:
+            print(f"interrupted; resume with: accord resume {args.thread}")
+            return 130
+        except Exception as exc:
+            return _stopped(args.thread, exc)
+        finally:
+            local_model.stop_owned()
+    return _finish(values, args.thread, Path(args.out) if args.out else None, started)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the run as a Who&When record, a MAST/MAD record or OpenTelemetry spans."""
+    from graphs.development import LIFECYCLE
+
+    with _branch(args) as chain:
+        if not chain:
+            return _missing(args)
+        values = chain[-1].values
+        trace = steps(chain, LIFECYCLE)
+        if args.format == "whowhen":
+            record: dict[str, Any] = exports.whowhen(args.thread, values, trace, _blame(args, chain))
+        elif args.format == "mad":
+            models = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm"})
+            record = exports.mad(args.thread, values, trace, mast.detect(trace, values), ", ".join(models))
+        else:
+            times = {c.step: (p.created_at, c.created_at) for p, c in itertools.pairwise(chain)}
+            record = exports.otel(args.thread, trace, times)
+    text = json.dumps(record, indent=2)
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+        print(f"wrote {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def add_commands(sub: Any, model_options: Any) -> None:
+    """Register the accountability commands on the CLI's subparsers."""
+
+    def source(p: argparse.ArgumentParser, head: bool = True) -> None:
+        p.add_argument("thread")
+        p.add_argument("--url", help="a LangGraph server holding the thread (default: local database)")
+        if head:
+            p.add_argument("--checkpoint", help="the branch's head checkpoint (default: the newest)")
+
+    p = sub.add_parser("cost", help="tokens, cost and latency per role, model and stage")
+    source(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_cost)
+
+    p = sub.add_parser("blame", help="per-stage verdicts, repair/harm, error origin, MAST failures")
+    source(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--hidden", metavar="TASK_ID",
+                   help="judge offline with a HumanEval problem's hidden tests")
+    p.set_defaults(func=cmd_blame)
+
+    p = sub.add_parser("history", help="list a thread's checkpoints")
+    source(p)
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("fork", help="start a new branch from a checkpoint and run it")
+    p.add_argument("thread")
+    p.add_argument("checkpoint")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="state to change (JSON values)")
+    model_options(p)
+    p.set_defaults(func=cmd_fork)
+
+    p = sub.add_parser("export", help="export a run for external attribution tools")
+    source(p)
+    p.add_argument("--format", choices=["whowhen", "mad", "otel"], required=True)
+    p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
+    p.add_argument("--output", "-o", help="write here instead of stdout")
+    p.set_defaults(func=cmd_export)

@@ -1,0 +1,126 @@
+"""Failure taxonomy: a run's failures in MAST's 14 modes and 3 categories.
+
+Deterministic detectors read the trace (contracts, gates, messages, judgments) and say which step showed
+the failure and why. Modes no detector covers can be judged by an LLM given MAST's definitions; such
+findings are marked ``judged``. Definitions come from ``shared/data/mast_taxonomy``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+from evals.data import data_dir
+from evals.trace import Step
+from state.artifacts import Frozen
+
+
+class Finding(Frozen):
+    """One failure: its MAST mode, where it showed, and why."""
+
+    mode: str
+    """MAST code, e.g. ``FM-1.3``."""
+    name: str
+    category: str
+    step: int
+    round: int
+    role: str
+    evidence: str
+    judged: bool = False
+    """True when an LLM judge, not a detector, found it."""
+
+
+@cache
+def modes() -> dict[str, dict[str, Any]]:
+    """Return MAST's failure modes by code (``FM-1.1`` … ``FM-3.3``)."""
+    path = data_dir() / "mast_taxonomy" / "mast_failure_modes.json"
+    return {m["code"]: m for m in json.loads(path.read_text())}
+
+
+def finding(code: str, step: Step, evidence: str, judged: bool = False) -> Finding:
+    """Return a finding of mode ``code`` at ``step``."""
+    mode = modes()[code]
+    return Finding(mode=code, name=mode["name"], category=mode["category"], step=step.step,
+                   round=step.round, role=step.role, evidence=evidence[:300], judged=judged)
+
+
+def _contracts(step: Step) -> list[Finding]:
+    found = []
+    for v in step.violations:
+        if v["phase"] == "precondition":
+            found.append(finding("FM-1.1", step, f"{v['role']} started without {v['key']}: {v['detail']}"))
+        elif v["phase"] == "message":
+            found.append(finding("FM-2.4", step, f"a handoff could not reach its receiver: {v['detail']}"))
+        else:
+            found.append(finding("FM-1.2", step,
+                                 f"{v['role']} broke its contract ({v['key']}): {v['detail']}"))
+    failed = step.verdict is not None and step.verdict["outcome"] == "fail"
+    if step.stage == "planning" and failed and not step.violations:
+        evidence = (step.verdict or {}).get("evidence", "")
+        found.append(finding("FM-1.1", step, f"the plan misses a requirement: {evidence}"))
+    return found
+
+
+def _repetition(step: Step, earlier: list[Step]) -> list[Finding]:
+    if step.verdict and step.verdict["outcome"] == "repeat":
+        return [finding("FM-1.3", step, step.verdict["evidence"])]
+    code = step.wrote.get("code")
+    if code is None:
+        return []
+    before = [s for s in earlier if "code" in s.wrote]
+    if step.stage == "implementing" and step.round > 1 and before and before[-1].wrote["code"] == code:
+        return [finding("FM-2.5", step, "the code is unchanged after the review requested changes")]
+    return []
+
+
+def _verification(step: Step) -> list[Finding]:
+    report = step.wrote.get("test_report")
+    if step.stage != "testing" or report is None or not step.verdict or step.verdict["outcome"] != "pass":
+        return []
+    real = [c for c in report["cases"] if not c["name"].startswith("static check")]
+    if not real:
+        return [finding("FM-3.2", step, "the tests passed with no test case run")]
+    return []
+
+
+def _ending(trace: list[Step], values: Mapping[str, Any]) -> list[Finding]:
+    if not trace or values.get("status") != "completed":
+        return []
+    last = trace[-1]
+    code_steps = [s for s in trace if "code" in s.wrote]
+    tested = [s for s in trace if s.stage == "testing"]
+    if code_steps and (not tested or tested[-1].step < code_steps[-1].step):
+        return [finding("FM-3.3", last, "the run completed without testing its final code")]
+    judgments = values.get("judgments") or []
+    if judgments and not judgments[-1]["correct"]:
+        return [finding("FM-3.3", last, f"completed, but the {judgments[-1]['oracle']} fail: "
+                                        f"{judgments[-1]['evidence']}")]
+    return []
+
+
+def detect(trace: list[Step], values: Mapping[str, Any]) -> list[Finding]:
+    """Return the failures the deterministic detectors find in a run's trace and final state."""
+    found: list[Finding] = []
+    for i, step in enumerate(trace):
+        found += _contracts(step) + _repetition(step, trace[:i]) + _verification(step)
+    return found + _ending(trace, values)
+
+
+def classify(trace: list[Step], values: Mapping[str, Any],
+             judge: Callable[[list[Step], list[str]], list[Finding]] | None = None) -> list[Finding]:
+    """Return detector findings, plus an LLM judge's for the modes no detector found (marked judged)."""
+    found = detect(trace, values)
+    if judge is not None:
+        missing = [code for code in modes() if code not in {f.mode for f in found}]
+        found += [f.model_copy(update={"judged": True}) for f in judge(trace, missing)]
+    return found
+
+
+def summary(findings: list[Finding]) -> dict[str, Any]:
+    """Return failure counts per category, per round and per mode."""
+    return {"by_category": dict(Counter(f.category for f in findings)),
+            "by_round": {str(k): v for k, v in sorted(Counter(f.round for f in findings).items())},
+            "by_mode": dict(Counter(f"{f.mode} {f.name}" for f in findings))}

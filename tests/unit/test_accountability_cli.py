@@ -1,0 +1,100 @@
+"""accord cost | blame | history | fork | export on threads in the SQLite checkpoint database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accord import cli
+from evals.data import data_dir
+from evals.mast import modes
+from tests.conftest import APPROVE, BAD, GOOD, PLAN
+from tests.unit.test_cli import _script, workdir  # noqa: F401 (fixture)
+
+
+@pytest.fixture
+def failed_thread(workdir, monkeypatch, capsys):
+    """A run that fails: the coder's error is never repaired (the fix repeats it)."""
+    _script(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
+    assert cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1"]) == 1
+    capsys.readouterr()
+    return "f"
+
+
+def _json(capsys, *argv: str):
+    assert cli.main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cost_sums_the_ledger_per_role_model_and_stage(failed_thread, capsys):
+    result = _json(capsys, "cost", failed_thread, "--json")
+    shown = _json(capsys, "show", failed_thread, "--json")
+    assert result["total"]["tokens_in"] == shown["tokens_in"] > 0
+    assert set(result["by_role"]) >= {"planner", "coder", "debugger", "reviewer"}
+    assert sum(r["llm_calls"] for r in result["by_stage"].values()) == shown["llm_calls"] == 4
+    assert list(result["by_model"]) == ["scripted"]
+    assert result["by_stage"]["testing"]["sandbox_s"] > 0
+    assert cli.main(["cost", failed_thread]) == 0
+    assert "by role" in capsys.readouterr().out
+
+
+def test_blame_names_the_origin_and_the_failures(failed_thread, capsys):
+    result = _json(capsys, "blame", failed_thread, "--json")
+    assert result["final_correct"] is False
+    assert result["origin"]["stage"] == "implementing" and result["origin"]["role"] == "coder"
+    assert "add(1, 2) returned -1" in result["origin"]["evidence"]
+    assert [f["mode"] for f in result["failures"]] == ["FM-1.3"]
+    assert result["failure_summary"]["by_category"] == {"Specification Issues": 1}
+    assert cli.main(["blame", failed_thread]) == 0
+    assert "error origin: step" in capsys.readouterr().out
+
+
+def test_history_lists_every_checkpoint_with_its_stage_and_verdict(failed_thread, capsys):
+    assert cli.main(["history", failed_thread]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("step  -1") and "input" in lines[0]
+    assert any("implementing" in line and "coder" in line and line.endswith("wrong") for line in lines)
+    assert "failed" in lines[-1]
+
+
+def test_fork_from_the_plan_runs_a_new_branch(failed_thread, monkeypatch, capsys):
+    assert cli.main(["history", failed_thread]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    checkpoint = next(row[2] for row in rows if row[3] == "planning")
+    _script(monkeypatch, coder=[GOOD], reviewer=[APPROVE])
+    assert cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"']) == 0
+    capsys.readouterr()
+    result = _json(capsys, "blame", failed_thread, "--json")
+    assert result["final_correct"] is True and result["origin"] is None
+    assert cli.main(["fork", failed_thread, "no-such-checkpoint"]) == 2
+
+
+def test_export_whowhen_has_the_who_and_when_field_set(failed_thread, capsys):
+    reference = json.loads((data_dir() / "who_and_when" / "Algorithm-Generated" / "1.json").read_text())
+    record = _json(capsys, "export", failed_thread, "--format", "whowhen")
+    assert set(record) == set(reference)
+    assert all(set(h) <= {"content", "role", "name"} for h in record["history"])
+    assert record["is_correct"] is False and record["mistake_agent"] == "coder"
+    step = record["history"][int(record["mistake_step"])]
+    assert step["name"] == "coder" and "[implementing, round 1]" in step["content"]
+    assert "coder" in record["system_prompt"]
+
+
+def test_export_mad_and_otel(failed_thread, capsys, workdir):
+    record = _json(capsys, "export", failed_thread, "--format", "mad")
+    assert set(record["mast_annotation"]) == {m["id"] for m in modes().values()}
+    assert record["mast_annotation"]["1.3"] == 1 and sum(record["mast_annotation"].values()) == 1
+    assert cli.main(["export", failed_thread, "--format", "otel", "-o", "spans.json"]) == 0
+    spans = json.loads((workdir / "spans.json").read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    ids = {s["spanId"] for s in spans}
+    assert all(s.get("parentSpanId") in ids for s in spans[1:])
+    llm = [s for s in spans if s["name"].startswith("llm ")]
+    assert len(llm) == 4 and all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in spans)
+    assert any(a["key"] == "gen_ai.usage.input_tokens" for a in llm[0]["attributes"])
+    assert all(int(s["endTimeUnixNano"]) >= int(s["startTimeUnixNano"]) for s in spans)
+
+
+def test_unknown_thread_is_a_clear_error(workdir, capsys):
+    assert cli.main(["blame", "nope"]) == 2
+    assert "no thread 'nope'" in capsys.readouterr().out

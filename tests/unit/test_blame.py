@@ -1,0 +1,132 @@
+"""Blame from checkpoint history: scripted runs whose right answers are known.
+
+The oracle plays the hidden tests: it runs examples the roles never see in the sandbox, and calls a plan
+right when it says to add. Each test checks every blame output: per-stage verdicts, flags, the origin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord import runs
+from evals.blame import blame
+from evals.history import from_graph
+from graphs.development import LIFECYCLE
+from graphs.oracle import Oracle
+from nodes import sandbox, testing
+from nodes.views import FUNCTION_FILE, artifacts
+from state.artifacts import Example
+from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN
+
+HIDDEN = (Example(call="add(2, 3)", expected="5"), Example(call="add(-2, -3)", expected="-5"))
+WRONG_PLAN = {"subtasks": [{"title": "add", "description": "return a - b",
+                            "acceptance_criteria": ["add(3, 1) == 2"]}]}
+# Passes the docstring's examples (1+2, -1+1) but not the hidden ones.
+HARMFUL = {"code": "def add(a, b):\n    return a + b if a >= -1 else 0\n"}
+
+
+def _hidden_code(state: Any, call: Any) -> tuple[bool, str]:
+    _, _, code = artifacts(state)
+    report, _ = testing.run_examples(code, FUNCTION_FILE, HIDDEN, sandbox.Limits(timeout_s=10))
+    failures = report.failures()
+    return report.passed, failures[0].message if failures else "hidden tests passed"
+
+
+def _hidden_plan(state: Any, call: Any) -> tuple[bool, str]:
+    _, plan, _ = artifacts(state)
+    assert plan is not None
+    right = "a + b" in plan.subtasks[0].description
+    return right, "the plan says to add" if right else f"the plan says {plan.subtasks[0].description!r}"
+
+
+HIDDEN_TESTS = Oracle(name="hidden tests", code=_hidden_code, plan=_hidden_plan)
+
+
+def _table(run: Any, head: str | None = None) -> tuple[list[tuple[str, str, bool, str | None]], Any]:
+    result = blame(from_graph(run.graph, "test", head), LIFECYCLE)
+    return [(s.stage, s.role, s.correct, s.flag) for s in result.stages], result
+
+
+def test_a_planner_error_repaired_by_the_debugger(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[WRONG_PLAN], coder=[BAD], debugger=[GOOD],
+                   reviewer=[APPROVE])
+    assert run()["status"] == "completed"
+    table, result = _table(run)
+    assert table == [("planning", "planner", False, None), ("implementing", "coder", False, "no-op"),
+                     ("testing", "debugger", False, "no-op"), ("debugging", "debugger", True, "repair"),
+                     ("testing", "debugger", True, "no-op"), ("reviewing", "reviewer", True, "no-op")]
+    assert result.final_correct is True and result.origin is None
+    assert "the plan says 'return a - b'" in result.stages[0].evidence
+    assert "add(2, 3) returned -1, expected 5" in result.stages[1].evidence
+    assert result.rates()["debugger"] == {"repairs": 1, "wrong_inputs": 2, "harms": 0, "right_inputs": 1}
+
+
+def test_a_correct_coder_result_harmed_by_a_reviewer_requested_change(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD, HARMFUL], reviewer=[CHANGES, APPROVE])
+    assert run()["status"] == "completed"
+    table, result = _table(run)
+    assert table == [("planning", "planner", True, None), ("implementing", "coder", True, "no-op"),
+                     ("testing", "debugger", True, "no-op"), ("reviewing", "reviewer", True, "no-op"),
+                     ("implementing", "coder", False, "harm"), ("testing", "debugger", False, "no-op"),
+                     ("reviewing", "reviewer", False, "no-op")]
+    origin = result.origin
+    assert origin is not None and (origin.stage, origin.round) == ("implementing", 2)
+    assert "acting on the review" in origin.evidence and "add(-2, -3) returned 0" in origin.evidence
+    assert result.rates()["coder"]["harms"] == 1
+
+
+def test_an_error_never_repaired_is_blamed_on_its_stage(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
+    values = run(max_rounds=1)
+    assert values["status"] == "failed"
+    table, result = _table(run)
+    assert table == [("planning", "planner", True, None), ("implementing", "coder", False, "harm"),
+                     ("testing", "debugger", False, "no-op"), ("debugging", "debugger", False, "no-op"),
+                     ("reviewing", "reviewer", False, "no-op")]
+    assert result.origin == result.stages[1] and result.final_correct is False
+    # the evidence carries the gate's decision at that step
+    assert "gate repeat" in result.stages[3].evidence
+
+
+def test_a_correct_run_has_no_origin(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    run()
+    table, result = _table(run)
+    assert all(correct for _, _, correct, _ in table) and result.origin is None
+    assert [f for *_, f in table] == [None, "no-op", "no-op", "no-op"]
+
+
+def test_a_forked_branch_has_its_own_blame(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD],
+                   reviewer=[APPROVE, APPROVE])
+    run(max_rounds=1)
+    original = from_graph(run.graph, "test")
+    planned = next(c for c in original if c.node == "planning")
+    branch_config = runs.fork(run.graph, "test", planned.checkpoint_id)
+    values = run.graph.invoke(None, branch_config)
+    assert values["status"] == "completed"
+    table, forked = _table(run)
+    assert forked.origin is None and table[1] == ("implementing", "coder", True, "no-op")
+    # the original branch, addressed by its head, keeps its own blame
+    _, before = _table(run, head=original[-1].checkpoint_id)
+    assert before.origin is not None and before.origin.stage == "implementing"
+
+
+def test_offline_blame_judges_a_run_that_stored_no_judgments(scripted):
+    run = scripted(oracle=None, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
+    values = run(max_rounds=1)
+    assert not values.get("judgments")
+    assert blame(from_graph(run.graph, "test"), LIFECYCLE).stages == ()
+    offline = blame(from_graph(run.graph, "test"), LIFECYCLE, oracle=HIDDEN_TESTS)
+    assert [(s.stage, s.correct) for s in offline.stages][:2] == [("planning", True), ("implementing", False)]
+    assert offline.origin is not None and offline.origin.stage == "implementing"
+
+
+def test_judgments_and_ledger_entries_carry_their_checkpoint_step(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run()
+    steps = {c.node: c.step for c in from_graph(run.graph, "test")}
+    assert {j["stage"]: j["step"] for j in values["judgments"]} == {
+        "implementing": steps["implementing"], "testing": steps["testing"], "reviewing": steps["reviewing"]}
+    assert all(e["step"] == steps[e["stage"]] for e in values["ledger"])
+    assert values["judgments"][0]["oracle"] == "visible tests" and values["judgments"][0]["correct"]
