@@ -40,3 +40,6 @@ dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
 
 clean:  ## remove runs and outputs (keeps the venv and the model cache)
 	rm -rf .accord out
+
+bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run)
+	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))

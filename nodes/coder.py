@@ -209,8 +209,12 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         app = _merged_piece(call, app, APP_FILE, INTERFACE_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app)))
     if missing := undefined_names(APP_FILE, app.files):
-        app = _merged_piece(call, app, APP_FILE, MISSING_PROMPT.format(
-            task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
+        # Best effort: if the model cannot supply them, the static check shows the Debugger what is missing.
+        try:
+            app = _merged_piece(call, app, APP_FILE, MISSING_PROMPT.format(
+                task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
+        except OutputError as exc:
+            call.record("error", outcome="skipped", detail=f"missing definitions: {exc}"[:300])
     app = _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
         task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
         module=APP_FILE.removesuffix(".py")), check=_has_tests)

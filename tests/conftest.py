@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+import graphs.development
 from graphs.development import VISIBLE_TESTS, build_graph
 from graphs.oracle import Oracle
 from nodes.scripted import ScriptedChatModel
@@ -48,3 +50,19 @@ class Run:
 @pytest.fixture
 def scripted() -> type[Run]:
     return Run
+
+
+@pytest.fixture
+def workdir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A working directory with a stub and no ACCORD_DB set."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ACCORD_DB", raising=False)
+    (tmp_path / "stub.py").write_text(STUB)
+    return tmp_path
+
+
+def script_cli(monkeypatch: pytest.MonkeyPatch, **scripts: list[Any]) -> dict[str, ScriptedChatModel]:
+    """Make the CLI's graphs use scripted models by role."""
+    models = {role: ScriptedChatModel(script=s) for role, s in scripts.items()}
+    monkeypatch.setattr(graphs.development, "build_graph", partial(build_graph, models))
+    return models

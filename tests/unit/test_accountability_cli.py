@@ -9,14 +9,13 @@ import pytest
 from accord import cli
 from evals.data import data_dir
 from evals.mast import modes
-from tests.conftest import APPROVE, BAD, GOOD, PLAN
-from tests.unit.test_cli import _script, workdir  # noqa: F401 (fixture)
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 
 @pytest.fixture
 def failed_thread(workdir, monkeypatch, capsys):
     """A run that fails: the coder's error is never repaired (the fix repeats it)."""
-    _script(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
+    script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
     assert cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1"]) == 1
     capsys.readouterr()
     return "f"
@@ -62,7 +61,7 @@ def test_fork_from_the_plan_runs_a_new_branch(failed_thread, monkeypatch, capsys
     assert cli.main(["history", failed_thread]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
     checkpoint = next(row[2] for row in rows if row[3] == "planning")
-    _script(monkeypatch, coder=[GOOD], reviewer=[APPROVE])
+    script_cli(monkeypatch, coder=[GOOD], reviewer=[APPROVE])
     assert cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"']) == 0
     capsys.readouterr()
     result = _json(capsys, "blame", failed_thread, "--json")

@@ -123,3 +123,14 @@ def test_a_test_module_without_tests_is_refused_and_asked_again(scripted):
     assert "test_app.py has no test function" in run.models["coder"].prompts[3]
     assert any(e["kind"] == "retry" and "no test function" in e["detail"] for e in values["ledger"])
     assert values["status"] == "completed"
+
+
+def test_missing_definitions_the_model_cannot_supply_go_to_the_debugger(scripted):
+    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
+    broken = {"code": "_items = [\n"}
+    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, broken, broken, broken, TESTS],
+                   debugger=[{"path": "app.py", "code": "_items = []\n"}], reviewer=[APPROVE])
+    values = run(TASK)
+    assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
+    assert "`_items` is used in add(), total() but never defined" in run.models["debugger"].prompts[0]
+    assert values["status"] == "completed"

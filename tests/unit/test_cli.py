@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 
-import pytest
-
-import graphs.development
 from accord import cli
-from nodes.scripted import ScriptedChatModel
-from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("ACCORD_DB", raising=False)
-    (tmp_path / "stub.py").write_text(STUB)
-    return tmp_path
-
-
-_BUILD_GRAPH = graphs.development.build_graph
-
-
-def _script(monkeypatch, **scripts):
-    models = {role: ScriptedChatModel(script=s) for role, s in scripts.items()}
-    monkeypatch.setattr(graphs.development, "build_graph", partial(_BUILD_GRAPH, models))
-    return models
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 
 def test_run_writes_files_and_exits_zero_when_completed(workdir, monkeypatch, capsys):
-    _script(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     code = cli.main(["run", "--file", "stub.py", "--out", "out", "--thread", "t1"])
     assert code == 0
     assert "return a + b" in (workdir / "out" / "solution.py").read_text()
@@ -40,7 +18,7 @@ def test_run_writes_files_and_exits_zero_when_completed(workdir, monkeypatch, ca
 
 
 def test_run_exits_one_when_failed_and_show_explains(workdir, monkeypatch, capsys):
-    _script(monkeypatch, planner=[{"subtasks": []}] * 3)
+    script_cli(monkeypatch, planner=[{"subtasks": []}] * 3)
     assert cli.main(["run", "--file", "stub.py", "--thread", "t2"]) == 1
     capsys.readouterr()
     assert cli.main(["show", "t2", "--json"]) == 0
@@ -53,7 +31,7 @@ def test_run_exits_one_when_failed_and_show_explains(workdir, monkeypatch, capsy
 
 
 def test_runs_lists_threads_newest_first(workdir, monkeypatch, capsys):
-    _script(monkeypatch, planner=[PLAN, PLAN], coder=[GOOD, GOOD], reviewer=[APPROVE, APPROVE])
+    script_cli(monkeypatch, planner=[PLAN, PLAN], coder=[GOOD, GOOD], reviewer=[APPROVE, APPROVE])
     cli.main(["run", "--file", "stub.py", "--thread", "first"])
     cli.main(["run", "--file", "stub.py", "--thread", "second"])
     capsys.readouterr()
@@ -64,7 +42,7 @@ def test_runs_lists_threads_newest_first(workdir, monkeypatch, capsys):
 
 
 def test_resume_continues_an_interrupted_run_without_redoing_steps(workdir, monkeypatch, capsys):
-    models = _script(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
+    models = script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
 
     def crash(messages):
         raise KeyboardInterrupt  # the user presses Ctrl-C while the debugger's model is working
@@ -90,7 +68,7 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
     from graphs import compiler
 
     monkeypatch.setattr(compiler, "RETRY", compiler.RETRY._replace(initial_interval=0.01, jitter=False))
-    models = _script(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    models = script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
 
     def down(messages):
