@@ -20,6 +20,7 @@ from evals import cost, exports, mast
 from evals.blame import Blame, blame
 from evals.history import Checkpoint, from_graph, from_server
 from evals.trace import steps
+from nodes import local_model
 
 
 @contextmanager
@@ -52,6 +53,16 @@ def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
     return blame(chain, LIFECYCLE, oracle)
 
 
+def _judge(args: argparse.Namespace) -> Any:
+    """Return the MAST LLM judge on the run's default endpoint (the local model unless configured)."""
+    from nodes.llm import client, resolve
+    from state.context import Context
+
+    settings = Context(model=args.judge_model).model_for("judge")
+    name, base_url, key = resolve(settings)
+    return mast.llm_judge(client(name, base_url, key, 0.0, settings.max_tokens))
+
+
 def cmd_cost(args: argparse.Namespace) -> int:
     """Print tokens, cost and latency per role, model and stage."""
     with _branch(args) as chain:
@@ -75,7 +86,11 @@ def cmd_blame(args: argparse.Namespace) -> int:
         if not chain:
             return _missing(args)
         result = _blame(args, chain)
-        findings = mast.detect(steps(chain, LIFECYCLE), chain[-1].values)
+        judge = _judge(args) if args.judge else None
+        try:
+            findings = mast.classify(steps(chain, LIFECYCLE), chain[-1].values, judge)
+        finally:
+            local_model.stop_owned()
     if args.json:
         print(json.dumps({"thread": args.thread, **result.model_dump(), "rates": result.rates(),
                           "failures": [f.model_dump() for f in findings],
@@ -95,7 +110,8 @@ def cmd_blame(args: argparse.Namespace) -> int:
         for role, c in result.rates().items()))
     print(f"failures (MAST): {len(findings)}")
     for f in findings:
-        print(f"  {f.mode} {f.name} [{f.category}] step {f.step} round {f.round} {f.role}: "
+        judged = " (judged)" if f.judged else ""
+        print(f"  {f.mode} {f.name}{judged} [{f.category}] step {f.step} round {f.round} {f.role}: "
               f"{f.evidence[:100]}")
     return 0
 
@@ -133,7 +149,6 @@ def cmd_fork(args: argparse.Namespace) -> int:
     """Start a new branch from a checkpoint (optionally changing state) and run it to its end."""
     from accord.cli import _context, _finish, _stopped, _stream
     from graphs.development import build_graph
-    from nodes import local_model
 
     started = time.monotonic()
     with runs.checkpointer() as saver:
@@ -202,6 +217,9 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--hidden", metavar="TASK_ID",
                    help="judge offline with a HumanEval problem's hidden tests")
+    p.add_argument("--judge", action="store_true",
+                   help="ask an LLM about the MAST modes no detector found (marked judged)")
+    p.add_argument("--judge-model", help="the judge's model (default: the run's default endpoint)")
     p.set_defaults(func=cmd_blame)
 
     p = sub.add_parser("history", help="list a thread's checkpoints")

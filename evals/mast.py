@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from evals.data import data_dir
 from evals.trace import Step
@@ -117,6 +117,38 @@ def classify(trace: list[Step], values: Mapping[str, Any],
         missing = [code for code in modes() if code not in {f.mode for f in found}]
         found += [f.model_copy(update={"judged": True}) for f in judge(trace, missing)]
     return found
+
+
+JUDGE_SYSTEM = """You annotate failures of a multi-agent software team with the MAST taxonomy.
+Report only failures the trace shows, each with the step number it happened at and the evidence (quote
+the trace). Use only the failure modes listed. Report nothing when no listed failure occurred."""
+
+
+def llm_judge(model: Any) -> Callable[[list[Step], list[str]], list[Finding]]:
+    """Return a judge that asks ``model`` (a LangChain chat model) for the listed modes' failures."""
+    from pydantic import Field, create_model
+
+    def judge(trace: list[Step], codes: list[str]) -> list[Finding]:
+        if not trace or not codes:
+            return []
+        code_type: Any = Literal[tuple(codes)]
+        item = create_model("JudgedFailure", mode=(code_type, ...), step=(int, ...),
+                            evidence=(str, Field(description="what in the trace shows it")))
+        answer = create_model("JudgedFailures", failures=(list[item], Field(max_length=5)))
+        definitions = "\n\n".join(f"{c} {modes()[c]['name']}: {modes()[c]['definition_full'][:600]}"
+                                   for c in codes)
+        text = "\n\n".join(f"Step {s.step} ({s.role}):\n{s.content()[:1200]}" for s in trace)
+        prompt = f"Failure modes:\n{definitions}\n\nTrace:\n{text}\n\nList the failures."
+        parsed = model.with_structured_output(answer, method="function_calling").invoke(
+            [("system", JUDGE_SYSTEM), ("human", prompt)])
+        by_step = {s.step: s for s in trace}
+        found = []
+        for f in (getattr(parsed, "failures", None) or []):
+            step = by_step.get(f.step, trace[-1])
+            found.append(finding(f.mode, step, f.evidence, judged=True))
+        return found
+
+    return judge
 
 
 def summary(findings: list[Finding]) -> dict[str, Any]:

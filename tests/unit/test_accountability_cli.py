@@ -7,6 +7,7 @@ import json
 import pytest
 
 from accord import cli
+from evals import mast
 from evals.data import data_dir
 from evals.mast import modes
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
@@ -53,6 +54,8 @@ def test_history_lists_every_checkpoint_with_its_stage_and_verdict(failed_thread
     assert cli.main(["history", failed_thread]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("step  -1") and "input" in lines[0]
+    shown = _json(capsys, "show", failed_thread, "--json")
+    assert len(lines) == len(shown["path"]) + 2  # input and start checkpoints, then one per stage
     assert any("implementing" in line and "coder" in line and line.endswith("wrong") for line in lines)
     assert "failed" in lines[-1]
 
@@ -97,3 +100,23 @@ def test_export_mad_and_otel(failed_thread, capsys, workdir):
 def test_unknown_thread_is_a_clear_error(workdir, capsys):
     assert cli.main(["blame", "nope"]) == 2
     assert "no thread 'nope'" in capsys.readouterr().out
+
+
+def test_an_llm_judge_adds_findings_marked_judged(failed_thread):
+    from accord import runs
+    from evals.history import from_graph
+    from evals.trace import steps
+    from graphs.development import LIFECYCLE, build_graph
+    from nodes.scripted import ScriptedChatModel
+
+    with runs.checkpointer() as saver:
+        chain = from_graph(build_graph(checkpointer=saver), failed_thread)
+    trace = steps(chain, LIFECYCLE)
+    reviewing = next(s for s in trace if s.stage == "reviewing")
+    judge_model = ScriptedChatModel(script=[{"failures": [
+        {"mode": "FM-2.5", "step": reviewing.step, "evidence": "approved failing code"}]}])
+    found = mast.classify(trace, chain[-1].values, mast.llm_judge(judge_model))
+    assert [(f.mode, f.judged) for f in found] == [("FM-1.3", False), ("FM-2.5", True)]
+    assert found[1].role == "reviewer" and found[1].category == "Inter-Agent Misalignment"
+    prompt = judge_model.prompts[0]
+    assert "FM-2.5 Ignored Other Agent's Input" in prompt and "FM-1.3 Step" not in prompt
