@@ -6,10 +6,14 @@ import json
 
 import pytest
 
-from accord import cli
+from accord import cli, runs
 from evals import mast
 from evals.data import data_dir
+from evals.history import from_graph
 from evals.mast import modes
+from evals.trace import steps
+from graphs.development import LIFECYCLE, build_graph
+from nodes.scripted import ScriptedChatModel
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 
@@ -103,12 +107,6 @@ def test_unknown_thread_is_a_clear_error(workdir, capsys):
 
 
 def test_an_llm_judge_adds_findings_marked_judged(failed_thread):
-    from accord import runs
-    from evals.history import from_graph
-    from evals.trace import steps
-    from graphs.development import LIFECYCLE, build_graph
-    from nodes.scripted import ScriptedChatModel
-
     with runs.checkpointer() as saver:
         chain = from_graph(build_graph(checkpointer=saver), failed_thread)
     trace = steps(chain, LIFECYCLE)
