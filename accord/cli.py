@@ -14,6 +14,7 @@ from rich.console import Console
 
 from accord import runs
 from accord.accountability import add_commands
+from evals import cost
 from nodes import local_model
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -180,6 +181,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print("path: " + " → ".join(info["path"]))
     print(f"LLM calls {info['llm_calls']}, tokens {info['tokens_in']:,} in / {info['tokens_out']:,} out, "
           f"cost {info['cost']}")
+    ledger = cost.breakdown(values.get("ledger", []))
+    print("\n" + cost.table(ledger["by_role"], "ledger by role") + "\n\n"
+          + cost.table(ledger["by_model"], "ledger by model"))
     print("\ngate decisions:")
     for v in values.get("verdicts", []):
         target = f" → {v['target']}" if v.get("target") else " (vote)"

@@ -28,6 +28,7 @@ def test_run_exits_one_when_failed_and_show_explains(workdir, monkeypatch, capsy
     assert cli.main(["show", "t2"]) == 0
     text = capsys.readouterr().out
     assert "path: initialized → planning → failed" in text and "contract checks" in text
+    assert "ledger by role" in text and "ledger by model" in text and "\nplanner " in text
 
 
 def test_runs_lists_threads_newest_first(workdir, monkeypatch, capsys):
