@@ -1,0 +1,13 @@
+"""The development graph on scripted models, for a LangGraph server in tests (no model needed).
+
+Round 1's code is wrong and the Debugger repairs it, so blame on the server's thread has a known answer.
+"""
+
+from __future__ import annotations
+
+from graphs.development import build_graph
+from nodes.scripted import ScriptedChatModel
+from tests.conftest import APPROVE, BAD, GOOD, PLAN
+
+graph = build_graph({role: ScriptedChatModel(script=script, repeat_last=True) for role, script in
+                     {"planner": [PLAN], "coder": [BAD], "debugger": [GOOD], "reviewer": [APPROVE]}.items()})
