@@ -108,7 +108,10 @@ def cmd_blame(args: argparse.Namespace) -> int:
     print("per role: " + ", ".join(
         f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"
         for role, c in result.rates().items()))
-    print(f"failures (MAST): {len(findings)}")
+    counts = mast.summary(findings)
+    per_category = "".join(f"; {k}: {v}" for k, v in counts["by_category"].items())
+    per_round = ", ".join(f"round {k}: {v}" for k, v in counts["by_round"].items())
+    print(f"failures (MAST): {len(findings)}{per_category}" + (f" ({per_round})" if per_round else ""))
     for f in findings:
         judged = " (judged)" if f.judged else ""
         print(f"  {f.mode} {f.name}{judged} [{f.category}] step {f.step} round {f.round} {f.role}: "

@@ -51,7 +51,9 @@ def test_blame_names_the_origin_and_the_failures(failed_thread, capsys):
     assert [f["mode"] for f in result["failures"]] == ["FM-1.3"]
     assert result["failure_summary"]["by_category"] == {"Specification Issues": 1}
     assert cli.main(["blame", failed_thread]) == 0
-    assert "error origin: step" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "error origin: step" in text
+    assert "failures (MAST): 1; Specification Issues: 1 (round 1: 1)" in text
 
 
 def test_history_lists_every_checkpoint_with_its_stage_and_verdict(failed_thread, capsys):
