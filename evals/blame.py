@@ -89,7 +89,7 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
                          models={}, step=checkpoint.step)
         # Offline: earlier judgments by this oracle are carried along so a candidate is judged once.
         values = {**checkpoint.values, "judgments": [j.model_dump() for j in found]}
-        if (judgment := judge(oracle, values, call, checkpoint.step)) is not None:
+        if (judgment := judge(oracle, values, call)) is not None:
             found.append(judgment)
     return found
 

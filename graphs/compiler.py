@@ -289,7 +289,7 @@ class Compiler:
         """Judge the candidate after this stage with the oracle, timing it in the ledger."""
         assert self.oracle is not None
         started = time.monotonic()
-        judgment = judge(self.oracle, state, call, call.step)
+        judgment = judge(self.oracle, state, call)
         if judgment is None:
             return []
         call.record("oracle", latency_s=time.monotonic() - started, model=self.oracle.name,

@@ -44,14 +44,17 @@ def digest(artifact: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(artifact, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def judge(oracle: Oracle, state: Mapping[str, Any], call: Any, step: int) -> Judgment | None:
-    """Return the oracle's judgment of the candidate in ``state`` (reused when already judged)."""
+def judge(oracle: Oracle, state: Mapping[str, Any], call: Any) -> Judgment | None:
+    """Return the oracle's judgment of the candidate in ``state`` after ``call``'s stage.
+
+    A candidate already judged by this oracle (same hash, in ``state["judgments"]``) is not judged again.
+    """
     found = candidate(state)
     if found is None:
         return None
     subject, artifact = found
     key = digest(artifact)
-    where = {"step": step, "stage": call.stage, "role": call.role, "round": call.round}
+    where = {"step": call.step, "stage": call.stage, "role": call.role, "round": call.round}
     for earlier in reversed(state.get("judgments") or []):
         if earlier["digest"] == key and earlier["oracle"] == oracle.name:
             return Judgment(**where, subject=subject, digest=key, correct=earlier["correct"],
