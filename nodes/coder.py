@@ -10,6 +10,7 @@ modules badly. In later rounds the Coder answers the Reviewer's issues the same 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -56,8 +57,9 @@ Plan:
 Current {app}:
 {code}
 
-Now implement subtask {number}: {title} ({description}). Return only the new or changed functions, with
-the imports and constants they need: they are merged into {app} by name. Do not repeat unchanged code."""
+Now implement subtask {number}: {title} ({description}){function}. Return only the new or changed
+functions, with the imports and constants they need: they are merged into {app} by name. Do not repeat
+unchanged code."""
 
 INTERFACE_PROMPT = """{task}
 
@@ -176,8 +178,8 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else max(call.context.model_for(call.role).temperature,
                                                     RETRY_TEMPERATURE)
-        code = structured(call, Implementation, SYSTEM, prompt + feedback, temperature=temperature).code
         try:
+            code = structured(call, Implementation, SYSTEM, prompt + feedback, temperature=temperature).code
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
             result = merged(app, path, code)
@@ -188,6 +190,29 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
             call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}")
             feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with valid Python."
     raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
+
+
+def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> CodeArtifact:
+    """Merge a piece into the app if the model manages one; if not, go on (the tests will show the gap)."""
+    try:
+        return _merged_piece(call, app, APP_FILE, prompt)
+    except OutputError as exc:
+        call.record("error", outcome="skipped", detail=f"{what}: {exc}"[:300])
+        return app
+
+
+def function_name(signature: str) -> str:
+    """Return the function name a plan's ``add_task(tasks, text)`` names, or '' when there is none."""
+    match = re.match(r"\s*(?:def\s+)?([A-Za-z_]\w*)\s*(\(|$)", signature)
+    return match.group(1) if match else ""
+
+
+def _defines(name: str) -> Callable[[CodeArtifact], None]:
+    def check(code: CodeArtifact) -> None:
+        if name not in defined_names(code.files[APP_FILE]):
+            raise OutputError(f"the code does not define `{name}`: write `def {name}(...)`")
+
+    return check
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -202,19 +227,19 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
+        name = function_name(subtask.function)
         app = _merged_piece(call, app, APP_FILE, SUBTASK_PROMPT.format(
             task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=_app_view(app),
-            number=number, title=subtask.title, description=subtask.description))
-    if app is None or "__main__" not in app.files[APP_FILE]:
-        app = _merged_piece(call, app, APP_FILE, INTERFACE_PROMPT.format(
+            number=number, title=subtask.title, description=subtask.description,
+            function=f" as the function `{subtask.function}`" if name else ""),
+            check=_defines(name) if name else None)
+    assert app is not None  # a plan has at least one subtask
+    if "__main__" not in app.files[APP_FILE]:
+        app = _best_effort(call, app, "the command-line interface", INTERFACE_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app)))
     if missing := undefined_names(APP_FILE, app.files):
-        # Best effort: if the model cannot supply them, the static check shows the Debugger what is missing.
-        try:
-            app = _merged_piece(call, app, APP_FILE, MISSING_PROMPT.format(
-                task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
-        except OutputError as exc:
-            call.record("error", outcome="skipped", detail=f"missing definitions: {exc}"[:300])
+        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
+            task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     app = _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
         task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
         module=APP_FILE.removesuffix(".py")), check=_has_tests)

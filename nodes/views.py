@@ -36,6 +36,8 @@ def plan_view(plan: Plan) -> str:
     lines = []
     for i, sub in enumerate(plan.subtasks, 1):
         lines.append(f"{i}. {sub.title}: {sub.description}".rstrip(": "))
+        if sub.function:
+            lines.append(f"   function: {sub.function}")
         lines += [f"   - {c}" for c in sub.acceptance_criteria]
     return "\n".join(lines)
 

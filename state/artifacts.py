@@ -50,6 +50,8 @@ class Subtask(Frozen):
     description: str = ""
     acceptance_criteria: tuple[str, ...] = Field(min_length=1)
     """Checkable statements that say when the subtask is done."""
+    function: str = ""
+    """The function the subtask writes, with its parameters, e.g. ``add_task(tasks, text)``."""
 
 
 class Plan(Frozen):

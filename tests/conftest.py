@@ -25,7 +25,7 @@ STUB = '''def add(a: int, b: int) -> int:
 GOOD = {"code": "def add(a, b):\n    return a + b\n"}
 BAD = {"code": "def add(a, b):\n    return a - b\n"}
 PLAN = {"subtasks": [{"title": "add", "description": "return a + b",
-                      "acceptance_criteria": ["add(1, 2) == 3"]}]}
+                      "function": "add(a, b)", "acceptance_criteria": ["add(1, 2) == 3"]}]}
 APPROVE = {"decision": "approve", "issues": []}
 CHANGES = {"decision": "request_changes",
            "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}]}

@@ -6,8 +6,10 @@ from tests.conftest import APPROVE, CHANGES
 
 TASK = "Build a command-line counter: add numbers and show the total."
 PLAN = {"subtasks": [
-    {"title": "Add numbers", "description": "add(n)", "acceptance_criteria": ["add(2) then total() == 2"]},
-    {"title": "Show the total", "description": "total()", "acceptance_criteria": ["total() starts at 0"]},
+    {"title": "Add numbers", "description": "add a number", "function": "add(n)",
+     "acceptance_criteria": ["add(2) then total() == 2"]},
+    {"title": "Show the total", "description": "sum so far", "function": "total()",
+     "acceptance_criteria": ["total() starts at 0"]},
 ]}
 STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
 # Each subtask answers only what is new; code merges it into app.py by name.
@@ -134,3 +136,31 @@ def test_missing_definitions_the_model_cannot_supply_go_to_the_debugger(scripted
     assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
     assert "`_items` is used in add(), total() but never defined" in run.models["debugger"].prompts[0]
     assert values["status"] == "completed"
+
+
+def test_each_subtask_writes_the_function_the_plan_names(scripted):
+    wrong_name = {"code": "_items = []\n\ndef plus(n):\n    _items.append(n)\n"}
+    run = scripted(planner=[PLAN], coder=[wrong_name, STEP1, STEP2, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "as the function `add(n)`" in run.models["coder"].prompts[0]
+    assert "function: total()" in run.models["coder"].prompts[0]  # the plan view shows every signature
+    assert "the code does not define `add`" in run.models["coder"].prompts[1]
+    assert values["status"] == "completed"
+
+
+def test_a_malformed_reply_is_retried_within_the_piece(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    retries = [e for e in values["ledger"] if e["kind"] == "retry"]
+    assert len(retries) == 1 and "malformed Implementation" in retries[0]["detail"]
+    assert not values["violations"] and values["status"] == "completed"
+
+
+def test_a_command_line_interface_the_model_cannot_write_is_left_to_the_review(scripted):
+    no_main = {"code": "def total():\n    return sum(_items)\n"}
+    broken = {"code": "def main(:\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, no_main, broken, broken, broken, TESTS],
+                   reviewer=[APPROVE])
+    values = run(TASK, max_rounds=1)
+    assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
+    assert values["code"]["files"]["test_app.py"].startswith("from app import *")

@@ -20,7 +20,7 @@ from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN
 
 HIDDEN = (Example(call="add(2, 3)", expected="5"), Example(call="add(-2, -3)", expected="-5"))
 WRONG_PLAN = {"subtasks": [{"title": "add", "description": "return a - b",
-                            "acceptance_criteria": ["add(3, 1) == 2"]}]}
+                            "function": "add(a, b)", "acceptance_criteria": ["add(3, 1) == 2"]}]}
 # Passes the docstring's examples (1+2, -1+1) but not the hidden ones.
 HARMFUL = {"code": "def add(a, b):\n    return a + b if a >= -1 else 0\n"}
 
