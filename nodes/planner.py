@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphs.compiler import StageCall
+from graphs.compiler import OutputError, StageCall
 from nodes.llm import structured
 from nodes.views import artifacts, task_view
 from state.artifacts import Plan, Subtask
@@ -46,10 +46,36 @@ class PlanDraft(BaseModel):
     subtasks: list[SubtaskDraft] = Field(max_length=8)
 
 
+MIN_APPLICATION_SUBTASKS = 2
+"""A floor, not a target: one feature plus its command-line interface."""
+
+
+def application_plan_problems(draft: PlanDraft) -> list[str]:
+    """Return why a draft cannot be an application's plan: too few subtasks, functions unnamed or repeated."""
+    problems = []
+    if len(draft.subtasks) < MIN_APPLICATION_SUBTASKS:
+        problems.append(f"an application needs at least {MIN_APPLICATION_SUBTASKS} subtasks (the data, one "
+                        f"per feature the task asks for, the command-line interface); this plan has "
+                        f"{len(draft.subtasks)}")
+    names = [s.function.split("(")[0].strip() for s in draft.subtasks]
+    if unnamed := [s.title for s, name in zip(draft.subtasks, names, strict=True) if not name]:
+        problems.append(f"subtasks without a function: {unnamed}")
+    if repeated := sorted({n for n in names if n and names.count(n) > 1}):
+        problems.append(f"two subtasks write the same function: {repeated}")
+    return problems
+
+
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Write the plan; the task's own examples are carried over by code, not retyped by the model."""
+    """Write the plan; the task's own examples are carried over by code, not retyped by the model.
+
+    Raises:
+        OutputError: an application's plan is too thin to build from (the contract wrapper retries with
+            the reason as feedback).
+    """
     task, _, _ = artifacts(state)
     draft = structured(call, PlanDraft, SYSTEM, task_view(task))
+    if task.level == "application" and (problems := application_plan_problems(draft)):
+        raise OutputError("; ".join(problems))
     subtasks = tuple(
         Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
                 function=s.function.strip(),

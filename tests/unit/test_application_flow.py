@@ -164,3 +164,14 @@ def test_a_command_line_interface_the_model_cannot_write_is_left_to_the_review(s
     values = run(TASK, max_rounds=1)
     assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
     assert values["code"]["files"]["test_app.py"].startswith("from app import *")
+
+
+def test_a_thin_application_plan_is_retried_with_the_reason(scripted):
+    thin = {"subtasks": [{**PLAN["subtasks"][0], "function": ""}]}
+    run = scripted(planner=[thin, PLAN], coder=[STEP1, STEP2, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    feedback = run.models["planner"].prompts[1]
+    assert "at least 2 subtasks" in feedback and "subtasks without a function: ['Add numbers']" in feedback
+    retried = [e for e in values["ledger"] if e["role"] == "planner" and e["kind"] == "retry"]
+    assert len(retried) == 1 and "at least 2 subtasks" in retried[0]["detail"]
+    assert values["status"] == "completed"
