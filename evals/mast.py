@@ -47,16 +47,19 @@ def finding(code: str, step: Step, evidence: str, judged: bool = False) -> Findi
                    round=step.round, role=step.role, evidence=evidence[:300], judged=judged)
 
 
+_PHASE_MODES = {"precondition": "FM-1.1", "message": "FM-2.4", "postcondition": "FM-1.2", "output": "FM-1.2"}
+
+
 def _contracts(step: Step) -> list[Finding]:
+    # Violations the role repaired on a retry are still failures: the ledger's contract retries name them
+    # as "<role> <phase> <key>: <detail>"; the ones never repaired are the step's violations.
+    events = [e["detail"] for e in step.ledger
+              if e["kind"] == "retry" and e["detail"].startswith(f"{step.role} ")]
+    events += [f"{v['role']} {v['phase']} {v['key']}: {v['detail']}" for v in step.violations]
     found = []
-    for v in step.violations:
-        if v["phase"] == "precondition":
-            found.append(finding("FM-1.1", step, f"{v['role']} started without {v['key']}: {v['detail']}"))
-        elif v["phase"] == "message":
-            found.append(finding("FM-2.4", step, f"a handoff could not reach its receiver: {v['detail']}"))
-        else:
-            found.append(finding("FM-1.2", step,
-                                 f"{v['role']} broke its contract ({v['key']}): {v['detail']}"))
+    for event in events:
+        phase = event.split(" ", 2)[1] if event.count(" ") >= 2 else "output"
+        found.append(finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}"))
     failed = step.verdict is not None and step.verdict["outcome"] == "fail"
     if step.stage == "planning" and failed and not step.violations:
         evidence = (step.verdict or {}).get("evidence", "")

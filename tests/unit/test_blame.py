@@ -11,6 +11,8 @@ from typing import Any
 from accord import runs
 from evals.blame import blame
 from evals.history import from_graph
+from evals.mast import detect
+from evals.trace import steps
 from graphs.development import LIFECYCLE
 from graphs.oracle import Oracle
 from nodes import sandbox, testing
@@ -130,3 +132,16 @@ def test_judgments_and_ledger_entries_carry_their_checkpoint_step(scripted):
         "implementing": steps["implementing"], "testing": steps["testing"], "reviewing": steps["reviewing"]}
     assert all(e["step"] == steps[e["stage"]] for e in values["ledger"])
     assert values["judgments"][0]["oracle"] == "visible tests" and values["judgments"][0]["correct"]
+
+
+def test_mast_counts_contract_violations_repaired_on_retry_and_unrepaired(scripted):
+    run = scripted(planner=["no tool call", PLAN], coder=[GOOD], reviewer=[APPROVE])
+    assert run()["status"] == "completed"
+    findings = detect(steps(from_graph(run.graph, "test"), LIFECYCLE), run.graph.get_state(run.config).values)
+    assert [(f.mode, f.role) for f in findings] == [("FM-1.2", "planner")]
+    assert "planner output model_output: malformed PlanDraft" in findings[0].evidence
+
+    failing = scripted(planner=["no tool call"] * 3)
+    values = failing()
+    findings = detect(steps(from_graph(failing.graph, "test"), LIFECYCLE), values)
+    assert [f.mode for f in findings] == ["FM-1.2"] * 3 and values["status"] == "failed"
