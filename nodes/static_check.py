@@ -71,13 +71,19 @@ def undefined_names(path: str, files: Mapping[str, str]) -> list[str]:
 
 
 def test_functions(source: str) -> list[str]:
-    """Return the names of the pytest test functions defined at the top of ``source``."""
+    """Return the tests pytest would collect from ``source``: ``test*`` functions and ``Test*`` methods."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    return [n.name for n in tree.body
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test")]
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+            found.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            found += [f"{node.name}.{m.name}" for m in node.body
+                      if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
+    return found
 
 
 def check(files: Mapping[str, str]) -> list[CaseResult]:

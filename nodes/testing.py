@@ -92,8 +92,9 @@ def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, 
             cases = []
     report = _report(result, cases, started)
     if result.exit_code == NO_TESTS_COLLECTED:
-        report = report.model_copy(update={"output": f"pytest found no test in {', '.join(code.test_files)}"
-                                           ": write test functions named test_...\n" + report.output})
+        where = f" in {', '.join(code.test_files)}" if code.test_files else ""
+        report = report.model_copy(update={"output": f"pytest found no test{where}: write test functions "
+                                           "named test_... in a test_*.py file\n" + report.output})
     return report, result
 
 

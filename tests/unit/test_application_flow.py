@@ -175,3 +175,12 @@ def test_a_thin_application_plan_is_retried_with_the_reason(scripted):
     retried = [e for e in values["ledger"] if e["role"] == "planner" and e["kind"] == "retry"]
     assert len(retried) == 1 and "at least 2 subtasks" in retried[0]["detail"]
     assert values["status"] == "completed"
+
+
+def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
+    empty = {"code": "from app import *\n\nimport json\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty],
+                   debugger=[{"path": "app.py", "code": STEP2["code"]}], reviewer=[APPROVE])
+    values = run(TASK, max_rounds=1)
+    assert any(e["kind"] == "error" and e["detail"].startswith("tests:") for e in values["ledger"])
+    assert "pytest found no test: write test functions" in run.models["debugger"].prompts[0]

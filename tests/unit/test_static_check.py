@@ -23,3 +23,9 @@ def test_test_functions_are_found_by_name():
     module = "import json\n\ndef helper():\n    pass\n\ndef test_a():\n    pass\n"
     assert static_check.test_functions(module) == ["test_a"]
     assert static_check.test_functions("def test_(:\n") == []
+
+
+def test_test_methods_of_test_classes_count():
+    module = "import unittest\n\nclass TestApp(unittest.TestCase):\n    def test_add(self):\n        pass\n"
+    assert static_check.test_functions(module) == ["TestApp.test_add"]
+    assert static_check.test_functions("class Helper:\n    def test_x(self):\n        pass\n") == []
