@@ -140,8 +140,11 @@ def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
 
 
 def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
-    """Ask which file to change and its changed definitions; return the code with them merged in."""
-    paths = [p for p in code.files if p.endswith(".py")] or list(code.files)
+    """Ask which file to change and its changed definitions; return the code with them merged in.
+
+    The test file is always a choice, so a fix can write the tests an application still lacks.
+    """
+    paths = sorted({p for p in code.files if p.endswith(".py")} | {TEST_FILE})
     answer: Any = structured(call, file_fix_schema(paths), system, prompt)
     return merged(code, str(answer.path), str(answer.code))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 _MAIN = ("main",)
+_STRAY = (ast.Return, ast.Break, ast.Continue)
 
 
 def _escape_newlines_in_strings(code: str) -> str:
@@ -92,6 +93,10 @@ def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
     lines = source.splitlines()
     pieces, start = [], 0
     for node in tree.body:
+        if isinstance(node, _STRAY):
+            # Parses, but cannot run at module level: a line a small model left outside its function.
+            start = node.end_lineno or node.lineno
+            continue
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
         end = node.end_lineno or node.lineno
         # Comments right above a definition belong to it.

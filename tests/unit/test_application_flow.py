@@ -184,3 +184,13 @@ def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
     values = run(TASK, max_rounds=1)
     assert any(e["kind"] == "error" and e["detail"].startswith("tests:") for e in values["ledger"])
     assert "pytest found no test: write test functions" in run.models["debugger"].prompts[0]
+
+
+def test_a_fix_can_write_the_missing_test_file(scripted):
+    empty = {"code": "from app import *\n\nimport json\n"}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty],
+                   debugger=[{"path": "test_app.py", "code": TESTS["code"]}], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "test_app.py" in values["code"]["test_files"]
+    assert values["code"]["files"]["test_app.py"].startswith("from app import *")
+    assert values["status"] == "completed"

@@ -84,3 +84,9 @@ def test_new_data_goes_above_the_functions_unless_a_function_computes_it():
     assert merged.index("default = load()") > merged.index("def load")
     assert merged.index('FILE = "todo.json"') < merged.index("tasks = []")
 
+
+
+def test_statements_that_cannot_run_at_module_level_are_dropped():
+    merged = merge_module(APP, "def total(items):\n    return len(items)\n\n\nreturn items\n")
+    compile(merged, "app.py", "exec")
+    assert "def total(items)" in merged and "\nreturn items" not in merged
