@@ -131,12 +131,18 @@ def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
         content = merge_module(files.get(path, ""), strip_fences(piece),
                                module=path.removesuffix(".py").replace("/", "."))
     except SyntaxError as exc:
-        raise OutputError(f"the code for {path} does not parse: line {exc.lineno}: {exc.msg}") from exc
+        raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:
         content = clean_test_module(content, APP_FILE.removesuffix(".py"),
                                     defined_names(files.get(APP_FILE, "")))
     entry_points = code.entry_points if code else (APP_FILE,)
     return apply_changes(code, {path: content}, entry_points=entry_points)
+
+
+def _syntax(exc: SyntaxError) -> str:
+    """Return where and why code does not parse, with the offending line (for the model and the ledger)."""
+    line = (exc.text or "").strip()
+    return f"line {exc.lineno}: {exc.msg}" + (f": `{line[:120]}`" if line else "")
 
 
 def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
@@ -154,7 +160,7 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
     try:
         source = repaired(strip_fences(body))
     except SyntaxError as exc:
-        raise OutputError(f"the code does not parse: line {exc.lineno}: {exc.msg}") from exc
+        raise OutputError(f"the code does not parse: {_syntax(exc)}") from exc
     if f"def {task.entry_point}" not in source:
         raise OutputError(f"the code does not define `{task.entry_point}`")
     return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"},

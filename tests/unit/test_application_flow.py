@@ -85,7 +85,7 @@ def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
     values = run(TASK)
     assert values["status"] == "completed"
     assert run.models["coder"].calls == 4  # only the broken subtask was asked again
-    assert "does not parse" in run.models["coder"].prompts[2]
+    assert "does not parse: line 1: invalid syntax: `def total(:`" in run.models["coder"].prompts[2]
     retries = [e for e in values["ledger"] if e["kind"] == "retry" and e["stage"] == "implementing"]
     assert len(retries) == 1 and "app.py" in retries[0]["detail"]
 
