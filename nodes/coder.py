@@ -210,6 +210,22 @@ def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> 
         return app
 
 
+def write_tests(call: StageCall, task: TaskSpec, app: CodeArtifact) -> CodeArtifact:
+    """Return the app with pytest tests written into the test file.
+
+    Raises:
+        OutputError: no attempt gave a test module with at least one test.
+    """
+    return _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
+        task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
+        module=APP_FILE.removesuffix(".py")), check=_has_tests)
+
+
+def has_tests(code: CodeArtifact) -> bool:
+    """Return whether any test file of ``code`` holds a test pytest would collect."""
+    return any(test_functions(code.files[path]) for path in code.test_files)
+
+
 def function_name(signature: str) -> str:
     """Return the function name a plan's ``add_task(tasks, text)`` names, or '' when there is none."""
     match = re.match(r"\s*(?:def\s+)?([A-Za-z_]\w*)\s*(\(|$)", signature)
@@ -250,9 +266,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     try:
-        app = _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
-            task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
-            module=APP_FILE.removesuffix(".py")), check=_has_tests)
+        app = write_tests(call, task, app)
     except OutputError as exc:
         # The Debugger's run then reports that no test exists, and its fix may write them.
         call.record("error", outcome="skipped", detail=f"tests: {exc}"[:300])

@@ -12,7 +12,14 @@ from typing import Any
 
 from graphs.compiler import StageCall
 from nodes import sandbox, static_check, testing
-from nodes.coder import CHANGED_DEFINITIONS, Implementation, fix_one_file, function_module
+from nodes.coder import (
+    CHANGED_DEFINITIONS,
+    Implementation,
+    fix_one_file,
+    function_module,
+    has_tests,
+    write_tests,
+)
 from nodes.coder import SYSTEM as CODER_SYSTEM
 from nodes.llm import structured
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
@@ -91,6 +98,9 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                    failures=failures_view(report),
                                    what=f"the complete corrected implementation of `{task.entry_point}`")
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
+    if not has_tests(code):
+        # Nothing to fix against yet: the first fix is the tests themselves.
+        return {"code": dump(write_tests(call, task, code))}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
     return {"code": dump(fix_one_file(call, SYSTEM, prompt, code))}

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from graphs.compiler import StageCall
+from nodes.coder import fix_one_file
+from nodes.scripted import ScriptedChatModel
+from state.artifacts import CodeArtifact
+from state.context import Context
 from tests.conftest import APPROVE, CHANGES
 
 TASK = "Build a command-line counter: add numbers and show the total."
@@ -179,18 +184,20 @@ def test_a_thin_application_plan_is_retried_with_the_reason(scripted):
 
 def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
     empty = {"code": "from app import *\n\nimport json\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty],
-                   debugger=[{"path": "app.py", "code": STEP2["code"]}], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty], debugger=[TESTS],
+                   reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     assert any(e["kind"] == "error" and e["detail"].startswith("tests:") for e in values["ledger"])
-    assert "pytest found no test: write test functions" in run.models["debugger"].prompts[0]
+    testing = next(v for v in values["verdicts"] if v["stage"] == "testing")
+    assert testing["outcome"] == "tests_failed"
+    # with no test to fix against, the Debugger's first fix is writing the tests
+    assert "Write pytest tests for app.py in test_app.py" in run.models["debugger"].prompts[0]
+    assert "def test_add" in values["code"]["files"]["test_app.py"] and values["status"] == "completed"
 
 
-def test_a_fix_can_write_the_missing_test_file(scripted):
-    empty = {"code": "from app import *\n\nimport json\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty],
-                   debugger=[{"path": "test_app.py", "code": TESTS["code"]}], reviewer=[APPROVE])
-    values = run(TASK)
-    assert "test_app.py" in values["code"]["test_files"]
-    assert values["code"]["files"]["test_app.py"].startswith("from app import *")
-    assert values["status"] == "completed"
+def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
+    model = ScriptedChatModel(script=[{"path": "test_app.py", "code": TESTS["code"]}])
+    call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model})
+    app = CodeArtifact(files={"app.py": STEP2["code"]}, entry_points=("app.py",))
+    fixed = fix_one_file(call, "system", "prompt", app)
+    assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
