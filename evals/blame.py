@@ -9,6 +9,7 @@ first wrong stage after the last right one; NONE when the final result is right.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -72,8 +73,8 @@ def role_counts(blames: Iterable[Blame]) -> dict[str, dict[str, int]]:
 def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
                oracle: Oracle | None) -> list[Judgment]:
     """Return one judgment per judged working stage: stored ones, or the given oracle's."""
-    found = []
-    for checkpoint in checkpoints:
+    found: list[Judgment] = []
+    for before, checkpoint in itertools.pairwise(checkpoints):
         stage = lifecycle.by_name.get(checkpoint.node or "")
         if stage is None or stage.terminal or not stage.roles:
             continue
@@ -84,7 +85,8 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
         if stored and stored[-1]["oracle"] == oracle.name:
             found.append(Judgment.model_validate(stored[-1]))
             continue
-        rounds = checkpoint.values.get("counters", {}).get("round", 1)
+        # The round the stage ran in: its gate may have started the next one.
+        rounds = before.values.get("counters", {}).get("round", 1)
         call = StageCall(stage=stage.name, role=stage.roles[0], round=int(rounds), context=Context(),
                          models={}, step=checkpoint.step)
         # Offline: earlier judgments by this oracle are carried along so a candidate is judged once.

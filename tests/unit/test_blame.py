@@ -75,6 +75,11 @@ def test_a_correct_coder_result_harmed_by_a_reviewer_requested_change(scripted):
     assert origin is not None and (origin.stage, origin.round) == ("implementing", 2)
     assert "acting on the review" in origin.evidence and "add(-2, -3) returned 0" in origin.evidence
     assert result.rates()["coder"]["harms"] == 1
+    # judged again offline, each stage keeps the round it ran in (not the one its gate started)
+    again = Oracle(name="hidden tests, offline", code=_hidden_code, plan=_hidden_plan)
+    offline = blame(from_graph(run.graph, "test"), LIFECYCLE, oracle=again)
+    assert [(s.stage, s.round, s.correct) for s in offline.stages] == [
+        (s.stage, s.round, s.correct) for s in result.stages]
 
 
 def test_an_error_never_repaired_is_blamed_on_its_stage(scripted):
