@@ -128,7 +128,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         judgments = [j for j in c.values.get("judgments", []) if j["step"] == c.step]
         verdict = ("right" if judgments[-1]["correct"] else "wrong") if judgments else ""
         gate = next((v for v in reversed(c.values.get("verdicts", [])) if v.get("target")), None)
-        where = f"{c.node or 'input':<12} {(gate or {}).get('role', '') if c.node else '':<9}"
+        where = f"{c.node or c.source:<12} {(gate or {}).get('role', '') if c.node else '':<9}"
         decided = f"{gate['outcome']} → {gate['target']}" if gate and c.node else ""
         print(f"step {c.step:>3}  {c.checkpoint_id}  {where} {decided:<28} {verdict}")
     return 0

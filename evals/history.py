@@ -26,6 +26,8 @@ class Checkpoint:
     values: Mapping[str, Any]
     next: tuple[str, ...]
     created_at: str | None = None
+    source: str = "loop"
+    """How it was made: ``input``, ``loop`` (a node ran), ``update`` (a fork's write) or ``fork``."""
 
 
 def branch(items: Iterable[Checkpoint], head: str | None = None) -> list[Checkpoint]:
@@ -40,8 +42,10 @@ def branch(items: Iterable[Checkpoint], head: str | None = None) -> list[Checkpo
         chain.append(current)
         current = by_id.get(current.parent_id) if current.parent_id else None
     chain.reverse()
-    # The node that produced a checkpoint is the one its parent said would run next.
-    return [c if c.node or i == 0 else _with_node(c, chain[i - 1]) for i, c in enumerate(chain)]
+    # The node that produced a checkpoint is the one its parent said would run next; a checkpoint a
+    # fork wrote (``update``) was produced by no node.
+    return [_with_node(c, chain[i - 1]) if i and not c.node and c.source == "loop" else c
+            for i, c in enumerate(chain)]
 
 
 def _with_node(checkpoint: Checkpoint, parent: Checkpoint) -> Checkpoint:
@@ -58,7 +62,8 @@ def from_graph(graph: Any, thread_id: str, head: str | None = None) -> list[Chec
         items.append(Checkpoint(step=int(snap.metadata.get("step", -1)),
                                 checkpoint_id=snap.config["configurable"]["checkpoint_id"],
                                 parent_id=parent, node=None, values=dict(snap.values),
-                                next=tuple(snap.next), created_at=snap.created_at))
+                                next=tuple(snap.next), created_at=snap.created_at,
+                                source=str(snap.metadata.get("source", "loop"))))
     return branch(items, head)
 
 
@@ -67,10 +72,12 @@ def from_server_history(states: Iterable[Mapping[str, Any]], head: str | None = 
     items = []
     for state in states:
         parent = (state.get("parent_checkpoint") or {}).get("checkpoint_id")
-        items.append(Checkpoint(step=int((state.get("metadata") or {}).get("step", -1)),
+        metadata = state.get("metadata") or {}
+        items.append(Checkpoint(step=int(metadata.get("step", -1)),
                                 checkpoint_id=state["checkpoint"]["checkpoint_id"], parent_id=parent,
                                 node=None, values=state.get("values") or {},
-                                next=tuple(state.get("next") or ()), created_at=state.get("created_at")))
+                                next=tuple(state.get("next") or ()), created_at=state.get("created_at"),
+                                source=str(metadata.get("source", "loop"))))
     return branch(items, head)
 
 

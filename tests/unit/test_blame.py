@@ -114,6 +114,9 @@ def test_a_forked_branch_has_its_own_blame(scripted):
     assert values["status"] == "completed"
     table, forked = _table(run)
     assert forked.origin is None and table[1] == ("implementing", "coder", True, "no-op")
+    # the fork's own write is no stage: the branch's trace runs planning once, implementing once
+    trace = [s.stage for s in steps(from_graph(run.graph, "test"), LIFECYCLE)]
+    assert trace[:3] == ["initialized", "planning", "implementing"] and trace.count("implementing") == 1
     # the original branch, addressed by its head, keeps its own blame
     _, before = _table(run, head=original[-1].checkpoint_id)
     assert before.origin is not None and before.origin.stage == "implementing"
