@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
-from nodes.llm import structured
+from nodes.llm import retry_temperature, structured
 from nodes.merge import clean_test_module, defined_names, merge_module, repaired
 from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
@@ -168,8 +168,6 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
 
 
 PIECE_ATTEMPTS = 3
-RETRY_TEMPERATURE = 0.6
-"""A retry at the same temperature mostly repeats the mistake; sampling gives the next try a chance."""
 
 
 def _has_tests(code: CodeArtifact) -> None:
@@ -185,8 +183,7 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
     """
     feedback = ""
     for attempt in range(PIECE_ATTEMPTS):
-        temperature = None if attempt == 0 else max(call.context.model_for(call.role).temperature,
-                                                    RETRY_TEMPERATURE)
+        temperature = None if attempt == 0 else retry_temperature(call)
         try:
             code = structured(call, Implementation, SYSTEM, prompt + feedback, temperature=temperature).code
             if len(code.strip()) < 10:

@@ -62,6 +62,15 @@ def chat_model(call: StageCall,
     return client(name, base_url, key, settings.temperature, settings.max_tokens), settings, name
 
 
+RETRY_TEMPERATURE = 0.6
+"""A retry at the same temperature mostly repeats the mistake; sampling gives the next try a chance."""
+
+
+def retry_temperature(call: StageCall) -> float:
+    """Return the temperature for a retry of ``call``'s role: at least ``RETRY_TEMPERATURE``."""
+    return max(call.context.model_for(call.role).temperature, RETRY_TEMPERATURE)
+
+
 def feedback_text(call: StageCall) -> str:
     """Return the previous attempt's contract violations, phrased for the model."""
     if not call.feedback:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphs.compiler import OutputError, StageCall
-from nodes.llm import structured
+from nodes.llm import retry_temperature, structured
 from nodes.views import artifacts, task_view
 from state.artifacts import Plan, Subtask
 from state.contracts import Contract
@@ -98,7 +98,9 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, _, _ = artifacts(state)
     draft: PlanDraft | AppPlanDraft
     if task.level == "application":
-        draft = structured(call, AppPlanDraft, APPLICATION_SYSTEM, task_view(task))
+        # A plan refused for being thin is asked for again by sampling, not greedily.
+        temperature = retry_temperature(call) if call.feedback else None
+        draft = structured(call, AppPlanDraft, APPLICATION_SYSTEM, task_view(task), temperature=temperature)
         if problems := application_plan_problems(draft):
             raise OutputError("; ".join(problems))
     else:
