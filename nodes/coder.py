@@ -49,6 +49,10 @@ Plan:
 
 Return the complete implementation of `{name}` (with any imports and helper functions it needs)."""
 
+QUOTES = """Write Python strings with single quotes ('like this'): your code travels inside a JSON string,
+where a double quote ends it."""
+"""The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line."""
+
 SUBTASK_PROMPT = """{task}
 
 Plan:
@@ -59,7 +63,9 @@ Current {app}:
 
 Now implement subtask {number}: {title} ({description}){function}. Return only the new or changed
 functions, with the imports and constants they need: they are merged into {app} by name. Do not repeat
-unchanged code."""
+unchanged code.
+
+{quotes}"""
 
 INTERFACE_PROMPT = """{task}
 
@@ -68,7 +74,9 @@ Current {app}:
 
 Write `main()`, the command-line interface: it reads commands with input() in a loop, lets the user use
 every feature above, and returns when the user quits or input ends (EOFError). Then the block
-`if __name__ == "__main__": main()`. Return only `main()` and that block."""
+`if __name__ == '__main__': main()`. Return only `main()` and that block.
+
+{quotes}"""
 
 MISSING_PROMPT = """{task}
 
@@ -78,7 +86,9 @@ Current {app}:
 Problems:
 {problems}
 
-Define what is missing (the constants, data or functions named above). Return only those definitions."""
+Define what is missing (the constants, data or functions named above). Return only those definitions.
+
+{quotes}"""
 
 TESTS_PROMPT = """{task}
 
@@ -88,7 +98,9 @@ TESTS_PROMPT = """{task}
 Write pytest tests for {app} in {tests}. Import the code with `from {module} import *`; never copy its
 functions. Write one test function per feature, with edge cases. Start each test with
 `monkeypatch.chdir(tmp_path)` (fixtures tmp_path and monkeypatch) so tests never touch real files.
-Never call input() or main(). Return the complete content of {tests}."""
+Never call input() or main(). Return the complete content of {tests}.
+
+{quotes}"""
 
 REVISE_PROMPT = """{task}
 
@@ -213,7 +225,7 @@ def write_tests(call: StageCall, task: TaskSpec, app: CodeArtifact) -> CodeArtif
     Raises:
         OutputError: no attempt gave a test module with at least one test.
     """
-    return _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(
+    return _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(quotes=QUOTES,
         task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
         module=APP_FILE.removesuffix(".py")), check=_has_tests)
 
@@ -250,7 +262,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
-        app = _merged_piece(call, app, APP_FILE, SUBTASK_PROMPT.format(
+        app = _merged_piece(call, app, APP_FILE, SUBTASK_PROMPT.format(quotes=QUOTES,
             task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=_app_view(app),
             number=number, title=subtask.title, description=subtask.description,
             function=f" as the function `{subtask.function}`" if name else ""),
@@ -258,9 +270,9 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert app is not None  # a plan has at least one subtask
     if "__main__" not in app.files[APP_FILE]:
         app = _best_effort(call, app, "the command-line interface", INTERFACE_PROMPT.format(
-            task=task_view(task), app=APP_FILE, code=_app_view(app)))
+            quotes=QUOTES, task=task_view(task), app=APP_FILE, code=_app_view(app)))
     if missing := undefined_names(APP_FILE, app.files):
-        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
+        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(quotes=QUOTES,
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     try:
         app = write_tests(call, task, app)
