@@ -15,13 +15,22 @@ APP_FILE = "app.py"
 """The module an application's code lives in (its entry point)."""
 TEST_FILE = "test_app.py"
 """The pytest file the Coder writes for an application."""
+_FENCE_LINE = re.compile(r"^\s*```[\w+-]*\s*$")
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*\n(.*?)\n\s*```\s*$", re.S)
 
 
 def strip_fences(code: str) -> str:
-    """Return code without a surrounding Markdown fence."""
+    """Return code without a surrounding Markdown fence, or without a lone opening or closing one."""
     match = _FENCE.match(code)
-    return (match.group(1) if match else code).strip("\n") + "\n"
+    if match:
+        return match.group(1).strip("\n") + "\n"
+    # A small model may open a fence it never closes (or the reverse); either line alone is not Python.
+    lines = code.strip("\n").splitlines()
+    if lines and _FENCE_LINE.match(lines[0]):
+        lines = lines[1:]
+    if lines and _FENCE_LINE.match(lines[-1]):
+        lines = lines[:-1]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 def task_view(task: TaskSpec) -> str:

@@ -7,6 +7,7 @@ import ast
 import pytest
 
 from nodes.merge import clean_test_module, merge_module
+from nodes.views import strip_fences
 
 APP = '''import json
 
@@ -90,3 +91,10 @@ def test_statements_that_cannot_run_at_module_level_are_dropped():
     merged = merge_module(APP, "def total(items):\n    return len(items)\n\n\nreturn items\n")
     compile(merged, "app.py", "exec")
     assert "def total(items)" in merged and "\nreturn items" not in merged
+
+
+def test_a_lone_opening_or_closing_fence_is_dropped():
+    assert strip_fences("```python\ndef f():\n    return 1\n") == "def f():\n    return 1\n"
+    assert strip_fences("def f():\n    return 1\n```") == "def f():\n    return 1\n"
+    assert strip_fences("```python\nx = 1\n```\n") == "x = 1\n"
+    assert strip_fences("x = '```'\n") == "x = '```'\n"
