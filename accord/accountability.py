@@ -150,7 +150,7 @@ def _values(pairs: list[str]) -> dict[str, Any]:
 
 def cmd_fork(args: argparse.Namespace) -> int:
     """Start a new branch from a checkpoint (optionally changing state) and run it to its end."""
-    from accord.cli import _context, _finish, _stopped, _stream
+    from accord.cli import drive
     from graphs.development import build_graph
 
     started = time.monotonic()
@@ -163,16 +163,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
             return 2
         print(f"forked {args.thread} at {args.checkpoint}: new branch head "
               f"{config['configurable']['checkpoint_id']}")
-        try:
-            values = _stream(graph, None, config, _context(args))
-        except KeyboardInterrupt:
-            print(f"interrupted; resume with: accord resume {args.thread}")
-            return 130
-        except Exception as exc:
-            return _stopped(args.thread, exc)
-        finally:
-            local_model.stop_owned()
-    return _finish(values, args.thread, Path(args.out) if args.out else None, started)
+        return drive(graph, None, config, args, args.thread, started)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -101,22 +101,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     with runs.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
-        try:
-            values = _stream(graph, {"request": request}, runs.config(thread), _context(args))
-        except KeyboardInterrupt:
-            console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
-            return 130
-        except Exception as exc:  # the run stays at its last checkpoint, whatever broke
-            return _stopped(thread, exc)
-        finally:
-            local_model.stop_owned()
-    return _finish(values, thread, Path(args.out) if args.out else None, started)
+        return drive(graph, {"request": request}, runs.config(thread), args, thread, started)
 
 
 def _stopped(thread: str, exc: Exception) -> int:
     console.print(f"[red]run stopped by {type(exc).__name__}: {exc}[/]\n"
                   f"its last checkpoint is kept; resume with: accord resume {thread}")
     return 4
+
+
+def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: str, started: float) -> int:
+    """Run a thread until it ends or is interrupted, stop the local model, report; return the exit code."""
+    try:
+        values = _stream(graph, inputs, cfg, _context(args))
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
+        return 130
+    except Exception as exc:  # the run stays at its last checkpoint, whatever broke
+        return _stopped(thread, exc)
+    finally:
+        local_model.stop_owned()
+    return _finish(values, thread, Path(args.out) if args.out else None, started)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -136,16 +141,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             return _finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
                            started)
         console.print(f"resuming {args.thread} at {', '.join(snapshot.next)}")
-        try:
-            values = _stream(graph, None, cfg, _context(args))
-        except KeyboardInterrupt:
-            console.print(f"[yellow]interrupted; resume with: accord resume {args.thread}[/]")
-            return 130
-        except Exception as exc:
-            return _stopped(args.thread, exc)
-        finally:
-            local_model.stop_owned()
-    return _finish(values, args.thread, Path(args.out) if args.out else None, started)
+        return drive(graph, None, cfg, args, args.thread, started)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
