@@ -98,8 +98,8 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                    failures=failures_view(report),
                                    what=f"the complete corrected implementation of `{task.entry_point}`")
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
-    if not has_tests(code):
-        # Nothing to fix against yet: the first fix is the tests themselves.
+    if not has_tests(code) and not report.failures():
+        # Nothing failed because nothing was tested: the first fix is the tests themselves.
         return {"code": dump(write_tests(call, task, code))}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")

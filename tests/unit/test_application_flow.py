@@ -201,3 +201,15 @@ def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     app = CodeArtifact(files={"app.py": STEP2["code"]}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
+
+
+def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
+    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
+    broken, empty = {"code": "_items = [\n"}, {"code": "from app import *\n"}
+    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, broken, broken, broken, empty, empty, empty],
+                   debugger=[{"path": "app.py", "code": "_items = []\n"}, TESTS], reviewer=[APPROVE])
+    values = run(TASK)
+    prompts = run.models["debugger"].prompts
+    assert "`_items` is used in add(), total()" in prompts[0] and "Write pytest tests" not in prompts[0]
+    assert "Write pytest tests for app.py in test_app.py" in prompts[1]
+    assert values["status"] == "completed"
