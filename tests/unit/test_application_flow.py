@@ -21,6 +21,10 @@ STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
 STEP2 = {"code": "def total():\n    return sum(_items)\n\nif __name__ == '__main__':\n    print(total())\n"}
 TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"}
 WRONG_TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n"}
+USES_ITEMS = {"code": "def add(n):\n    _items.append(n)\n"}
+"""A first subtask that uses data it never defines."""
+NO_TESTS = {"code": "from app import *\n\nimport json\n"}
+"""A test module without a test in it."""
 FIXED_TESTS = {"path": "test_app.py", "code": TESTS["code"]}
 
 
@@ -103,9 +107,8 @@ def test_a_piece_that_never_parses_fails_the_duty(scripted):
 
 
 def test_an_undefined_global_is_asked_for_before_testing(scripted):
-    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
     missing = {"code": "_items = []\n"}
-    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, missing, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, missing, TESTS], reviewer=[APPROVE])
     values = run(TASK)
     assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[2]
     assert values["code"]["files"]["app.py"].startswith("_items = []")
@@ -124,8 +127,7 @@ def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
 
 
 def test_a_test_module_without_tests_is_refused_and_asked_again(scripted):
-    empty = {"code": "from app import *\n\nimport json\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, TESTS], reviewer=[APPROVE])
     values = run(TASK)
     assert "test_app.py has no test function" in run.models["coder"].prompts[3]
     assert any(e["kind"] == "retry" and "no test function" in e["detail"] for e in values["ledger"])
@@ -133,9 +135,8 @@ def test_a_test_module_without_tests_is_refused_and_asked_again(scripted):
 
 
 def test_missing_definitions_the_model_cannot_supply_go_to_the_debugger(scripted):
-    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
     broken = {"code": "_items = [\n"}
-    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, broken, broken, broken, TESTS],
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, broken, broken, broken, TESTS],
                    debugger=[{"path": "app.py", "code": "_items = []\n"}], reviewer=[APPROVE])
     values = run(TASK)
     assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
@@ -183,8 +184,7 @@ def test_a_thin_application_plan_is_retried_with_the_reason(scripted):
 
 
 def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
-    empty = {"code": "from app import *\n\nimport json\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, empty, empty, empty], debugger=[TESTS],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, NO_TESTS, NO_TESTS], debugger=[TESTS],
                    reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     assert any(e["kind"] == "error" and e["detail"].startswith("tests:") for e in values["ledger"])
@@ -204,9 +204,8 @@ def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
 
 
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
-    uses_items = {"code": "def add(n):\n    _items.append(n)\n"}
-    broken, empty = {"code": "_items = [\n"}, {"code": "from app import *\n"}
-    run = scripted(planner=[PLAN], coder=[uses_items, STEP2, broken, broken, broken, empty, empty, empty],
+    broken = {"code": "_items = [\n"}
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, *[broken] * 3, *[NO_TESTS] * 3],
                    debugger=[{"path": "app.py", "code": "_items = []\n"}, TESTS], reviewer=[APPROVE])
     values = run(TASK)
     prompts = run.models["debugger"].prompts
