@@ -17,8 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
+from nodes import sandbox, testing
 from nodes.llm import retry_temperature, structured
-from nodes.merge import clean_test_module, defined_names, merge_module, repaired
+from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
 from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
     APP_FILE,
@@ -32,7 +33,7 @@ from nodes.views import (
     strip_fences,
     task_view,
 )
-from state.artifacts import CodeArtifact, ReviewReport, TaskSpec
+from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.contracts import Contract
 from state.graph_state import dump, read
 
@@ -90,17 +91,21 @@ Define what is missing (the constants, data or functions named above). Return on
 
 {quotes}"""
 
-TESTS_PROMPT = """{task}
+TEST_PROMPT = """Here is `{name}` from {app}:
+```python
+{source}
+```
 
-{app}:
-{code}
+Test it with pytest. For example, a test of `add_item(items, name)` from a shopping-list app:
+```python
+def test_add_item(tmp_path):
+    items = add_item([], 'eggs')
+    assert items == [{{'name': 'eggs', 'bought': False}}]
+```
 
-Write pytest tests for {app} in {tests}. Import the code with `from {module} import *`; never copy its
-functions. Write one test function per feature, with edge cases. Start each test with
-`monkeypatch.chdir(tmp_path)` (fixtures tmp_path and monkeypatch) so tests never touch real files.
-Never call input() or main(). Return the complete content of {tests}.
-
-{quotes}"""
+Now write `def test_{name}(tmp_path):` for `{function}`. Check:
+{criteria}"""
+"""One test per function: asked for a whole test module, the small local model copies the code instead."""
 
 REVISE_PROMPT = """{task}
 
@@ -182,11 +187,6 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
 PIECE_ATTEMPTS = 3
 
 
-def _has_tests(code: CodeArtifact) -> None:
-    if not test_functions(code.files[TEST_FILE]):
-        raise OutputError(f"{TEST_FILE} has no test function: write functions named test_...")
-
-
 def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
                   check: Callable[[CodeArtifact], None] | None = None) -> CodeArtifact:
     """Ask for one piece of code and merge it into ``path``, retrying just this call with the error.
@@ -219,15 +219,53 @@ def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> 
         return app
 
 
-def write_tests(call: StageCall, task: TaskSpec, app: CodeArtifact) -> CodeArtifact:
-    """Return the app with pytest tests written into the test file.
+TEST_SAMPLES = 3
+"""Tests sampled per function until one agrees with the code."""
 
-    Raises:
-        OutputError: no attempt gave a test module with at least one test.
+
+def write_tests(call: StageCall, plan: Plan, app: CodeArtifact) -> CodeArtifact:
+    """Return the app with a pytest test for each function the plan names (its CLI aside).
+
+    Tests are sampled one function at a time and each is run against the code in the sandbox: the first
+    that passes is kept (code and test written apart and agreeing, as in CodeT). A function no sample
+    agrees with is left untested and recorded, so the Reviewer and the ledger see the gap.
     """
-    return _merged_piece(call, app, TEST_FILE, TESTS_PROMPT.format(quotes=QUOTES,
-        task=task_view(task), app=APP_FILE, code=_app_view(app), tests=TEST_FILE,
-        module=APP_FILE.removesuffix(".py")), check=_has_tests)
+    for subtask in plan.subtasks:
+        name = function_name(subtask.function)
+        source = definition(app.files[APP_FILE], name) if name and name != "main" else ""
+        if source:
+            app = _agreed_test(call, app, name, TEST_PROMPT.format(
+                name=name, app=APP_FILE, source=source, function=subtask.function,
+                criteria="\n".join(f"- {c}" for c in subtask.acceptance_criteria)))
+    return app
+
+
+def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> CodeArtifact:
+    for attempt in range(TEST_SAMPLES):
+        temperature = None if attempt == 0 else retry_temperature(call)
+        try:
+            answer = structured(call, Implementation, SYSTEM, prompt, temperature=temperature).code
+            piece = named_tests(strip_fences(answer), name)
+        except (OutputError, SyntaxError) as exc:
+            call.record("retry", outcome=str(attempt + 1), detail=f"test of {name}: {exc}"[:300])
+            continue
+        if "assert" not in piece:
+            call.record("retry", outcome=str(attempt + 1),
+                        detail=f"test of {name}: no test_{name} with an assert")
+            continue
+        candidate = merged(app, TEST_FILE, piece)
+        limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+        report, result = testing.run_pytest(candidate, limits)
+        mine = [c for c in report.cases if c.name.rpartition("::")[2].startswith(f"test_{name}")]
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"test of {name}: {sum(c.passed for c in mine)}/{len(mine)} passed")
+        if mine and all(c.passed for c in mine):
+            return candidate
+        why = next((c.message for c in mine if not c.passed), report.output)
+        call.record("retry", outcome=str(attempt + 1),
+                    detail=f"test of {name} disagrees with the code: {why.strip()[-200:]}")
+    call.record("error", outcome="skipped", detail=f"no test of {name} agreed with the code")
+    return app
 
 
 def has_tests(code: CodeArtifact) -> bool:
@@ -274,12 +312,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if missing := undefined_names(APP_FILE, app.files):
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(quotes=QUOTES,
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
-    try:
-        app = write_tests(call, task, app)
-    except OutputError as exc:
-        # The Debugger's run then reports that no test exists, and its fix may write them.
-        call.record("error", outcome="skipped", detail=f"tests: {exc}"[:300])
-    return {"code": dump(app)}
+    return {"code": dump(write_tests(call, plan, app))}
 
 
 def _app_view(code: CodeArtifact | None) -> str:

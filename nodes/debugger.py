@@ -90,7 +90,7 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
 def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Return code fixed against the failing tests."""
-    task, _, code = artifacts(state)
+    task, plan, code = artifacts(state)
     report = read(state, "test_report", TestReport)
     assert code is not None and report is not None
     if task.level == "function":
@@ -98,9 +98,9 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                    failures=failures_view(report),
                                    what=f"the complete corrected implementation of `{task.entry_point}`")
         return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
-    if not has_tests(code) and not report.failures():
+    if not has_tests(code) and not report.failures() and plan is not None:
         # Nothing failed because nothing was tested: the first fix is the tests themselves.
-        return {"code": dump(write_tests(call, task, code))}
+        return {"code": dump(write_tests(call, plan, code))}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
     return {"code": dump(fix_one_file(call, SYSTEM, prompt, code))}

@@ -166,3 +166,25 @@ def clean_test_module(source: str, app_module: str, app_names: set[str]) -> str:
     if header not in texts:
         texts.insert(0, header)
     return "\n\n\n".join(texts) + "\n"
+
+
+def named_tests(source: str, name: str) -> str:
+    """Return the imports and the ``test_<name>…`` functions of ``source``, nothing else.
+
+    A small model asked for one test also copies the code under test and the prompt's example test;
+    neither belongs in the test module.
+
+    Raises:
+        SyntaxError: ``source`` does not parse, repaired or not.
+    """
+    keep = [text for key, text in _pieces(repaired(source))
+            if key[0] == "import" or (key[0] == "def" and key[1].startswith(f"test_{name}"))]
+    return "\n\n\n".join(keep) + "\n" if keep else ""
+
+
+def definition(source: str, name: str) -> str:
+    """Return the source of the top-level function or class ``name`` in ``source`` ('' if none)."""
+    try:
+        return next((text for key, text in _pieces(source) if key == ("def", name)), "")
+    except SyntaxError:
+        return ""

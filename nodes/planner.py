@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,17 +30,37 @@ acceptance criteria ["split('a b') gives ['a', 'b']", "an empty string gives []"
 """For a function stub: the prompt the HumanEval runs were measured with (a small model's greedy output
 shifts with any change of wording)."""
 
-APPLICATION_SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
-Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
-Each subtask has a title, a one-sentence description, the one Python function it writes (name and
-parameters) and acceptance criteria: concrete, checkable statements about inputs and expected results,
-including edge cases such as empty input.
-The first subtask is the data: load_items(path) reads the items from the data file (a missing file means
-no items yet) and save_items(path, items) writes them. Keep logic apart from input and output: each
-feature is a function that takes the items as a parameter and returns a result (no input() inside it),
-and the last subtask is the command-line interface main() that calls them. Never more than 8 subtasks.
-Example subtask: title "Parse the input", description "Split the text into words.", function
-"split_words(text)", acceptance criteria ["split_words('a b') gives ['a', 'b']", "'' gives []"]."""
+FEATURES_SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
+List the features the task asks for, one per command the user can run, in the order the task names them.
+Each feature is one Python function that takes the items (a list) and the command's arguments and returns
+the new items or a result: no input(), print() or file access inside it (the data file is already handled
+by load_items(path) and save_items(path, items), and the command-line interface comes later).
+Give its title, the function (name and parameters) and acceptance criteria: concrete, checkable
+statements about inputs and expected results, including edge cases such as an empty list.
+Example feature: title "Count words", function "count_words(items, word)", acceptance criteria
+["count_words(['a', 'b', 'a'], 'a') returns 2", "an empty list gives 0"]."""
+"""For an application the model lists only the features: asked for a whole plan (storage, features,
+interface), the small local model often returned the storage steps alone and no feature."""
+
+STORAGE = (
+    Subtask(title="Load the items", function="load_items(path)",
+            description="Read the items from the data file (JSON); a missing file means no items yet.",
+            acceptance_criteria=("a missing file gives []",
+                                 "items written by save_items(path, items) load back equal")),
+    Subtask(title="Save the items", function="save_items(path, items)",
+            description="Write the items to the data file as JSON.",
+            acceptance_criteria=("save_items(path, items) then load_items(path) gives items",)),
+)
+INTERFACE = Subtask(
+    title="Command-line interface", function="main()",
+    description="Read commands with input() in a loop and call the feature functions.",
+    acceptance_criteria=("every feature has a command", "items are loaded at start and saved after a change",
+                         "'quit' or the end of input (EOFError) ends the program"))
+"""Every application plan has these steps; the Planner's model supplies the features between them."""
+PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
+"""Words of a request that asks for data kept between runs."""
+STORAGE_NAMES = frozenset({"load_items", "save_items", "main"})
+FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
 
 
 class SubtaskDraft(BaseModel):
@@ -50,10 +71,12 @@ class SubtaskDraft(BaseModel):
     acceptance_criteria: list[str] = Field(max_length=4)
 
 
-class AppSubtaskDraft(SubtaskDraft):
-    """One subtask of an application's plan: it names the function it writes."""
+class FeatureDraft(BaseModel):
+    """One feature of the application: the function the user's command calls."""
 
+    title: str
     function: str = Field(description="the function it writes, with parameters, e.g. add_item(items, text)")
+    acceptance_criteria: list[str] = Field(max_length=3)
 
 
 class PlanDraft(BaseModel):
@@ -63,53 +86,68 @@ class PlanDraft(BaseModel):
     subtasks: list[SubtaskDraft] = Field(max_length=8)
 
 
-class AppPlanDraft(BaseModel):
-    """An application's plan: ordered subtasks, each naming its function."""
+class FeaturesDraft(BaseModel):
+    """The features the task asks for, in order."""
 
-    subtasks: list[AppSubtaskDraft] = Field(max_length=8)
-
-
-MIN_APPLICATION_SUBTASKS = 2
-"""A floor, not a target: one feature plus its command-line interface."""
+    features: list[FeatureDraft] = Field(min_length=1, max_length=6)
 
 
-def application_plan_problems(draft: AppPlanDraft) -> list[str]:
-    """Return why a draft cannot be an application's plan: too few subtasks, functions unnamed or repeated."""
-    problems = []
-    if len(draft.subtasks) < MIN_APPLICATION_SUBTASKS:
-        problems.append(f"an application needs at least {MIN_APPLICATION_SUBTASKS} subtasks (the data, one "
-                        f"per feature the task asks for, the command-line interface); this plan has "
-                        f"{len(draft.subtasks)}")
-    names = [s.function.split("(")[0].strip() for s in draft.subtasks]
-    if unnamed := [s.title for s, name in zip(draft.subtasks, names, strict=True) if not name]:
-        problems.append(f"subtasks without a function: {unnamed}")
-    if repeated := sorted({n for n in names if n and names.count(n) > 1}):
-        problems.append(f"two subtasks write the same function: {repeated}")
-    return problems
+def parameters(signature: str) -> list[str]:
+    """Return the parameter names of a signature like ``add_item(items, text='')``."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    return [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in inside.split(",") if p.strip()]
+
+
+def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
+    """Return the features as subtasks, without the ones the storage and interface steps already cover.
+
+    Raises:
+        OutputError: no feature is left, or two features write the same function.
+    """
+    kept, names = [], []
+    for feature in draft.features:
+        signature = feature.function.strip()
+        name = signature.split("(")[0].strip()
+        if not name:
+            raise OutputError(f"the feature {feature.title!r} names no function")
+        if name in STORAGE_NAMES or FILE_PARAMETERS & set(parameters(signature)):
+            continue
+        kept.append(Subtask(title=feature.title.strip() or name, description=feature.title.strip(),
+                            function=signature,
+                            acceptance_criteria=tuple(c for c in feature.acceptance_criteria if c.strip())
+                            or (feature.title.strip() or name,)))
+        names.append(name)
+    if not kept:
+        raise OutputError("no feature left: list what the user can do, each as a function of the items "
+                          "(storage and the command-line interface are separate steps)")
+    if repeated := sorted({n for n in names if names.count(n) > 1}):
+        raise OutputError(f"two features write the same function: {repeated}")
+    return tuple(kept)
 
 
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the plan; the task's own examples are carried over by code, not retyped by the model.
 
+    An application's plan is its storage steps (when the request asks to keep data), the features the
+    model lists, then the command-line interface.
+
     Raises:
-        OutputError: an application's plan is too thin to build from (the contract wrapper retries with
-            the reason as feedback).
+        OutputError: an application's model answer has no usable feature (the contract wrapper retries
+            with the reason as feedback).
     """
     task, _, _ = artifacts(state)
-    draft: PlanDraft | AppPlanDraft
     if task.level == "application":
-        # A plan refused for being thin is asked for again by sampling, not greedily.
+        # A refused answer is asked for again by sampling, not greedily.
         temperature = retry_temperature(call) if call.feedback else None
-        draft = structured(call, AppPlanDraft, APPLICATION_SYSTEM, task_view(task), temperature=temperature)
-        if problems := application_plan_problems(draft):
-            raise OutputError("; ".join(problems))
+        features = structured(call, FeaturesDraft, FEATURES_SYSTEM, task_view(task), temperature=temperature)
+        storage = STORAGE if PERSISTENCE.search(task.request) else ()
+        subtasks = (*storage, *feature_subtasks(features), INTERFACE)
     else:
         draft = structured(call, PlanDraft, SYSTEM, task_view(task))
-    subtasks = tuple(
-        Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
-                function=getattr(s, "function", "").strip(),
-                acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())
-                or (s.description.strip() or s.title,))
-        for i, s in enumerate(draft.subtasks, 1)
-    )
+        subtasks = tuple(
+            Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
+                    acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())
+                    or (s.description.strip() or s.title,))
+            for i, s in enumerate(draft.subtasks, 1)
+        )
     return {"plan": dump(Plan(subtasks=subtasks, examples=task.examples))}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphs.compiler import StageCall
+from graphs.development import code_versions
 from nodes.coder import fix_one_file
 from nodes.scripted import ScriptedChatModel
 from state.artifacts import CodeArtifact
@@ -10,17 +11,24 @@ from state.context import Context
 from tests.conftest import APPROVE, CHANGES
 
 TASK = "Build a command-line counter: add numbers and show the total."
-PLAN = {"subtasks": [
-    {"title": "Add numbers", "description": "add a number", "function": "add(n)",
-     "acceptance_criteria": ["add(2) then total() == 2"]},
-    {"title": "Show the total", "description": "sum so far", "function": "total()",
-     "acceptance_criteria": ["total() starts at 0"]},
+PLAN = {"features": [
+    {"title": "Add numbers", "function": "add(n)", "acceptance_criteria": ["add(2) then total() == 2"]},
+    {"title": "Show the total", "function": "total()", "acceptance_criteria": ["total() starts at 0"]},
 ]}
+"""The Planner's model lists the features; the plan is those, then the command-line interface main()."""
 STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
 # Each subtask answers only what is new; code merges it into app.py by name.
-STEP2 = {"code": "def total():\n    return sum(_items)\n\nif __name__ == '__main__':\n    print(total())\n"}
+STEP2 = {"code": "def total():\n    return sum(_items)\n"}
+MAIN = {"code": "def main():\n    print(total())\n\nif __name__ == '__main__':\n    main()\n"}
 TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"}
+"""The test the Coder is asked for first: one test per planned function."""
+TEST_TOTAL = {"code": "def test_total():\n    before = total()\n    add(3)\n"
+                      "    assert total() == before + 3\n"}
 WRONG_TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n"}
+BUILT = [STEP1, STEP2, MAIN, TESTS, TEST_TOTAL]
+"""The Coder's answers for a first round that goes right."""
+BREAK = {"path": "app.py", "code": "def total():\n    return 0\n"}
+"""A revision that breaks total()."""
 USES_ITEMS = {"code": "def add(n):\n    _items.append(n)\n"}
 """A first subtask that uses data it never defines."""
 NO_TESTS = {"code": "from app import *\n\nimport json\n"}
@@ -29,46 +37,74 @@ FIXED_TESTS = {"path": "test_app.py", "code": TESTS["code"]}
 
 
 def test_application_is_built_subtask_by_subtask_and_tested(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=BUILT, reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     code = values["code"]
     assert set(code["files"]) == {"app.py", "test_app.py"}
     assert code["entry_points"] == ["app.py"] and code["test_files"] == ["test_app.py"]
     app = code["files"]["app.py"]
-    assert "def add(n)" in app and "def total()" in app and app.rstrip().endswith("print(total())")
+    assert "def add(n)" in app and "def total()" in app and app.rstrip().endswith("main()")
     static = {"static check: names defined in app.py", "static check: names defined in test_app.py"}
-    assert {c["name"] for c in values["test_report"]["cases"]} == {"test_app::test_add", *static}
+    tests = {"test_app::test_add", "test_app::test_total"}
+    assert {c["name"] for c in values["test_report"]["cases"]} == tests | static
     integration = values["review"]["integration"]["cases"]
-    assert {c["name"] for c in integration} == {"test_app::test_add", "smoke: python app.py", *static}
+    assert {c["name"] for c in integration} == tests | {"smoke: python app.py", *static}
     # the second subtask's call sees the code the first one wrote
-    assert "_items.append(n)" in run.models["coder"].prompts[1]
-    assert "(empty)" in run.models["coder"].prompts[0]
+    prompts = run.models["coder"].prompts
+    assert "_items.append(n)" in prompts[1] and "(empty)" in prompts[0]
+    # each test is asked for one function, shown alone with its acceptance criteria
+    assert "as the function `main()`" in prompts[2]
+    assert "Here is `add` from app.py" in prompts[3] and "def total" not in prompts[3]
+    assert "add(2) then total() == 2" in prompts[3] and "`def test_total(tmp_path):`" in prompts[4]
+    runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
+    assert runs == ["test of add: 1/1 passed", "test of total: 1/1 passed"]
 
 
-def test_debugger_replaces_the_wrong_file(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, WRONG_TESTS], debugger=[FIXED_TESTS],
+def test_a_test_that_disagrees_with_the_code_is_sampled_again(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, WRONG_TESTS, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     assert "assert total() == 2" in values["code"]["files"]["test_app.py"]
-    assert "def total()" in values["code"]["files"]["app.py"]
-    assert "assert 2 == 3" in run.models["debugger"].prompts[0]
+    retry = next(e for e in values["ledger"] if e["kind"] == "retry")
+    assert "test of add disagrees with the code" in retry["detail"] and "assert 2 == 3" in retry["detail"]
+    assert run.models["coder"].prompts[4] == run.models["coder"].prompts[3]  # a new sample, same question
+
+
+def test_a_function_no_test_agrees_with_stays_untested_and_recorded(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, *[WRONG_TESTS] * 3, TEST_TOTAL],
+                   reviewer=[APPROVE])
+    values = run(TASK)
+    tests = values["code"]["files"]["test_app.py"]
+    assert "def test_add" not in tests and "def test_total" in tests
+    assert any(e["kind"] == "error" and e["detail"] == "no test of add agreed with the code"
+               for e in values["ledger"])
+    assert values["status"] == "completed"
+
+
+def test_debugger_replaces_the_wrong_file(scripted):
+    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], reviewer=[CHANGES, APPROVE],
+                   debugger=[{"path": "app.py", "code": "def total():\n    return sum(_items)\n"}])
+    values = run(TASK)
+    assert values["status"] == "completed"
+    assert "return sum(_items)" in values["code"]["files"]["app.py"]
+    assert "assert 0 == 2" in run.models["debugger"].prompts[0]
 
 
 def test_fix_naming_an_unknown_file_is_a_violation(scripted):
     bad = {"path": "elsewhere.py", "code": "x = 1\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, WRONG_TESTS], debugger=[bad] * 3,
-                   reviewer=[APPROVE] * 5)
-    values = run(TASK, max_rounds=1)
+    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], debugger=[bad] * 3,
+                   reviewer=[CHANGES, APPROVE, APPROVE])
+    values = run(TASK, max_rounds=2)
     debugging = [v for v in values["verdicts"] if v["stage"] == "debugging"]
     assert debugging[0]["outcome"] == "fail" and "path" in debugging[0]["evidence"]
     assert any(v["phase"] == "output" and v["role"] == "debugger" for v in values["violations"])
 
 
 def test_crashing_entry_point_blocks_approval(scripted):
-    crash = {"code": STEP2["code"].replace("print(total())", "print(total() / 0)")}
-    run = scripted(planner=[PLAN], coder=[STEP1, crash, TESTS], reviewer=[APPROVE])
+    crash = {"code": MAIN["code"].replace("print(total())", "print(total() / 0)")}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, crash, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     review = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
     assert review["outcome"] == "exhausted" and "smoke: python app.py" in review["evidence"]
@@ -76,24 +112,22 @@ def test_crashing_entry_point_blocks_approval(scripted):
 
 
 def test_missing_cli_gets_an_interface_step_and_tests_never_shadow_the_app(scripted):
-    no_main = {"code": "def total():\n    return sum(_items)\n"}
-    interface = {"code": "def main():\n    print(total())\n\nif __name__ == '__main__':\n    main()\n"}
-    shadowing = {"code": "def total():\n    return 2\n\n"
-                         "def test_total():\n    add(2)\n    assert total() == 2\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, no_main, interface, shadowing], reviewer=[APPROVE])
+    no_block = {"code": "def main():\n    print(total())\n"}
+    shadowing = {"code": "def total():\n    return 2\n\n" + TEST_TOTAL["code"]}
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, no_block, MAIN, TESTS, shadowing], reviewer=[APPROVE])
     values = run(TASK)
-    assert "Write `main()`" in run.models["coder"].prompts[2]
+    assert "Write `main()`" in run.models["coder"].prompts[3]
     tests = values["code"]["files"]["test_app.py"]
-    assert tests.startswith("from app import *") and "return 2" not in tests
+    assert tests.startswith("from app import *") and "return 2" not in tests and "def test_total" in tests
     assert values["status"] == "completed"
 
 
 def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, TESTS],
-                   reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, MAIN, TESTS,
+                                          TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
-    assert run.models["coder"].calls == 4  # only the broken subtask was asked again
+    assert run.models["coder"].calls == 6  # only the broken subtask was asked again
     assert "does not parse: line 1: invalid syntax: `def total(:`" in run.models["coder"].prompts[2]
     retries = [e for e in values["ledger"] if e["kind"] == "retry" and e["stage"] == "implementing"]
     assert len(retries) == 1 and "app.py" in retries[0]["detail"]
@@ -108,16 +142,17 @@ def test_a_piece_that_never_parses_fails_the_duty(scripted):
 
 def test_an_undefined_global_is_asked_for_before_testing(scripted):
     missing = {"code": "_items = []\n"}
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, missing, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, MAIN, missing, TESTS, TEST_TOTAL],
+                   reviewer=[APPROVE])
     values = run(TASK)
-    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[2]
+    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[3]
     assert values["code"]["files"]["app.py"].startswith("_items = []")
     assert values["status"] == "completed"
 
 
 def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
     typo = {"path": "app.py", "code": "def total():\n    return sum(_itemz)\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, TESTS, typo], reviewer=[CHANGES, APPROVE],
+    run = scripted(planner=[PLAN], coder=[*BUILT, typo], reviewer=[CHANGES, APPROVE],
                    debugger=[{"path": "app.py", "code": STEP2["code"]}])
     values = run(TASK)
     report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
@@ -126,27 +161,18 @@ def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
     assert values["status"] == "completed"
 
 
-def test_a_test_module_without_tests_is_refused_and_asked_again(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, TESTS], reviewer=[APPROVE])
+def test_an_answer_without_a_test_is_sampled_again(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, NO_TESTS, TESTS, TEST_TOTAL],
+                   reviewer=[APPROVE])
     values = run(TASK)
-    assert "test_app.py has no test function" in run.models["coder"].prompts[3]
-    assert any(e["kind"] == "retry" and "no test function" in e["detail"] for e in values["ledger"])
-    assert values["status"] == "completed"
-
-
-def test_missing_definitions_the_model_cannot_supply_go_to_the_debugger(scripted):
-    broken = {"code": "_items = [\n"}
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, broken, broken, broken, TESTS],
-                   debugger=[{"path": "app.py", "code": "_items = []\n"}], reviewer=[APPROVE])
-    values = run(TASK)
-    assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
-    assert "`_items` is used in add(), total() but never defined" in run.models["debugger"].prompts[0]
+    assert any(e["kind"] == "retry" and "no test_add with an assert" in e["detail"] for e in values["ledger"])
+    assert "def test_add" in values["code"]["files"]["test_app.py"]
     assert values["status"] == "completed"
 
 
 def test_each_subtask_writes_the_function_the_plan_names(scripted):
     wrong_name = {"code": "_items = []\n\ndef plus(n):\n    _items.append(n)\n"}
-    run = scripted(planner=[PLAN], coder=[wrong_name, STEP1, STEP2, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[wrong_name, *BUILT], reviewer=[APPROVE])
     values = run(TASK)
     assert "as the function `add(n)`" in run.models["coder"].prompts[0]
     assert "function: total()" in run.models["coder"].prompts[0]  # the plan view shows every signature
@@ -155,7 +181,8 @@ def test_each_subtask_writes_the_function_the_plan_names(scripted):
 
 
 def test_a_malformed_reply_is_retried_within_the_piece(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, TESTS], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, MAIN, TESTS, TEST_TOTAL],
+                   reviewer=[APPROVE])
     values = run(TASK)
     retries = [e for e in values["ledger"] if e["kind"] == "retry"]
     assert len(retries) == 1 and "malformed Implementation" in retries[0]["detail"]
@@ -163,52 +190,67 @@ def test_a_malformed_reply_is_retried_within_the_piece(scripted):
 
 
 def test_a_command_line_interface_the_model_cannot_write_is_left_to_the_review(scripted):
-    no_main = {"code": "def total():\n    return sum(_items)\n"}
+    no_block = {"code": "def main():\n    print(total())\n"}
     broken = {"code": "def main(:\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, no_main, broken, broken, broken, TESTS],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, no_block, broken, broken, broken, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
     assert values["code"]["files"]["test_app.py"].startswith("from app import *")
 
 
-def test_a_thin_application_plan_is_retried_with_the_reason(scripted):
-    thin = {"subtasks": [{**PLAN["subtasks"][0], "function": ""}]}
-    run = scripted(planner=[thin, PLAN], coder=[STEP1, STEP2, TESTS], reviewer=[APPROVE])
+def test_a_plan_without_features_is_retried_with_the_reason(scripted):
+    storage_only = {"features": [{"title": "Keep the list in a file", "function": "save_list(items, path)",
+                                  "acceptance_criteria": []}]}
+    run = scripted(planner=[storage_only, PLAN], coder=BUILT, reviewer=[APPROVE])
     values = run(TASK)
-    feedback = run.models["planner"].prompts[1]
-    assert "at least 2 subtasks" in feedback and "subtasks without a function: ['Add numbers']" in feedback
+    assert "no feature left" in run.models["planner"].prompts[1]
     retried = [e for e in values["ledger"] if e["role"] == "planner" and e["kind"] == "retry"]
-    assert len(retried) == 1 and "at least 2 subtasks" in retried[0]["detail"]
+    assert len(retried) == 1 and "no feature left" in retried[0]["detail"]
+    assert [s["function"] for s in values["plan"]["subtasks"]] == ["add(n)", "total()", "main()"]
     assert values["status"] == "completed"
 
 
+def test_a_request_to_keep_data_gets_storage_steps_before_the_features(scripted):
+    save = {"title": "Save", "function": "save_items(path, items)", "acceptance_criteria": []}
+    with_storage = {"features": [*PLAN["features"], save]}
+    run = scripted(planner=[with_storage], coder=["stop here"] * 3)
+    values = run(TASK + " Keep the numbers in a file between runs.", max_output_retries=0)
+    functions = [s["function"] for s in values["plan"]["subtasks"]]
+    # the model's own storage feature is dropped: the storage steps cover it
+    assert functions == ["load_items(path)", "save_items(path, items)", "add(n)", "total()", "main()"]
+
+
 def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, NO_TESTS, NO_TESTS], debugger=[TESTS],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, *[NO_TESTS] * 6], debugger=[TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
-    assert any(e["kind"] == "error" and e["detail"].startswith("tests:") for e in values["ledger"])
+    assert "test_app.py" not in code_versions(values)[0]  # the Coder handed over no test
     testing = next(v for v in values["verdicts"] if v["stage"] == "testing")
     assert testing["outcome"] == "tests_failed"
     # with no test to fix against, the Debugger's first fix is writing the tests
-    assert "Write pytest tests for app.py in test_app.py" in run.models["debugger"].prompts[0]
+    assert "Here is `add` from app.py" in run.models["debugger"].prompts[0]
     assert "def test_add" in values["code"]["files"]["test_app.py"] and values["status"] == "completed"
 
 
 def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     model = ScriptedChatModel(script=[{"path": "test_app.py", "code": TESTS["code"]}])
     call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model})
-    app = CodeArtifact(files={"app.py": STEP2["code"]}, entry_points=("app.py",))
+    app = CodeArtifact(files={"app.py": STEP1["code"] + STEP2["code"]}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
 
 
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
     broken = {"code": "_items = [\n"}
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, *[broken] * 3, *[NO_TESTS] * 3],
-                   debugger=[{"path": "app.py", "code": "_items = []\n"}, TESTS], reviewer=[APPROVE])
+    # _items is never defined, so no test can agree with the code: none is written
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, MAIN, *[broken] * 3, *[TESTS] * 3,
+                                          *[TEST_TOTAL] * 3],
+                   debugger=[{"path": "app.py", "code": "_items = []\n"}, TESTS, TEST_TOTAL],
+                   reviewer=[APPROVE])
     values = run(TASK)
+    assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
     prompts = run.models["debugger"].prompts
-    assert "`_items` is used in add(), total()" in prompts[0] and "Write pytest tests" not in prompts[0]
-    assert "Write pytest tests for app.py in test_app.py" in prompts[1]
+    assert "`_items` is used in add(), total()" in prompts[0] and "Here is" not in prompts[0]
+    assert "Here is `add` from app.py" in prompts[1]
     assert values["status"] == "completed"

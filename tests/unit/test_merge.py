@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from nodes.merge import clean_test_module, merge_module
+from nodes.merge import clean_test_module, definition, merge_module, named_tests
 from nodes.views import strip_fences
 
 APP = '''import json
@@ -98,3 +98,20 @@ def test_a_lone_opening_or_closing_fence_is_dropped():
     assert strip_fences("def f():\n    return 1\n```") == "def f():\n    return 1\n"
     assert strip_fences("```python\nx = 1\n```\n") == "x = 1\n"
     assert strip_fences("x = '```'\n") == "x = '```'\n"
+
+
+def test_named_tests_keeps_only_the_tests_of_a_function_and_imports():
+    answer = ("import pytest\n\ndef add(n):\n    return n\n\n"
+              "def test_count_words(tmp_path):\n    assert count_words([], 'x') == 0\n\n"
+              "def test_add(tmp_path):\n    assert add(1) == 1\n\n"
+              "def test_add_negative():\n    assert add(-1) == -1\n")
+    kept = named_tests(answer, "add")
+    assert "import pytest" in kept and "def test_add(tmp_path)" in kept and "def test_add_negative" in kept
+    assert "def add(n)" not in kept and "test_count_words" not in kept  # the code and the prompt's example
+    assert named_tests("def add(n):\n    return n\n", "add") == ""
+
+
+def test_definition_returns_one_top_level_function():
+    source = "import os\n\n# reads\ndef load(p):\n    return p\n\ndef save(p):\n    pass\n"
+    assert definition(source, "load") == "# reads\ndef load(p):\n    return p"
+    assert definition(source, "missing") == "" and definition("def broken(:", "broken") == ""
