@@ -300,11 +300,16 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
-        app = _merged_piece(call, app, APP_FILE, SUBTASK_PROMPT.format(quotes=QUOTES,
-            task=task_view(task), plan=plan_view(plan), app=APP_FILE, code=_app_view(app),
-            number=number, title=subtask.title, description=subtask.description,
-            function=f" as the function `{subtask.function}`" if name else ""),
-            check=_defines(name) if name else None)
+        prompt = SUBTASK_PROMPT.format(quotes=QUOTES, task=task_view(task), plan=plan_view(plan),
+            app=APP_FILE, code=_app_view(app), number=number, title=subtask.title,
+            description=subtask.description,
+            function=f" as the function `{subtask.function}`" if name else "")
+        if name == "main" and app is not None:
+            # The interface is the piece the model most often cuts off; without it the features still
+            # stand, and the interface step below asks again.
+            app = _best_effort(call, app, "the command-line interface", prompt)
+        else:
+            app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None)
     assert app is not None  # a plan has at least one subtask
     if "__main__" not in app.files[APP_FILE]:
         app = _best_effort(call, app, "the command-line interface", INTERFACE_PROMPT.format(

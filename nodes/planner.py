@@ -53,7 +53,7 @@ STORAGE = (
 )
 INTERFACE = Subtask(
     title="Command-line interface", function="main()",
-    description="Read commands with input() in a loop and call the feature functions.",
+    description="Read commands with input('> ') in a loop and call the feature functions.",
     acceptance_criteria=("every feature has a command", "items are loaded at start and saved after a change",
                          "'quit' or the end of input (EOFError) ends the program"))
 """Every application plan has these steps; the Planner's model supplies the features between them."""

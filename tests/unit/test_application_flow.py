@@ -199,6 +199,16 @@ def test_a_command_line_interface_the_model_cannot_write_is_left_to_the_review(s
     assert values["code"]["files"]["test_app.py"].startswith("from app import *")
 
 
+def test_an_interface_subtask_the_model_cuts_off_is_asked_again_by_the_interface_step(scripted):
+    cut = {"code": "def main():\n    command = input(\n"}  # what an unescaped double quote leaves
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, cut, cut, cut, MAIN, TESTS, TEST_TOTAL],
+                   reviewer=[APPROVE])
+    values = run(TASK)
+    assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
+    assert "Write `main()`" in run.models["coder"].prompts[5]
+    assert values["status"] == "completed"
+
+
 def test_a_plan_without_features_is_retried_with_the_reason(scripted):
     storage_only = {"features": [{"title": "Keep the list in a file", "function": "save_list(items, path)",
                                   "acceptance_criteria": []}]}
