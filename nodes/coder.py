@@ -50,9 +50,9 @@ Plan:
 
 Return the complete implementation of `{name}` (with any imports and helper functions it needs)."""
 
-QUOTES = """Write Python strings with single quotes ('like this'): your code travels inside a JSON string,
-where a double quote ends it."""
-"""The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line."""
+QUOTES = """Write every Python string with single quotes ('like this'), never double quotes."""
+"""The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line. (A
+longer version that explained why was copied into the code as a comment.)"""
 
 SUBTASK_PROMPT = """{task}
 

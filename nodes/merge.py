@@ -87,14 +87,21 @@ def _key(node: ast.stmt, source: str) -> tuple[str, ...]:
     return ("stmt", ast.get_source_segment(source, node) or "")
 
 
+def _is_bare_expression(node: ast.stmt) -> bool:
+    """Return whether ``node`` is a module-level expression other than a docstring."""
+    return isinstance(node, ast.Expr) and not (isinstance(node.value, ast.Constant)
+                                               and isinstance(node.value.value, str))
+
+
 def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
     """Return (key, source text with its decorators and comments above) for each top-level statement."""
     tree = ast.parse(source)
     lines = source.splitlines()
     pieces, start = [], 0
     for node in tree.body:
-        if isinstance(node, _STRAY):
-            # Parses, but cannot run at module level: a line a small model left outside its function.
+        if isinstance(node, _STRAY) or _is_bare_expression(node):
+            # A line a small model left outside its function, or its "example usage" calls, which would
+            # run (and touch files) on every import.
             start = node.end_lineno or node.lineno
             continue
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1

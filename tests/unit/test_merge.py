@@ -93,6 +93,14 @@ def test_statements_that_cannot_run_at_module_level_are_dropped():
     assert "def total(items)" in merged and "\nreturn items" not in merged
 
 
+def test_example_usage_calls_at_module_level_are_dropped_but_docstrings_kept():
+    piece = ('"""A to-do list."""\n\ndef add(items, text):\n    return items + [text]\n\n'
+             "# Example usage:\nadd([], 'a')\nr\n")
+    merged = merge_module("", piece)
+    assert merged.startswith('"""A to-do list."""') and "def add" in merged
+    assert "add([], 'a')" not in merged and "\nr\n" not in merged
+
+
 def test_a_lone_opening_or_closing_fence_is_dropped():
     assert strip_fences("```python\ndef f():\n    return 1\n") == "def f():\n    return 1\n"
     assert strip_fences("def f():\n    return 1\n```") == "def f():\n    return 1\n"
