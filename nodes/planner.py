@@ -150,4 +150,7 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                     or (s.description.strip() or s.title,))
             for i, s in enumerate(draft.subtasks, 1)
         )
-    return {"plan": dump(Plan(subtasks=subtasks, examples=task.examples))}
+    # Small models repeat themselves; a subtask said twice is still one subtask.
+    firsts = {s.title.lower(): s for s in reversed(subtasks)}
+    unique = tuple(s for s in subtasks if firsts[s.title.lower()] is s)
+    return {"plan": dump(Plan(subtasks=unique, examples=task.examples))}

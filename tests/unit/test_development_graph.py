@@ -21,6 +21,16 @@ def test_happy_path_completes_with_tested_code(scripted):
     assert values["review"]["integration"]["ending"] == "passed"
 
 
+def test_a_subtask_the_planner_repeats_is_kept_once(scripted):
+    again = {**PLAN["subtasks"][0], "title": "Add"}
+    other = {"title": "edge cases", "description": "negatives", "acceptance_criteria": ["add(-1, 1) == 0"]}
+    repeating = {"subtasks": [PLAN["subtasks"][0], again, other]}
+    run = scripted(planner=[repeating], coder=[GOOD], reviewer=[APPROVE])
+    values = run()
+    assert [s["title"] for s in values["plan"]["subtasks"]] == ["add", "edge cases"]
+    assert values["status"] == "completed"
+
+
 def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
     values = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])()
     accepted = accepted_kinds([d.contract for r in __import__("graphs.development").development.ROLES.values()
