@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evals.history import Checkpoint
-from state.artifacts import ARTIFACT_MODELS
+from state.artifacts import ARTIFACT_MODELS, artifact_text
 from state.lifecycle import Lifecycle
 
 
@@ -36,26 +36,12 @@ class Step:
         """Return a compact text of what the step did, as a chat-log utterance."""
         parts = [f"[{self.stage}, round {self.round}]"]
         for kind, artifact in self.wrote.items():
-            parts.append(f"{kind}: {_artifact_text(kind, artifact)}")
+            parts.append(f"{kind}: {artifact_text(kind, artifact)}")
         parts += [f"violation ({v['phase']} {v['key']}): {v['detail'][:200]}" for v in self.violations]
         if self.verdict:
             parts.append(f"gate: {self.verdict['outcome']} -> {self.verdict.get('target')} "
                          f"({self.verdict.get('evidence', '')[:200]})")
         return "\n".join(parts)
-
-
-def _artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
-    if kind == "plan":
-        return "; ".join(s["title"] for s in artifact["subtasks"])
-    if kind == "code":
-        return "\n" + "\n".join(f"# {path}\n{body}" for path, body in sorted(artifact["files"].items()))
-    if kind == "test_report":
-        passed = sum(c["passed"] for c in artifact["cases"])
-        return f"{artifact['ending']}, {passed}/{len(artifact['cases'])} passed"
-    if kind == "review":
-        issues = "; ".join(f"[{i['severity']}] {i['description']}" for i in artifact["issues"])
-        return f"{artifact['decision']} {issues}".strip()
-    return str(artifact)[:300]
 
 
 def _new(values: Mapping[str, Any], before: Mapping[str, Any], key: str) -> list[dict[str, Any]]:

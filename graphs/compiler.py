@@ -25,7 +25,7 @@ from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
 from graphs.oracle import Oracle, judge
-from state.artifacts import ARTIFACT_MODELS
+from state.artifacts import ARTIFACT_MODELS, artifact_text
 from state.context import Context
 from state.contracts import (
     Contract,
@@ -120,10 +120,15 @@ class Compiler:
     """Builds a StateGraph from a lifecycle table, role implementations and gates."""
 
     def __init__(self, lifecycle: Lifecycle, roles: Mapping[str, Role], gates: Mapping[str, Gate],
-                 models: Mapping[str, BaseChatModel] | None = None, oracle: Oracle | None = None) -> None:
+                 models: Mapping[str, BaseChatModel] | None = None, oracle: Oracle | None = None,
+                 contracts: bool = True, typed_messages: bool = True) -> None:
+        """Args beyond the table: ``contracts=False`` runs each duty once, unchecked (a role that
+        produces nothing still fails its stage); ``typed_messages=False`` hands over free text, recorded
+        in the ledger and checked against no one. Both exist for the evals' ablations."""
         self.lifecycle, self.roles, self.gates = lifecycle, roles, gates
         self.models = dict(models or {})
         self.oracle = oracle
+        self.contracts, self.typed_messages = contracts, typed_messages
         self.accepted = accepted_kinds(
             [duty.contract for role in roles.values() for duty in role.duties.values()]
         )
@@ -223,6 +228,12 @@ class Compiler:
         duty = role.duties[stage.duty]
         call = StageCall(stage=stage.name, role=role.name, round=_round(state), context=context,
                          models=self.models, step=_step())
+        if not self.contracts:
+            try:
+                return duty.work(state, call), [], call
+            except (OutputError, ValidationError) as exc:
+                return {}, [Violation(role=role.name, phase="output", key="model_output",
+                                      detail=str(exc))], call
         violations = check_preconditions(duty.contract, state)
         call.record("contract", outcome="fail" if violations else "pass", detail="preconditions")
         if violations:
@@ -273,7 +284,9 @@ class Compiler:
             decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
                                     time.monotonic() - started)
             message = self._handoff(role.name, decision["stage"], update, call.round)
-            if message is not None:
+            if message is not None and not self.typed_messages:
+                decision["ledger"] += records([_free_text(message, decision["stage"], _step())])
+            elif message is not None:
                 if refused := check_message(message, self.accepted):
                     decision = self._decide(stage, role.name, state, call.context, "fail",
                                             _summary(refused))
@@ -325,6 +338,13 @@ class Compiler:
 
         finish.__name__ = stage.name
         return finish
+
+
+def _free_text(message: Message, stage: str, step: int) -> LedgerEntry:
+    """Return a handoff as the free text an untyped pipeline passes on (the ``no-messages`` ablation)."""
+    text = "\n\n".join(artifact_text(a.kind, a.model_dump(mode="json")) for a in message.payload)
+    return LedgerEntry(kind="handoff", role=message.sender, stage=stage, round=message.round, step=step,
+                       outcome=message.receiver, detail=text[:4000])
 
 
 def _summary(violations: list[Violation]) -> str:

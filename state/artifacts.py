@@ -7,7 +7,8 @@ contract wrapper before it reaches state.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -153,3 +154,18 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "vote": Vote,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
+
+
+def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
+    """Return a one-paragraph text view of an artifact's JSON form (traces, free-text handoffs)."""
+    if kind == "plan":
+        return "; ".join(s["title"] for s in artifact["subtasks"])
+    if kind == "code":
+        return "\n" + "\n".join(f"# {path}\n{body}" for path, body in sorted(artifact["files"].items()))
+    if kind == "test_report":
+        passed = sum(c["passed"] for c in artifact["cases"])
+        return f"{artifact['ending']}, {passed}/{len(artifact['cases'])} passed"
+    if kind == "review":
+        issues = "; ".join(f"[{i['severity']}] {i['description']}" for i in artifact["issues"])
+        return f"{artifact['decision']} {issues}".strip()
+    return str(artifact)[:300]

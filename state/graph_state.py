@@ -35,7 +35,7 @@ class Verdict(Frozen):
 class LedgerEntry(Frozen):
     """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
 
-    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle"]
+    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff"]
     role: str
     stage: str
     round: int

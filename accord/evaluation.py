@@ -1,0 +1,94 @@
+"""``accord eval``: run a benchmark under a configuration, or build one report from result folders."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def cmd_eval(args: argparse.Namespace, context: Any) -> int:
+    """Run the eval (or ``compare``), then write the report for the output folder."""
+    from evals import report, runner
+    from evals.benchmarks import BENCHMARKS
+    from evals.configs import CONFIGURATIONS
+
+    if args.benchmark == "compare":
+        if not args.dirs:
+            console.print("[red]accord eval compare needs one or more result folders[/]")
+            return 2
+        out = Path(args.out or args.dirs[0])
+        paths = report.write(report.collect([Path(d) for d in args.dirs]), out)
+        console.print(f"report: {', '.join(str(p) for p in paths)}")
+        return 0
+    if args.benchmark not in BENCHMARKS:
+        console.print(
+            f"[red]unknown benchmark {args.benchmark!r} (known: {', '.join(BENCHMARKS)}, compare)[/]"
+        )
+        return 2
+    benchmark, config = BENCHMARKS[args.benchmark], CONFIGURATIONS[args.config]
+    tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
+    out = Path(args.out or Path("out") / "eval" / benchmark.name)
+    columns = (
+        TextColumn(f"{config.name}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[figures]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        job = bar.add_task(config.name, total=len(tasks), figures="")
+        try:
+            rows = runner.run(
+                benchmark,
+                config,
+                tasks,
+                out,
+                context,
+                workers=args.workers,
+                progress=lambda done, total, figures: bar.update(job, completed=done, figures=figures),
+            )
+        except RuntimeError as exc:
+            console.print(f"[red]{exc}[/]")
+            return 1
+    solved = sum(r["passed"] for r in rows)
+    console.print(
+        f"{config.name}: {solved}/{len(rows)} solved ({solved / max(1, len(rows)):.1%}); results in {out}"
+    )
+    paths = report.write(report.collect([out]), out)
+    console.print(f"report: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def add_eval_command(
+    sub: Any,
+    model_options: Callable[[argparse.ArgumentParser], None],
+    context: Callable[[argparse.Namespace], Any],
+) -> None:
+    """Register ``accord eval`` on the CLI's subparsers; ``context`` builds the run Context from args."""
+    from evals.configs import CONFIGURATIONS
+
+    p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
+    p.add_argument("benchmark", help="humaneval, or compare")
+    p.add_argument("dirs", nargs="*", help="for compare: result folders")
+    p.add_argument("--config", default="accountable", choices=list(CONFIGURATIONS))
+    p.add_argument("--limit", type=int, help="the first N tasks")
+    p.add_argument("--ids", nargs="+", help="these task ids only")
+    p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
+    model_options(p)
+    p.set_defaults(func=lambda args: cmd_eval(args, context(args)))

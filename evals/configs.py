@@ -1,0 +1,159 @@
+"""The configurations an eval compares: Accord in full, the papers' baselines, and ablations.
+
+Each is a real graph compiled from a lifecycle table by the same compiler, on the same model and budget:
+
+- ``single``: one model call from the task alone (the monolithic baseline);
+- ``simple``: the four roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
+  (the baseline pipeline of SEMAP and the accountability paper);
+- ``accountable``: the development graph as it ships;
+- ``no-contracts``, ``no-messages``, ``no-gates``: Accord without one ingredient each.
+
+Because every configuration is a lifecycle, blame, MAST detection and cost read all of them the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from graphs import development
+from graphs.compiler import Compiler, Duty, Gate, Role
+from graphs.oracle import Oracle
+from nodes import baseline
+from state.lifecycle import Lifecycle, Transition
+
+PIPELINE = ("initialized", "planning", "implementing", "testing", "debugging", "reviewing")
+"""The development stages in the order a fixed pipeline runs them once each."""
+
+
+def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lifecycle:
+    """Return ``lifecycle``'s stages run once each in ``order``, whatever their gates say.
+
+    Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail``, which a stage
+    takes only when its role produced nothing usable; no counters, so no loops.
+    """
+    done, failed = (
+        next(s for s in lifecycle.stages if s.status == status) for status in ("completed", "failed")
+    )
+    stages = [lifecycle.by_name[s] for s in order]
+    transitions = [
+        Transition(
+            source=stage.name,
+            outcome=outcome,
+            target=failed.name if outcome == "fail" else (order[i + 1] if i + 1 < len(order) else done.name),
+        )
+        for i, stage in enumerate(stages)
+        for outcome in stage.outcomes
+    ]
+    return Lifecycle(
+        name=name, initial=order[0], stages=(*stages, done, failed), transitions=tuple(transitions)
+    )
+
+
+def ignoring(gate: Gate) -> Gate:
+    """Return a gate whose ``fail`` is recorded as evidence but not acted on (the no-gates ablation)."""
+
+    def ignored(state: Mapping[str, Any]) -> tuple[str, str]:
+        outcome, evidence = gate(state)
+        return ("pass", f"ignored: fail, {evidence}") if outcome == "fail" else (outcome, evidence)
+
+    return ignored
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One graph to evaluate: a lifecycle, its roles and gates, and which protocol checks are on."""
+
+    name: str
+    description: str
+    lifecycle: Lifecycle
+    roles: Mapping[str, Role]
+    gates: Mapping[str, Gate]
+    contracts: bool = True
+    typed_messages: bool = True
+
+    def build(
+        self,
+        models: Mapping[str, BaseChatModel] | None = None,
+        checkpointer: Checkpointer = None,
+        oracle: Oracle | None = None,
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
+        """Compile this configuration's graph."""
+        compiler = Compiler(
+            self.lifecycle,
+            self.roles,
+            self.gates,
+            models,
+            oracle,
+            contracts=self.contracts,
+            typed_messages=self.typed_messages,
+        )
+        return compiler.build().compile(checkpointer=checkpointer, name=f"development-{self.name}")
+
+
+_SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE, "pipeline")
+_IGNORED = {stage: ignoring(gate) for stage, gate in development.GATES.items()}
+_SINGLE_ROLES = {
+    "intake": development.ROLES["intake"],
+    "coder": Role("coder", {"implement": Duty(baseline.CONTRACT, baseline.implement_alone)}),
+}
+
+CONFIGURATIONS: dict[str, Configuration] = {
+    c.name: c
+    for c in (
+        Configuration(
+            "single",
+            "one model call from the task alone",
+            fixed_sequence(development.LIFECYCLE, ("initialized", "implementing"), "single"),
+            _SINGLE_ROLES,
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "simple",
+            "the four roles once each in order; free-text handoffs, no contracts, no gates",
+            _SEQUENCE,
+            development.ROLES,
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "accountable",
+            "Accord in full: contracts, typed messages, gated lifecycle",
+            development.LIFECYCLE,
+            development.ROLES,
+            development.GATES,
+        ),
+        Configuration(
+            "no-contracts",
+            "Accord without contract checks and their retries",
+            development.LIFECYCLE,
+            development.ROLES,
+            development.GATES,
+            contracts=False,
+        ),
+        Configuration(
+            "no-messages",
+            "Accord with free-text handoffs instead of typed messages",
+            development.LIFECYCLE,
+            development.ROLES,
+            development.GATES,
+            typed_messages=False,
+        ),
+        Configuration(
+            "no-gates",
+            "Accord's roles once each in order, verification results ignored",
+            _SEQUENCE,
+            development.ROLES,
+            _IGNORED,
+        ),
+    )
+}
+"""Every configuration by name, in the order reports list them."""

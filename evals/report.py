@@ -1,0 +1,237 @@
+"""Reports from eval results: ``summary.json``, ``report.md`` and two plots.
+
+The table compares configurations as SEMAP's and the accountability paper's tables do, with deltas
+against ``simple``; the plots are SEMAP's failures per round by category (its Figure 2) and the
+accountability paper's accuracy against cost with latency as colour and the Pareto frontier (its Figure 3).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from evals.configs import CONFIGURATIONS
+from evals.runner import read_rows
+
+CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
+"""MAST's three failure categories (FC1, FC2, FC3)."""
+BASELINE = "simple"
+
+
+def collect(dirs: Iterable[Path]) -> list[dict[str, Any]]:
+    """Return the rows of several result folders; a later folder's row wins for the same (config, task)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for d in dirs:
+        if not (d / "results.jsonl").exists():
+            raise FileNotFoundError(f"no results.jsonl in {d}")
+        rows.update({(r["config"], r["id"]): r for r in read_rows(d)})
+    return list(rows.values())
+
+
+def _rate(hits: int, chances: int) -> float | None:
+    return round(hits / chances, 3) if chances else None
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the metrics of each configuration present in ``rows``."""
+    by_config: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_config[row["config"]].append(row)
+    order = [c for c in CONFIGURATIONS if c in by_config] + sorted(set(by_config) - set(CONFIGURATIONS))
+    out: dict[str, Any] = {}
+    for name in order:
+        group = sorted(by_config[name], key=lambda r: r["id"])
+        n, solved = len(group), sum(r["passed"] for r in group)
+        failures = [f for r in group for f in r["mast"]]
+        per_round: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CATEGORIES, 0))
+        for f in failures:
+            per_round[str(f["round"])][f["category"]] += 1
+        roles: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in group:
+            for role, counts in r["blame"]["roles"].items():
+                roles[role].update(counts)
+        origins = Counter(r["blame"]["origin"]["role"] for r in group if r["blame"]["origin"])
+        cost, tokens = sum(r["cost"] for r in group), sum(r["tokens_in"] + r["tokens_out"] for r in group)
+        out[name] = {
+            "tasks": n,
+            "solved": solved,
+            "pass@1": round(solved / n, 4) if n else 0.0,
+            "ids": [r["id"] for r in group],
+            "models": sorted({r["model"] for r in group if r["model"]}),
+            "dates": sorted({r["date"] for r in group}),
+            "mast": {
+                "total": len(failures),
+                "per_task": round(len(failures) / n, 3) if n else 0.0,
+                "by_category": {c: sum(f["category"] == c for f in failures) for c in CATEGORIES},
+                "by_mode": dict(Counter(f["mode"] for f in failures)),
+                "by_round": dict(sorted(per_round.items(), key=lambda kv: int(kv[0]))),
+            },
+            "roles": {
+                role: {
+                    "repair_rate": _rate(c["repairs"], c["wrong_inputs"]),
+                    "harm_rate": _rate(c["harms"], c["right_inputs"]),
+                    **c,
+                }
+                for role, c in sorted(roles.items())
+            },
+            "error_origins": dict(origins),
+            "planner_error_rate": round(origins.get("planner", 0) / n, 3) if n else 0.0,
+            "median_tokens_in": statistics.median(r["tokens_in"] for r in group) if n else 0,
+            "median_tokens_out": statistics.median(r["tokens_out"] for r in group) if n else 0,
+            "tokens_per_task": round(tokens / n) if n else 0,
+            "tokens_per_solved": round(tokens / solved) if solved else None,
+            "cost": round(cost, 6),
+            "cost_per_solved": round(cost / solved, 6) if solved else None,
+            "median_latency_s": round(statistics.median(r["latency_s"] for r in group), 1) if n else 0.0,
+            "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
+        }
+    return out
+
+
+def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
+    return "—" if value is None else pattern.format(value)
+
+
+def markdown(summary: Mapping[str, Any]) -> str:
+    """Return the report as Markdown: the configuration table, failures, blame per role."""
+    base = summary.get(BASELINE, {}).get("pass@1")
+    lines = ["# Eval report", ""]
+    for name, s in summary.items():
+        ids = s["ids"]
+        lines.append(
+            f"- `{name}`: {s['tasks']} tasks ({ids[0]} … {ids[-1]}), model {', '.join(s['models']) or '—'}, "
+            f"run {', '.join(s['dates'])}"
+        )
+    lines += [
+        "",
+        "| configuration | tasks | solved | pass@1 | Δ vs simple | MAST failures / task (FC1 / FC2 / FC3) "
+        "| median tokens in / out | tokens per solved | cost per solved | median latency (s) "
+        "| LLM calls / task |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in summary.items():
+        delta = "—" if base is None or name == BASELINE else f"{(s['pass@1'] - base) * 100:+.1f} pts"
+        cats = " / ".join(str(s["mast"]["by_category"][c]) for c in CATEGORIES)
+        tokens = f"{s['median_tokens_in']:,.0f} / {s['median_tokens_out']:,.0f}"
+        cells = [name, s["tasks"], s["solved"], f"{s['pass@1']:.1%}", delta,
+                 f"{s['mast']['per_task']:.2f} ({cats})", tokens, _fmt(s["tokens_per_solved"], "{:,.0f}"),
+                 _fmt(s["cost_per_solved"], "${:.4f}"), f"{s['median_latency_s']:.1f}",
+                 f"{s['llm_calls_per_task']:.1f}"]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    lines += ["", "Failures by MAST mode (detectors):", ""]
+    for name, s in summary.items():
+        modes = ", ".join(f"{m}: {k}" for m, k in sorted(s["mast"]["by_mode"].items())) or "none"
+        lines.append(f"- `{name}`: {modes}")
+    lines += [
+        "",
+        "## Blame (hidden-test oracle at every checkpoint)",
+        "",
+        "| configuration | role | repair rate (repairs / wrong inputs) | harm rate (harms / right inputs) |",
+        "|---|---|---|---|",
+    ]
+    for name, s in summary.items():
+        for role, r in s["roles"].items():
+            lines.append(
+                f"| {name} | {role} | {_fmt(r['repair_rate'])} ({r['repairs']}/{r['wrong_inputs']}) "
+                f"| {_fmt(r['harm_rate'])} ({r['harms']}/{r['right_inputs']}) |"
+            )
+    lines += [
+        "",
+        "Error origins (the stage whose mistake was never repaired), by role; the hidden tests judge "
+        "code, so a plan's mistake shows at the first code written from it:",
+        "",
+    ]
+    for name, s in summary.items():
+        origins = ", ".join(f"{role}: {k}" for role, k in sorted(s["error_origins"].items())) or "none"
+        lines.append(f"- `{name}`: {origins}; planner error rate {s['planner_error_rate']:.1%}")
+    lines += [
+        "",
+        "![failures per round](failures_per_round.png)",
+        "",
+        "![accuracy against cost](accuracy_cost.png)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def plot_failures(summary: Mapping[str, Any], path: Path) -> None:
+    """Plot MAST failures per task in each round, one panel per category, one line per configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(CATEGORIES), figsize=(13, 3.8), sharey=True)
+    rounds = sorted({int(r) for s in summary.values() for r in s["mast"]["by_round"]} or {1})
+    for ax, category in zip(axes, CATEGORIES, strict=True):
+        for name, s in summary.items():
+            ys = [s["mast"]["by_round"].get(str(r), {}).get(category, 0) / max(1, s["tasks"]) for r in rounds]
+            ax.plot(rounds, ys, marker="o", label=name)
+        ax.set_title(category)
+        ax.set_xlabel("round")
+        ax.set_xticks(rounds)
+    axes[0].set_ylabel("failures per task")
+    axes[-1].legend(fontsize=8)
+    fig.suptitle("MAST failures per round by category and configuration")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def pareto(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Return the points no other point beats on both lower cost (x) and higher accuracy (y), by cost."""
+    frontier: list[tuple[float, float]] = []
+    for x, y in sorted(points, key=lambda p: (p[0], -p[1])):
+        if not frontier or y > frontier[-1][1]:
+            frontier.append((x, y))
+    return frontier
+
+
+def plot_accuracy_cost(summary: Mapping[str, Any], path: Path) -> None:
+    """Plot pass@1 against cost per task (USD, or tokens when the model is free), latency as colour."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    priced = any(s["cost"] > 0 for s in summary.values())
+    xs = [s["cost"] / max(1, s["tasks"]) if priced else s["tokens_per_task"] for s in summary.values()]
+    ys = [s["pass@1"] * 100 for s in summary.values()]
+    latency = [s["median_latency_s"] for s in summary.values()]
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    dots = ax.scatter(xs, ys, c=latency, cmap="viridis", s=70, zorder=3)
+    for name, x, y in zip(summary, xs, ys, strict=True):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    front = pareto(list(zip(xs, ys, strict=True)))
+    ax.plot(
+        [p[0] for p in front], [p[1] for p in front], "--", color="grey", label="Pareto frontier", zorder=2
+    )
+    fig.colorbar(dots, label="median latency per task (s)")
+    ax.set_xlabel("cost per task (USD)" if priced else "tokens per task (local model: no price)")
+    ax.set_ylabel("pass@1 (%)")
+    ax.legend(fontsize=8)
+    ax.set_title("Accuracy against cost")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """Write ``summary.json``, ``report.md`` and the two plots into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(rows)
+    paths = [
+        out / "summary.json",
+        out / "report.md",
+        out / "failures_per_round.png",
+        out / "accuracy_cost.png",
+    ]
+    paths[0].write_text(json.dumps(summary, indent=2) + "\n")
+    paths[1].write_text(markdown(summary))
+    plot_failures(summary, paths[2])
+    plot_accuracy_cost(summary, paths[3])
+    return paths

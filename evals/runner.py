@@ -1,0 +1,187 @@
+"""Run a benchmark under a configuration: one checkpointed thread per task, one JSONL row per result.
+
+Rows are appended as tasks finish, so an interrupted eval resumes where it stopped: a task with a row is
+never rerun, and a task whose thread was cut off mid-run continues from its last checkpoint (the
+checkpoints live beside the results, in ``checkpoints.sqlite``). Each row holds the score from the
+benchmark's hidden oracle, the ledger's totals, the MAST failures the detectors find in the trace and the
+blame computed from the checkpoints, which the same oracle judged as the run went.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+
+from accord import runs
+from evals import history, mast
+from evals.benchmarks import Benchmark, EvalTask
+from evals.blame import blame
+from evals.configs import Configuration
+from evals.trace import steps
+from state.artifacts import CodeArtifact
+from state.context import Context
+
+RESULTS = "results.jsonl"
+CHECKPOINTS = "checkpoints.sqlite"
+RECURSION_LIMIT = 200
+"""LangGraph steps per run; the lifecycle's counters end every run long before (5 rounds × 9 stages)."""
+
+
+def read_rows(out: Path) -> list[dict[str, Any]]:
+    """Return the rows in ``out``'s results, the last one per (configuration, task)."""
+    path = out / RESULTS
+    if not path.exists():
+        return []
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[(row["config"], row["id"])] = row
+    return list(rows.values())
+
+
+def select(
+    tasks: list[EvalTask], ids: Iterable[str] | None = None, limit: int | None = None
+) -> list[EvalTask]:
+    """Return the tasks named by ``ids`` (all when None), the first ``limit`` of them."""
+    if ids:
+        wanted = set(ids)
+        if unknown := wanted - {t.id for t in tasks}:
+            raise KeyError(f"no such tasks: {sorted(unknown)}")
+        tasks = [t for t in tasks if t.id in wanted]
+    return tasks[:limit] if limit else tasks
+
+
+def _span(chain: list[history.Checkpoint]) -> float:
+    stamps = [datetime.fromisoformat(c.created_at) for c in chain if c.created_at]
+    return (max(stamps) - min(stamps)).total_seconds() if len(stamps) > 1 else 0.0
+
+
+def run_task(
+    benchmark: Benchmark,
+    config: Configuration,
+    task: EvalTask,
+    checkpointer: Any,
+    context: Context,
+    models: Mapping[str, BaseChatModel] | None = None,
+) -> dict[str, Any]:
+    """Run (or resume) one task's thread to its end and return its result row."""
+    thread = f"{benchmark.name}/{config.name}/{task.id}"
+    graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
+    cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT}
+    earlier = history.from_graph(graph, thread)
+    started = time.monotonic()
+    if not earlier:
+        graph.invoke({"request": task.prompt}, cfg, context=context)
+    elif earlier[-1].next:
+        graph.invoke(None, cfg, context=context)  # cut off mid-run: continue from the last checkpoint
+    elapsed = time.monotonic() - started + _span(earlier)
+    chain = history.from_graph(graph, thread)
+    values = chain[-1].values
+    code = values.get("code")
+    passed, detail = (
+        benchmark.score(task.id, CodeArtifact.model_validate(code)) if code else (False, "no code produced")
+    )
+    trace = steps(chain, config.lifecycle)
+    findings = mast.detect(trace, values)
+    verdict = blame(chain, config.lifecycle)
+    totals = runs.totals(values.get("ledger", []))
+    models_used = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]})
+    origin = verdict.origin
+    return {
+        "benchmark": benchmark.name,
+        "config": config.name,
+        "id": task.id,
+        "thread": thread,
+        "date": datetime.now(UTC).date().isoformat(),
+        "model": ", ".join(models_used),
+        "passed": passed,
+        "detail": detail.strip().splitlines()[-1][:300] if detail.strip() else "",
+        "status": values.get("status", "running"),
+        "reason": values.get("reason", "")[:300],
+        "rounds": int(values.get("counters", {}).get("round", 1)),
+        "latency_s": round(elapsed, 2),
+        "resumed": bool(earlier),
+        **{k: totals[k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
+        "mast": [
+            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role} for f in findings
+        ],
+        "blame": {
+            "final_correct": verdict.final_correct,
+            "origin": None
+            if origin is None
+            else {"stage": origin.stage, "role": origin.role, "round": origin.round},
+            "roles": verdict.rates(),
+        },
+    }
+
+
+class Recorder:
+    """Appends rows to the results file (thread-safe) and keeps the running figures for progress."""
+
+    def __init__(self, out: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.path, self.lock = out / RESULTS, threading.Lock()
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Append one row, flushed before returning (a kill after this loses nothing)."""
+        with self.lock, self.path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+            self.rows.append(dict(row))
+
+    def figures(self) -> str:
+        """Return pass rate and tokens so far, for the progress line."""
+        if not self.rows:
+            return "pass —"
+        passed = sum(r["passed"] for r in self.rows)
+        tokens = statistics.median(r["tokens_in"] + r["tokens_out"] for r in self.rows)
+        return f"pass {passed}/{len(self.rows)} ({passed / len(self.rows):.0%}), median {tokens:,.0f} tokens"
+
+
+def run(
+    benchmark: Benchmark,
+    config: Configuration,
+    tasks: list[EvalTask],
+    out: Path,
+    context: Context,
+    workers: int = 1,
+    models: Mapping[str, BaseChatModel] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every task without a row in ``out`` yet; return all of this configuration's rows.
+
+    ``progress(done, total, figures)`` is called after each task. A task whose run raises (an endpoint
+    down past its retries) gets no row: the next run resumes its thread.
+    """
+    recorder = Recorder(out)
+    finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
+    todo = [t for t in tasks if t.id not in finished]
+    errors: list[str] = []
+    with runs.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
+        futures = {pool.submit(run_task, benchmark, config, t, saver, context, models): t for t in todo}
+        done = len(tasks) - len(todo)
+        if progress:
+            progress(done, len(tasks), recorder.figures())
+        for future in as_completed(futures):
+            try:
+                recorder.add(future.result())
+            except Exception as exc:  # an interrupted task keeps its thread; the next run resumes it
+                errors.append(f"{futures[future].id}: {type(exc).__name__}: {exc}")
+            done += 1
+            if progress:
+                progress(done, len(tasks), recorder.figures())
+    if errors:
+        raise RuntimeError(f"{len(errors)} tasks did not finish (rerun to resume them): " + "; ".join(errors))
+    wanted = {t.id for t in tasks}
+    return [r for r in read_rows(out) if r["config"] == config.name and r["id"] in wanted]
