@@ -33,13 +33,16 @@ test-unit: $(BIN)/accord  ## offline unit tests only (scripted models, no model 
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
 	$(BIN)/ruff check graphs nodes state evals accord tests
-	$(BIN)/mypy graphs nodes state accord
+	$(BIN)/mypy graphs nodes state accord evals
 
 dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
 	$(BIN)/langgraph dev --no-browser
 
 clean:  ## remove runs and outputs (keeps the venv and the model cache)
 	rm -rf .accord out
+
+eval: setup  ## HumanEval on the local model: make eval CONFIG=accountable LIMIT=40 (resumable)
+	$(BIN)/accord eval humaneval --config $(or $(CONFIG),accountable) $(if $(LIMIT),--limit $(LIMIT)) --out $(or $(EVAL_OUT),out/eval/humaneval)
 
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run)
 	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -27,7 +28,7 @@ CASES: list[tuple[str, type[BaseModel], str]] = [
 
 def measure(llm: object, lazy: bool) -> dict[str, tuple[int, float, str]]:
     """Return, per case, (completion tokens, seconds, output)."""
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import Llama, LlamaGrammar  # type: ignore[attr-defined]
     from llama_cpp import llama as llama_module
 
     assert isinstance(llm, Llama)
@@ -38,7 +39,7 @@ def measure(llm: object, lazy: bool) -> dict[str, tuple[int, float, str]]:
         grammar = LlamaGrammar.from_json_schema(json.dumps(schema.model_json_schema()), verbose=False)
         llm.reset()
         started = time.perf_counter()
-        out: dict = llm.create_chat_completion([{"role": "user", "content": prompt}],  # type: ignore[assignment]
+        out: dict[str, Any] = llm.create_chat_completion([{"role": "user", "content": prompt}],  # type: ignore[assignment]
                                                grammar=grammar, temperature=0, max_tokens=300)
         results[name] = (int(out["usage"]["completion_tokens"]), time.perf_counter() - started,
                          str(out["choices"][0]["message"]["content"]))

@@ -1,0 +1,146 @@
+"""The eval runner, its configurations and its reports, on HumanEval/0 with scripted models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from accord.cli import main
+from evals import report, runner
+from evals.benchmarks import BENCHMARKS
+from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence
+from evals.humaneval import problems
+from graphs.development import LIFECYCLE
+from nodes.scripted import ScriptedChatModel
+from state.context import Context
+
+HUMANEVAL = BENCHMARKS["humaneval"]
+SOLVED = {"code": "def has_close_elements(numbers, threshold):\n"
+                  + problems()["HumanEval/0"]["canonical_solution"]}
+WRONG = {"code": "def has_close_elements(numbers, threshold):\n    return False\n"}
+PLAN = {"subtasks": [{"title": "compare pairs", "description": "check every pair's distance",
+                      "function": "has_close_elements(numbers, threshold)",
+                      "acceptance_criteria": ["two numbers closer than threshold -> True"]}]}
+APPROVE = {"decision": "approve", "issues": []}
+
+
+def models(code: dict[str, str] = SOLVED, reviewer: Any = APPROVE) -> dict[str, ScriptedChatModel]:
+    scripts = {"planner": [PLAN], "coder": [code], "debugger": [code], "reviewer": [reviewer]}
+    return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
+
+
+def evaluate(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel],
+             ids: tuple[str, ...] = ("HumanEval/0",)) -> list[dict[str, Any]]:
+    tasks = runner.select(HUMANEVAL.tasks(), ids)
+    return runner.run(HUMANEVAL, CONFIGURATIONS[config], tasks, tmp_path, Context(), models=scripted)
+
+
+def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
+    pipeline = fixed_sequence(LIFECYCLE, PIPELINE, "pipeline")
+    assert pipeline.delta[("testing", "tests_failed")].target == "debugging"
+    assert pipeline.delta[("testing", "pass")].target == "debugging"
+    assert pipeline.delta[("reviewing", "changes")].target == "completed"
+    assert pipeline.delta[("planning", "fail")].target == "failed"
+    assert not pipeline.counters
+
+
+def test_single_is_one_call_that_sees_only_the_prompt(tmp_path):
+    scripted = models()
+    [row] = evaluate(tmp_path, "single", scripted)
+    assert row["passed"] and row["llm_calls"] == 1 and row["status"] == "completed"
+    assert scripted["coder"].calls == 1 and scripted["planner"].calls == 0
+    # The detectors see that nothing tested the code before completion.
+    assert [f["mode"] for f in row["mast"]] == ["FM-3.3"]
+
+
+def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
+    scripted = models(reviewer={"decision": "request_changes", "issues": [
+        {"severity": "major", "location": "solution.py", "description": "style"}]})
+    [row] = evaluate(tmp_path, "simple", scripted)
+    assert row["status"] == "completed" and row["passed"]  # the review's changes are not acted on
+    assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 1, "debugger": 1,
+                                                                "reviewer": 1}
+    graph = CONFIGURATIONS["simple"].build(checkpointer=None)
+    assert "reviewing" in graph.get_graph().nodes
+    state = _final_state(tmp_path, "simple")
+    assert state["messages"] == []
+    assert not [e for e in state["ledger"] if e["kind"] == "contract"]
+    handoffs = [(e["role"], e["outcome"]) for e in state["ledger"] if e["kind"] == "handoff"]
+    assert handoffs[:3] == [("intake", "planner"), ("planner", "coder"), ("coder", "debugger")]
+
+
+def _final_state(out: Any, config: str) -> dict[str, Any]:
+    from accord import runs
+
+    with runs.checkpointer(out / runner.CHECKPOINTS) as saver:
+        graph = CONFIGURATIONS[config].build(checkpointer=saver)
+        return dict(graph.get_state(runs.config(f"humaneval/{config}/HumanEval/0")).values)
+
+
+def test_accountable_blames_the_coder_for_wrong_code_and_the_debugger_for_nothing(tmp_path):
+    [row] = evaluate(tmp_path, "accountable", models(code=WRONG))
+    assert not row["passed"] and row["status"] == "failed"
+    assert row["blame"]["final_correct"] is False
+    assert row["blame"]["origin"]["role"] == "coder"
+    assert row["blame"]["roles"]["debugger"]["repairs"] == 0
+    assert row["rounds"] == 5 and row["llm_calls"] > 5
+
+
+def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path):
+    hidden = [line.strip() for line in problems()["HumanEval/0"]["test"].splitlines() if len(line.strip()) > 12]
+    assert len(hidden) >= 5
+    for config in CONFIGURATIONS:
+        scripted = models(code=WRONG)  # failing code makes every role run, retry and see feedback
+        evaluate(tmp_path / config, config, scripted)
+        prompts = "\n".join(p for m in scripted.values() for p in m.prompts)
+        assert "has_close_elements" in prompts
+        leaked = [line for line in hidden if line in prompts]
+        assert leaked == [], f"{config} leaked hidden tests: {leaked}"
+        assert "def check(" not in prompts
+
+
+def test_an_interrupted_eval_resumes_without_redoing_finished_work(tmp_path):
+    def down(messages: Any) -> Any:
+        raise RuntimeError("reviewer endpoint down")
+
+    broken = models(reviewer=down)
+    with pytest.raises(RuntimeError, match="1 tasks did not finish"):
+        evaluate(tmp_path, "accountable", broken)
+    assert runner.read_rows(tmp_path) == []
+    assert broken["planner"].calls == 1
+
+    again = models()
+    [row] = evaluate(tmp_path, "accountable", again)
+    assert row["passed"] and row["resumed"]
+    assert again["planner"].calls == 0 and again["coder"].calls == 0 and again["reviewer"].calls == 1
+
+    third = models()
+    assert evaluate(tmp_path, "accountable", third) == [row]  # a task with a row is never rerun
+    assert all(m.calls == 0 for m in third.values())
+
+
+def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    evaluate(first, "simple", models(code=WRONG))
+    evaluate(second, "accountable", models())
+    assert main(["eval", "compare", str(first), str(second), "--out", str(tmp_path / "both")]) == 0
+    summary = json.loads((tmp_path / "both" / "summary.json").read_text())
+    assert list(summary) == ["simple", "accountable"]
+    assert summary["simple"]["pass@1"] == 0.0 and summary["accountable"]["pass@1"] == 1.0
+    text = (tmp_path / "both" / "report.md").read_text()
+    assert "| accountable | 1 | 1 | 100.0% | +100.0 pts |" in text
+    for png in ("failures_per_round.png", "accuracy_cost.png"):
+        assert (tmp_path / "both" / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_pareto_frontier_keeps_only_undominated_points():
+    points = [(10.0, 50.0), (5.0, 40.0), (20.0, 45.0), (30.0, 70.0), (5.0, 30.0)]
+    assert report.pareto(points) == [(5.0, 40.0), (10.0, 50.0), (30.0, 70.0)]
+
+
+def test_selecting_unknown_ids_is_a_clear_error():
+    with pytest.raises(KeyError, match="HumanEval/999"):
+        runner.select(HUMANEVAL.tasks(), ["HumanEval/999"])
+    assert [t.id for t in runner.select(HUMANEVAL.tasks(), limit=3)] == [f"HumanEval/{i}" for i in range(3)]
