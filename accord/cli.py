@@ -34,6 +34,7 @@ def _context(args: argparse.Namespace) -> Any:
             default_model = name
     return Context(model=default_model, base_url=args.base_url, role_models=role_models,
                    max_rounds=args.max_rounds, max_debug_attempts=args.max_debug_attempts,
+                   max_candidates=args.max_candidates,
                    temperature=args.temperature)
 
 
@@ -250,6 +251,8 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--temperature", type=float, default=0.0)
         p.add_argument("--max-rounds", type=int, default=5)
         p.add_argument("--max-debug-attempts", type=int, default=3)
+        p.add_argument("--max-candidates", type=int, default=4,
+                       help="implementations the Coder writes for a function before selecting one")
         p.add_argument("--out", help="write the produced files here")
 
     run = sub.add_parser("run", help="run the development graph on a task")

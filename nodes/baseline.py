@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphs.compiler import StageCall
-from nodes.coder import SYSTEM, Implementation, function_module
+from nodes.coder import ALONE_PROMPT, SYSTEM, Implementation, function_module
 from nodes.llm import structured
 from nodes.views import APP_FILE, artifacts, strip_fences, task_view
 from state.artifacts import CodeArtifact
@@ -15,19 +15,18 @@ from state.graph_state import dump
 
 CONTRACT = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
 
-PROMPT = """{task}
+APP_PROMPT = """{task}
 
-Return {what}."""
+Return the whole program, one Python module `{app}` runnable as `python {app}`."""
 
 
 def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the code in one call that sees only the task."""
     task, _, _ = artifacts(state)
     if task.level == "function":
-        what = f"the complete implementation of `{task.entry_point}` (with any imports and helpers it needs)"
-        answer = structured(call, Implementation, SYSTEM, PROMPT.format(task=task_view(task), what=what))
+        prompt = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
+        answer = structured(call, Implementation, SYSTEM, prompt)
         return {"code": dump(function_module(task, answer.code))}
-    what = f"the whole program, one Python module `{APP_FILE}` runnable as `python {APP_FILE}`"
-    answer = structured(call, Implementation, SYSTEM, PROMPT.format(task=task_view(task), what=what))
+    answer = structured(call, Implementation, SYSTEM, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
     code = CodeArtifact(files={APP_FILE: strip_fences(answer.code)}, entry_points=(APP_FILE,))
     return {"code": dump(code)}

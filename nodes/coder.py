@@ -50,6 +50,14 @@ Plan:
 
 Return the complete implementation of `{name}` (with any imports and helper functions it needs)."""
 
+ALONE_PROMPT = """{task}
+
+Return the complete implementation of `{name}` (with any imports and helpers it needs)."""
+"""The task alone: the monolithic baseline's one call, and the Coder's first candidate."""
+
+SAMPLE_TEMPERATURE = 0.8
+"""Sampled candidates: hot enough to differ from the greedy ones."""
+
 QUOTES = """Write every Python string with single quotes ('like this'), never double quotes."""
 """The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line. (A
 longer version that explained why was copied into the code as a comment.)"""
@@ -295,8 +303,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if review is not None and code is not None:
         return {"code": dump(revise(call, task, plan_view(plan), code, review))}
     if task.level == "function":
-        prompt = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
-        return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
+        return {"code": dump(best_candidate(call, task, plan))}
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
@@ -318,6 +325,40 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(quotes=QUOTES,
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     return {"code": dump(write_tests(call, plan, app))}
+
+
+def best_candidate(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
+    """Write up to ``max_candidates`` implementations; keep the one that passes the most examples.
+
+    The first is written from the task alone at temperature 0, the second from the task and the plan,
+    the rest from both, sampled. Writing stops at the first candidate that passes every example, and
+    ties keep the earlier one, so a later candidate replaces an earlier one only on executed evidence.
+    """
+    alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
+    planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
+    tries = [(alone, None), (planned, None)]
+    tries += [(planned, SAMPLE_TEMPERATURE)] * max(0, call.context.max_candidates - len(tries))
+    best: tuple[int, CodeArtifact] | None = None
+    error = ""
+    for number, (prompt, temperature) in enumerate(tries[:max(1, call.context.max_candidates)], 1):
+        try:
+            code = function_module(task, structured(call, Implementation, SYSTEM, prompt, temperature).code)
+        except OutputError as exc:
+            error = str(exc)
+            call.record("retry", outcome=str(number), detail=f"candidate {number}: {exc}"[:300])
+            continue
+        report, result = testing.run_examples(code, FUNCTION_FILE, plan.examples,
+                                              sandbox.Limits(timeout_s=call.context.sandbox_timeout_s))
+        passed = sum(c.passed for c in report.cases)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"candidate {number}: {passed}/{len(plan.examples)} examples passed")
+        if best is None or passed > best[0]:
+            best = (passed, code)
+        if report.passed and passed == len(plan.examples):
+            break
+    if best is None:
+        raise OutputError(f"no candidate was valid code; the last: {error}")
+    return best[1]
 
 
 def _app_view(code: CodeArtifact | None) -> str:

@@ -44,6 +44,8 @@ class Context:
     """Collaboration rounds (review → implementing) before the run fails."""
     max_debug_attempts: int = 3
     """Debugger fixes per round before the code goes to review as it is."""
+    max_candidates: int = 4
+    """Implementations the Coder writes for a function before keeping the one that passes most examples."""
     max_output_retries: int = 2
     """Retries of a role whose output violated its contract, with the violation as feedback."""
     sandbox_timeout_s: float = 10.0

@@ -41,6 +41,8 @@ class Run:
         self.config = {"configurable": {"thread_id": "test"}}
 
     def __call__(self, request: str = STUB, **context: Any) -> dict[str, Any]:
+        # One candidate unless a test asks for more: scripts then read as one answer per Coder call.
+        context = {"max_candidates": 1, **context}
         return dict(self.graph.invoke({"request": request}, self.config, context=Context(**context)))
 
     def path(self, values: dict[str, Any]) -> list[str]:

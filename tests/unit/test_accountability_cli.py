@@ -21,7 +21,8 @@ from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 def failed_thread(workdir, monkeypatch, capsys):
     """A run that fails: the coder's error is never repaired (the fix repeats it)."""
     script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
-    assert cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1"]) == 1
+    assert cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1",
+                     "--max-candidates", "1"]) == 1
     capsys.readouterr()
     return "f"
 

@@ -49,7 +49,7 @@ def test_resume_continues_an_interrupted_run_without_redoing_steps(workdir, monk
         raise KeyboardInterrupt  # the user presses Ctrl-C while the debugger's model is working
 
     models["debugger"].script = [crash, GOOD]
-    assert cli.main(["run", "--file", "stub.py", "--thread", "t3"]) == 130
+    assert cli.main(["run", "--file", "stub.py", "--thread", "t3", "--max-candidates", "1"]) == 130
     assert models["planner"].calls == models["coder"].calls == 1
     assert cli.main(["resume", "t3", "--out", "out"]) == 0
     assert models["planner"].calls == models["coder"].calls == 1  # finished steps are not redone

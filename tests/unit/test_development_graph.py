@@ -43,10 +43,30 @@ def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
 
 
 def test_planner_prompt_sees_the_task_and_coder_sees_the_plan(scripted):
-    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    run()
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
+    run(max_candidates=2)
     assert "def add(a: int, b: int)" in run.models["planner"].prompts[0]
-    assert "add(1, 2) == 3" in run.models["coder"].prompts[0]
+    # The first candidate is written from the task alone, the second from the task and the plan.
+    assert "add(1, 2) == 3" not in run.models["coder"].prompts[0]
+    assert "add(1, 2) == 3" in run.models["coder"].prompts[1]
+
+
+def test_the_coder_keeps_the_candidate_that_passes_the_most_examples(scripted):
+    half = {"code": "def add(a, b):\n    return 3 if a == 1 else a - b\n"}  # passes add(1, 2) only
+    run = scripted(planner=[PLAN], coder=[BAD, half, BAD, GOOD], debugger=[half], reviewer=[APPROVE])
+    values = run(max_candidates=3, max_rounds=1)
+    assert run.models["coder"].calls == 3  # the budget: GOOD, the fourth answer, is never asked for
+    assert "3 if a == 1" in values["code"]["files"]["solution.py"]
+    picks = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
+    assert picks == ["candidate 1: 0/2 examples passed", "candidate 2: 1/2 examples passed",
+                     "candidate 3: 0/2 examples passed"]
+
+
+def test_the_coder_stops_at_the_first_candidate_that_passes_every_example(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD, BAD], reviewer=[APPROVE])
+    values = run(max_candidates=4)
+    assert run.models["coder"].calls == 2
+    assert values["status"] == "completed" and "a + b" in values["code"]["files"]["solution.py"]
 
 
 def test_failing_tests_go_to_debugging_then_pass(scripted):
@@ -156,7 +176,8 @@ def test_ledger_accounts_for_every_llm_call_and_gate(scripted):
     assert all(e["tokens_in"] > 0 and e["cost"] > 0 for e in llm)
     gates = [e for e in values["ledger"] if e["kind"] == "gate"]
     assert len(gates) == len(values["verdicts"])
-    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"testing", "reviewing"}
+    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"implementing", "testing",
+                                                                                "reviewing"}
 
 
 def test_lifecycle_table_is_the_one_compiled():
