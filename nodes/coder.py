@@ -336,7 +336,7 @@ def best_candidate(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
     """
     alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
-    tries = [(alone, None), (planned, None)]
+    tries: list[tuple[str, float | None]] = [(alone, None), (planned, None)]
     tries += [(planned, SAMPLE_TEMPERATURE)] * max(0, call.context.max_candidates - len(tries))
     best: tuple[int, CodeArtifact] | None = None
     error = ""

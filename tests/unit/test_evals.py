@@ -89,7 +89,8 @@ def test_accountable_blames_the_coder_for_wrong_code_and_the_debugger_for_nothin
 
 
 def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path):
-    hidden = [line.strip() for line in problems()["HumanEval/0"]["test"].splitlines() if len(line.strip()) > 12]
+    test = problems()["HumanEval/0"]["test"]
+    hidden = [line.strip() for line in test.splitlines() if len(line.strip()) > 12]
     assert len(hidden) >= 5
     for config in CONFIGURATIONS:
         scripted = models(code=WRONG)  # failing code makes every role run, retry and see feedback
