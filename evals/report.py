@@ -8,6 +8,7 @@ accountability paper's accuracy against cost with latency as colour and the Pare
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -32,6 +33,11 @@ def collect(dirs: Iterable[Path]) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
+def _natural(task_id: str) -> tuple[str | int, ...]:
+    """Return a sort key that puts HumanEval/9 before HumanEval/10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", task_id))
+
+
 def _rate(hits: int, chances: int) -> float | None:
     return round(hits / chances, 3) if chances else None
 
@@ -44,7 +50,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     order = [c for c in CONFIGURATIONS if c in by_config] + sorted(set(by_config) - set(CONFIGURATIONS))
     out: dict[str, Any] = {}
     for name in order:
-        group = sorted(by_config[name], key=lambda r: r["id"])
+        group = sorted(by_config[name], key=lambda r: _natural(r["id"]))
         n, solved = len(group), sum(r["passed"] for r in group)
         failures = [f for r in group for f in r["mast"]]
         per_round: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CATEGORIES, 0))
@@ -211,6 +217,7 @@ def plot_accuracy_cost(summary: Mapping[str, Any], path: Path) -> None:
         [p[0] for p in front], [p[1] for p in front], "--", color="grey", label="Pareto frontier", zorder=2
     )
     fig.colorbar(dots, label="median latency per task (s)")
+    ax.margins(x=0.2, y=0.15)  # room for the labels
     ax.set_xlabel("cost per task (USD)" if priced else "tokens per task (local model: no price)")
     ax.set_ylabel("pass@1 (%)")
     ax.legend(fontsize=8)

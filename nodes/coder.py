@@ -336,11 +336,12 @@ def best_candidate(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
     """
     alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
+    budget = max(1, call.context.max_candidates)
     tries: list[tuple[str, float | None]] = [(alone, None), (planned, None)]
-    tries += [(planned, SAMPLE_TEMPERATURE)] * max(0, call.context.max_candidates - len(tries))
+    tries += [(planned, SAMPLE_TEMPERATURE)] * (budget - len(tries))
     best: tuple[int, CodeArtifact] | None = None
     error = ""
-    for number, (prompt, temperature) in enumerate(tries[:max(1, call.context.max_candidates)], 1):
+    for number, (prompt, temperature) in enumerate(tries[:budget], 1):
         try:
             code = function_module(task, structured(call, Implementation, SYSTEM, prompt, temperature).code)
         except OutputError as exc:
