@@ -34,8 +34,8 @@ PIPELINE = ("initialized", "planning", "implementing", "testing", "debugging", "
 def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lifecycle:
     """Return ``lifecycle``'s stages run once each in ``order``, whatever their gates say.
 
-    Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail``, which a stage
-    takes only when its role produced nothing usable; no counters, so no loops.
+    Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail``, which ends the
+    run; with ``ignoring`` gates only a role that produced nothing usable fails. No counters, so no loops.
     """
     done, failed = (
         next(s for s in lifecycle.stages if s.status == status) for status in ("completed", "failed")
