@@ -23,13 +23,17 @@ from graphs.compiler import Compiler, Duty, Role, StageCall
 from graphs.development import GATES, LIFECYCLE, ROLES
 from graphs.oracle import Oracle
 from state.artifacts import (
+    CandidateScore,
     CaseResult,
     CodeArtifact,
+    Example,
     Plan,
     ReviewIssue,
     ReviewReport,
+    Selection,
     Subtask,
     TestReport,
+    TestSuite,
 )
 from state.context import Context
 from state.graph_state import AccordState, dump
@@ -56,14 +60,18 @@ CANNED = {
     "plan": lambda s: {"plan": dump(Plan(subtasks=(Subtask(title="add", acceptance_criteria=("sum",)),),
                                          examples=tuple(s["task"]["examples"])))},
     "implement": lambda s: {"code": _code(BAD if _round(s) == 1 else GOOD2)},
+    "design_tests": lambda s: {"tests": dump(TestSuite(cases=(Example(call="add(2, 3)", expected="5"),)))},
+    "select": lambda s: {"code": s["code"], "selection": dump(Selection(chosen=0, scores=(
+        CandidateScore(index=0, examples_passed=1, tests_passed=1, agreeing=1),)))},
     "run_tests": lambda s: {"test_report": _report(BAD not in s["code"]["files"]["solution.py"])},
     "fix": lambda s: {"code": _code(GOOD)},
     "review": lambda s: {"review": dump(ReviewReport(
         decision="approve", integration=TestReport(ending="passed")) if _round(s) > 1 else ReviewReport(
-        decision="request_changes", integration=TestReport(ending="passed"),
-        issues=(ReviewIssue(severity="major", location="solution.py", description="b + a reads better"),)))},
+        decision="request_changes", integration=_report(False),
+        issues=(ReviewIssue(severity="major", location="solution.py", description="add(1, 2) is wrong"),)))},
 }
-"""Zero-latency work per duty: round 1 fails its tests once, is fixed, and gets changes requested."""
+"""Zero-latency work per duty: round 1 fails its tests once, is fixed, and gets changes requested. The
+Coder writes one implementation, not candidates, so the Tester's stages are not on this path."""
 
 
 def _canned_roles() -> dict[str, Role]:

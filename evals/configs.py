@@ -3,10 +3,12 @@
 Each is a real graph compiled from a lifecycle table by the same compiler, on the same model and budget:
 
 - ``single``: one model call from the task alone (the monolithic baseline);
-- ``simple``: the four roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
+- ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships;
-- ``no-contracts``, ``no-messages``, ``no-gates``: Accord without one ingredient each.
+- ``no-contracts``, ``no-messages``, ``no-gates``: Accord without one protocol ingredient each;
+- ``no-tester``, ``no-diversity``, ``no-selection``: Accord without one accuracy ingredient each (no
+  Tester cases, one candidate, or the first candidate kept with the Tester's cases trusted blindly).
 
 Because every configuration is a lifecycle, blame, MAST detection and cost read all of them the same way.
 """
@@ -14,7 +16,7 @@ Because every configuration is a lifecycle, blame, MAST detection and cost read 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -27,7 +29,8 @@ from graphs.oracle import Oracle
 from nodes import baseline
 from state.lifecycle import Lifecycle, Transition
 
-PIPELINE = ("initialized", "planning", "implementing", "testing", "debugging", "reviewing")
+PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
+            "reviewing")
 """The development stages in the order a fixed pipeline runs them once each."""
 
 
@@ -55,6 +58,17 @@ def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lif
     )
 
 
+def skipping(lifecycle: Lifecycle, skipped: str, name: str) -> Lifecycle:
+    """Return ``lifecycle`` without the stage ``skipped``: what entered it goes where its ``pass`` led."""
+    onward = next(t.target for t in lifecycle.transitions if t.source == skipped and t.outcome == "pass")
+    transitions = tuple(
+        t.model_copy(update={"target": onward}) if t.target == skipped else t
+        for t in lifecycle.transitions if t.source != skipped
+    )
+    return Lifecycle(name=name, initial=lifecycle.initial, counters=lifecycle.counters,
+                     stages=tuple(s for s in lifecycle.stages if s.name != skipped), transitions=transitions)
+
+
 def ignoring(gate: Gate) -> Gate:
     """Return a gate whose ``fail`` is recorded as evidence but not acted on (the no-gates ablation)."""
 
@@ -76,6 +90,8 @@ class Configuration:
     gates: Mapping[str, Gate]
     contracts: bool = True
     typed_messages: bool = True
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Context fields this configuration fixes, e.g. ``{"max_candidates": 1}``."""
 
     def build(
         self,
@@ -117,7 +133,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
         ),
         Configuration(
             "simple",
-            "the four roles once each in order; free-text handoffs, no contracts, no gates",
+            "the same roles once each in order; free-text handoffs, no contracts, no gates",
             _SEQUENCE,
             development.ROLES,
             _IGNORED,
@@ -153,6 +169,28 @@ CONFIGURATIONS: dict[str, Configuration] = {
             _SEQUENCE,
             development.ROLES,
             _IGNORED,
+        ),
+        Configuration(
+            "no-tester",
+            "Accord without the Tester's cases: candidates selected on the task's examples alone",
+            skipping(development.LIFECYCLE, "designing_tests", "no-tester"),
+            development.ROLES,
+            development.GATES,
+        ),
+        Configuration(
+            "no-diversity",
+            "Accord with one candidate (temperature 0, from the task alone)",
+            development.LIFECYCLE,
+            development.ROLES,
+            development.GATES,
+            settings={"max_candidates": 1},
+        ),
+        Configuration(
+            "no-selection",
+            "Accord keeping the first candidate, the Tester's cases trusted as tests",
+            skipping(development.LIFECYCLE, "selecting", "no-selection"),
+            development.ROLES,
+            development.GATES,
         ),
     )
 }

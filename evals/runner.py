@@ -9,6 +9,7 @@ blame computed from the checkpoints, which the same oracle judged as the run wen
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 import threading
@@ -77,6 +78,7 @@ def run_task(
 ) -> dict[str, Any]:
     """Run (or resume) one task's thread to its end and return its result row."""
     thread = f"{benchmark.name}/{config.name}/{task.id}"
+    context = dataclasses.replace(context, **config.settings)
     graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
     cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT}
     earlier = history.from_graph(graph, thread)

@@ -1,9 +1,11 @@
-"""The development graph: Planner → Coder → Debugger → Reviewer under SEMAP's centralized lifecycle.
+"""The development graph: Planner → Coder → Tester → Debugger → Reviewer under SEMAP's centralized lifecycle.
 
 initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
 review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
-test-and-fix loop bounded by ``max_debug_attempts`` per round. ``LIFECYCLE`` is the single source of
-truth: the compiled graph's edges are exactly its transitions.
+test-and-fix loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour:
+implementing → designing_tests (once) → selecting → testing, where the Tester writes cases from the
+specification and keeps the candidate with the most executed evidence. ``LIFECYCLE`` is the single source
+of truth: the compiled graph's edges are exactly its transitions.
 """
 
 from __future__ import annotations
@@ -18,10 +20,19 @@ from langgraph.types import Checkpointer
 
 from graphs.compiler import Compiler, Duty, Gate, Role, StageCall
 from graphs.oracle import Oracle
-from nodes import coder, debugger, planner, reviewer
+from nodes import coder, debugger, planner, reviewer, tester
 from nodes.intake import parse_request
 from nodes.views import artifacts
-from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
+from state.artifacts import (
+    Candidates,
+    CodeArtifact,
+    Plan,
+    ReviewReport,
+    Selection,
+    TaskSpec,
+    TestReport,
+    TestSuite,
+)
 from state.contracts import Contract
 from state.graph_state import dump, read
 from state.lifecycle import Counter, Lifecycle, Stage, Transition
@@ -32,7 +43,10 @@ LIFECYCLE = Lifecycle(
     stages=(
         Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
         Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
-        Stage(name="implementing", roles=("coder",), duty="implement", outcomes=("pass", "fail")),
+        Stage(name="implementing", roles=("coder",), duty="implement",
+              outcomes=("pass", "tests_needed", "select", "fail")),
+        Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
+        Stage(name="selecting", roles=("tester",), duty="select", outcomes=("pass", "fail")),
         Stage(name="testing", roles=("debugger",), duty="run_tests",
               outcomes=("pass", "tests_failed", "exhausted", "fail")),
         Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
@@ -47,7 +61,14 @@ LIFECYCLE = Lifecycle(
         Transition(source="planning", outcome="pass", target="implementing"),
         Transition(source="planning", outcome="fail", target="failed"),
         Transition(source="implementing", outcome="pass", target="testing"),
+        Transition(source="implementing", outcome="tests_needed", target="designing_tests"),
+        Transition(source="implementing", outcome="select", target="selecting"),
         Transition(source="implementing", outcome="fail", target="failed"),
+        Transition(source="designing_tests", outcome="pass", target="selecting"),
+        # Without the Tester's cases the selection still has the task's examples.
+        Transition(source="designing_tests", outcome="fail", target="selecting"),
+        Transition(source="selecting", outcome="pass", target="testing"),
+        Transition(source="selecting", outcome="fail", target="failed"),
         Transition(source="testing", outcome="pass", target="reviewing"),
         Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
         Transition(source="testing", outcome="exhausted", target="reviewing"),
@@ -96,14 +117,34 @@ def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Pass code that has files and whose entry points exist."""
+    """Pass code that has files and whose entry points exist; send candidates to the Tester."""
     code = read(state, "code", CodeArtifact)
     assert code is not None
     if not code.files:
         return "fail", "no files"
     if missing := [e for e in code.entry_points if e not in code.files]:
         return "fail", f"entry points missing: {missing}"
+    if candidates := read(state, "candidates", Candidates):
+        outcome = "select" if state.get("tests") else "tests_needed"
+        return outcome, f"{len(candidates.items)} candidates"
     return "pass", f"{len(code.files)} files, {len(code.test_files)} test files"
+
+
+def gate_designed(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass the Tester's cases on to the selection."""
+    suite = read(state, "tests", TestSuite)
+    assert suite is not None
+    return "pass", f"{len(suite.cases)} test cases"
+
+
+def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass the chosen candidate on, with the evidence it was chosen on."""
+    selection = read(state, "selection", Selection)
+    assert selection is not None
+    best = selection.scores[selection.chosen]
+    return "pass", (f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
+                    f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
+                    f"agree; {len(selection.flagged)} cases disputed")
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -133,13 +174,21 @@ def gate_fix(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Approve only when the integration run passed and no blocking issue was raised."""
+    """Approve only when the integration run passed and no blocking issue was raised.
+
+    For a function the executed cases are the evidence: a blocking issue that no failing case backs is
+    recorded, not acted on (measured on the local model, such reviews never led to a repair).
+    """
     review = read(state, "review", ReviewReport)
-    assert review is not None and review.integration is not None
+    task = read(state, "task", TaskSpec)
+    assert review is not None and review.integration is not None and task is not None
     blocking = [i for i in review.issues if i.severity in BLOCKING]
     if not review.integration.passed:
         failing = "; ".join(c.name for c in review.integration.failures()[:3]) or review.integration.ending
         return "changes", f"integration tests failed: {failing}"
+    if task.level == "function" and blocking:
+        return "pass", f"approved on evidence: {len(review.integration.cases)} cases passed; " \
+                       f"{len(blocking)} blocking issues without a failing case"
     if review.decision == "request_changes" and blocking:
         return "changes", "; ".join(f"[{i.severity}] {i.location}: {i.description}" for i in blocking)[:600]
     return "pass", f"approved; {len(review.issues)} non-blocking issues"
@@ -155,6 +204,8 @@ ROLES = {
                                              intake)}),
     "planner": Role("planner", {"plan": Duty(planner.CONTRACT, planner.plan)}),
     "coder": Role("coder", {"implement": Duty(coder.CONTRACT, coder.implement)}),
+    "tester": Role("tester", {"design_tests": Duty(tester.DESIGN_CONTRACT, tester.design_tests),
+                              "select": Duty(tester.SELECT_CONTRACT, tester.select)}),
     "debugger": Role("debugger", {"run_tests": Duty(debugger.RUN_CONTRACT, debugger.run_tests),
                                   "fix": Duty(debugger.FIX_CONTRACT, debugger.fix)}),
     "reviewer": Role("reviewer", {"review": Duty(reviewer.CONTRACT, reviewer.review)}),
@@ -163,6 +214,8 @@ GATES: dict[str, Gate] = {
     "initialized": gate_task,
     "planning": gate_plan,
     "implementing": gate_code,
+    "designing_tests": gate_designed,
+    "selecting": gate_selection,
     "testing": gate_tests,
     "debugging": gate_fix,
     "reviewing": gate_review,

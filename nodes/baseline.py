@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphs.compiler import StageCall
-from nodes.coder import ALONE_PROMPT, SYSTEM, Implementation, function_module
+from nodes.coder import ALONE_PROMPT, SYSTEM, Implementation, write_function
 from nodes.llm import structured
 from nodes.views import APP_FILE, artifacts, strip_fences, task_view
 from state.artifacts import CodeArtifact
@@ -25,8 +25,7 @@ def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]
     task, _, _ = artifacts(state)
     if task.level == "function":
         prompt = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
-        answer = structured(call, Implementation, SYSTEM, prompt)
-        return {"code": dump(function_module(task, answer.code))}
+        return {"code": dump(write_function(call, SYSTEM, task, prompt))}
     answer = structured(call, Implementation, SYSTEM, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
     code = CodeArtifact(files={APP_FILE: strip_fences(answer.code)}, entry_points=(APP_FILE,))
     return {"code": dump(code)}

@@ -1,11 +1,12 @@
 """The Coder: implements the plan into the shared file map (LLM).
 
-A function-level task is implemented in one call that sees the whole plan. An application is built
-subtask by subtask into ``app.py``: each call sees the plan and the code so far and returns only the new or
-changed definitions, which code merges in by name (``nodes.merge``); then ``main()`` if no subtask wrote a
-command-line entry, then pytest tests in ``test_app.py``. Every call answers through a flat schema: the
-small local model handles a single ``code`` field well, and nested lists of files or whole growing
-modules badly. In later rounds the Coder answers the Reviewer's issues the same way.
+A function-level task gets several candidate implementations, each a fenced block in a plain-text reply
+(the Tester's selection keeps one). An application is built subtask by subtask into ``app.py``: each call
+sees the plan and the code so far and returns only the new or changed definitions, which code merges in
+by name (``nodes.merge``); then ``main()`` if no subtask wrote a command-line entry, then pytest tests in
+``test_app.py``. Those calls answer through a flat schema: the small local model handles a single ``code``
+field well, and nested lists of files or whole growing modules badly. In later rounds the Coder answers
+the Reviewer's issues the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
 from nodes import sandbox, testing
-from nodes.llm import retry_temperature, structured
+from nodes.llm import retry_temperature, structured, text
 from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
 from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
@@ -27,18 +28,20 @@ from nodes.views import (
     TEST_FILE,
     apply_changes,
     artifacts,
+    code_block,
     code_view,
     plan_view,
     review_view,
     strip_fences,
     task_view,
 )
-from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec
+from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.contracts import Contract
 from state.graph_state import dump, read
 
 CONTRACT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
-                    optional_inputs=("code", "review"), outputs=("code",))
+                    optional_inputs=("code", "review", "candidates"), outputs=("code",),
+                    optional_outputs=("candidates",))
 
 SYSTEM = """You are the Coder of a small software team. Write correct, complete, runnable Python.
 No placeholders, no TODOs. Handle the edge cases the task implies."""
@@ -48,11 +51,13 @@ FUNCTION_PROMPT = """{task}
 Plan:
 {plan}
 
-Return the complete implementation of `{name}` (with any imports and helper functions it needs)."""
+Return the complete implementation of `{name}` (with any imports and helper functions it needs) in one
+```python code block."""
 
 ALONE_PROMPT = """{task}
 
-Return the complete implementation of `{name}` (with any imports and helpers it needs)."""
+Return the complete implementation of `{name}` (with any imports and helpers it needs) in one ```python
+code block."""
 """The task alone: the monolithic baseline's one call, and the Coder's first candidate."""
 
 SAMPLE_TEMPERATURE = 0.8
@@ -180,6 +185,13 @@ def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) 
     return merged(code, str(answer.path), str(answer.code))
 
 
+def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
+                   temperature: float | None = None) -> CodeArtifact:
+    """Ask for a function task's implementation as a fenced block in plain text; return its module."""
+    reply = text(call, system, prompt, temperature, what="code")
+    return function_module(task, code_block(reply, task.entry_point or ""))
+
+
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
     """Return the code artifact for a function task: the stub (its imports and helpers), then the code."""
     try:
@@ -301,9 +313,16 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert plan is not None
     review = read(state, "review", ReviewReport)
     if review is not None and code is not None:
-        return {"code": dump(revise(call, task, plan_view(plan), code, review))}
+        revised = revise(call, task, plan_view(plan), code, review)
+        pool = read(state, "candidates", Candidates)
+        if pool is None:
+            return {"code": dump(revised)}
+        # The revision joins the pool: the selection keeps it only if the evidence says it is better.
+        items = pool.items if revised in pool.items else (*pool.items, revised)
+        return {"code": dump(revised), "candidates": dump(Candidates(items=items))}
     if task.level == "function":
-        return {"code": dump(best_candidate(call, task, plan))}
+        candidates = write_candidates(call, task, plan)
+        return {"code": dump(candidates.items[0]), "candidates": dump(candidates)}
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
@@ -327,39 +346,33 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     return {"code": dump(write_tests(call, plan, app))}
 
 
-def best_candidate(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
-    """Write up to ``max_candidates`` implementations; keep the one that passes the most examples.
+def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
+    """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
 
-    The first is written from the task alone at temperature 0, the second from the task and the plan,
-    the rest from both, sampled. Writing stops at the first candidate that passes every example, and
-    ties keep the earlier one, so a later candidate replaces an earlier one only on executed evidence.
+    The first is written from the task alone at temperature 0 (what one call would give), the second
+    from the task and the plan, the rest from both, sampled: diversity the selection can choose from.
     """
     alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
     budget = max(1, call.context.max_candidates)
     tries: list[tuple[str, float | None]] = [(alone, None), (planned, None)]
     tries += [(planned, SAMPLE_TEMPERATURE)] * (budget - len(tries))
-    best: tuple[int, CodeArtifact] | None = None
+    items: list[CodeArtifact] = []
     error = ""
     for number, (prompt, temperature) in enumerate(tries[:budget], 1):
         try:
-            code = function_module(task, structured(call, Implementation, SYSTEM, prompt, temperature).code)
+            code = write_function(call, SYSTEM, task, prompt, temperature)
         except OutputError as exc:
             error = str(exc)
             call.record("retry", outcome=str(number), detail=f"candidate {number}: {exc}"[:300])
             continue
-        report, result = testing.run_examples(code, FUNCTION_FILE, plan.examples,
-                                              sandbox.Limits(timeout_s=call.context.sandbox_timeout_s))
-        passed = sum(c.passed for c in report.cases)
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"candidate {number}: {passed}/{len(plan.examples)} examples passed")
-        if best is None or passed > best[0]:
-            best = (passed, code)
-        if report.passed and passed == len(plan.examples):
-            break
-    if best is None:
+        if code in items:
+            call.record("retry", outcome=str(number), detail=f"candidate {number} repeats an earlier one")
+            continue
+        items.append(code)
+    if not items:
         raise OutputError(f"no candidate was valid code; the last: {error}")
-    return best[1]
+    return Candidates(items=tuple(items))
 
 
 def _app_view(code: CodeArtifact | None) -> str:
@@ -372,8 +385,9 @@ def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact,
     if task.level == "function":
         prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code, task),
                                       review=review_view(review),
-                                      what=f"the complete corrected implementation of `{task.entry_point}`")
-        return function_module(task, structured(call, Implementation, SYSTEM, prompt).code)
+                                      what=f"the complete corrected implementation of `{task.entry_point}` "
+                                           "in one ```python code block")
+        return write_function(call, SYSTEM, task, prompt)
     prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code),
                                   review=review_view(review),
                                   what=CHANGED_DEFINITIONS)

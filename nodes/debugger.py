@@ -14,21 +14,20 @@ from graphs.compiler import StageCall
 from nodes import sandbox, static_check, testing
 from nodes.coder import (
     CHANGED_DEFINITIONS,
-    Implementation,
     fix_one_file,
-    function_module,
     has_tests,
+    write_function,
     write_tests,
 )
 from nodes.coder import SYSTEM as CODER_SYSTEM
-from nodes.llm import structured
+from nodes.tester import chosen_tests
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
 from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
 from state.contracts import Contract
 from state.graph_state import dump, read
 
 RUN_CONTRACT = Contract(role="debugger", duty="run_tests", inputs=("task", "plan", "code"),
-                        outputs=("test_report",))
+                        optional_inputs=("tests", "selection"), outputs=("test_report",))
 FIX_CONTRACT = Contract(role="debugger", duty="fix", inputs=("task", "code", "test_report"),
                         optional_inputs=("plan",), outputs=("code",))
 
@@ -85,7 +84,8 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Run the tests against the current code."""
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
-    return {"test_report": dump(test_code(task, plan.examples, code, call))}
+    examples = (*plan.examples, *chosen_tests(state))
+    return {"test_report": dump(test_code(task, examples, code, call))}
 
 
 def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -96,8 +96,9 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if task.level == "function":
         prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code, task),
                                    failures=failures_view(report),
-                                   what=f"the complete corrected implementation of `{task.entry_point}`")
-        return {"code": dump(function_module(task, structured(call, Implementation, SYSTEM, prompt).code))}
+                                   what=f"the complete corrected implementation of `{task.entry_point}` "
+                                        "in one ```python code block")
+        return {"code": dump(write_function(call, SYSTEM, task, prompt))}
     if not has_tests(code) and not report.failures() and plan is not None:
         # Nothing failed because nothing was tested: the first fix is the tests themselves.
         return {"code": dump(write_tests(call, plan, code))}

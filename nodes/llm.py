@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -49,12 +49,15 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     return settings.model or OPENAI_DEFAULT_MODEL, base_url, key
 
 
-def chat_model(call: StageCall,
-               temperature: float | None = None) -> tuple[BaseChatModel, RoleModel, str]:
-    """Return the role's chat model (optionally at another temperature), its settings and its name."""
+def chat_model(call: StageCall, temperature: float | None = None,
+               max_tokens: int | None = None) -> tuple[BaseChatModel, RoleModel, str]:
+    """Return the role's chat model (optionally at another temperature or with a lower output limit),
+    its settings and its name."""
     settings = call.context.model_for(call.role)
     if temperature is not None:
         settings = settings.model_copy(update={"temperature": temperature})
+    if max_tokens is not None:
+        settings = settings.model_copy(update={"max_tokens": min(max_tokens, settings.max_tokens)})
     scripted = call.models.get(call.role) or call.models.get("*")
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
@@ -79,14 +82,25 @@ def feedback_text(call: StageCall) -> str:
     return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
 
 
+def _usage(raw: Any, settings: RoleModel) -> dict[str, Any]:
+    """Return the ledger fields for one reply: tokens and cost."""
+    usage = getattr(raw, "usage_metadata", None) or {}
+    tokens_in, tokens_out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+    cost = (tokens_in * settings.price_in_per_1k + tokens_out * settings.price_out_per_1k) / 1000
+    return {"tokens_in": tokens_in, "tokens_out": tokens_out, "cost": cost}
+
+
 def structured(call: StageCall, schema: type[T], system: str, user: str,
-               temperature: float | None = None) -> T:
+               temperature: float | None = None, max_tokens: int | None = None) -> T:
     """Ask the role's model for a ``schema`` object via a forced tool call; record it in the ledger.
+
+    ``max_tokens`` lowers the output limit for an answer known to be short, so that a model that
+    rambles instead of calling the tool costs seconds, not minutes.
 
     Raises:
         OutputError: the model's output is missing or does not validate against ``schema``.
     """
-    model, settings, name = chat_model(call, temperature)
+    model, settings, name = chat_model(call, temperature, max_tokens)
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
     messages = [SystemMessage(system), HumanMessage(user + feedback_text(call))]
     started = time.monotonic()
@@ -94,18 +108,38 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     latency = time.monotonic() - started
     assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
     raw, parsed, error = result["raw"], result.get("parsed"), result.get("parsing_error")
-    usage = getattr(raw, "usage_metadata", None) or {}
-    tokens_in, tokens_out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
-    cost = (tokens_in * settings.price_in_per_1k + tokens_out * settings.price_out_per_1k) / 1000
+    spent = _usage(raw, settings)
     try:
         if error is not None or parsed is None:
             raise OutputError(f"malformed {schema.__name__}: {error or 'no tool call in the reply'}")
         # Validate again: a parser may hand back a dict, or a model built without our validators.
         value = schema.model_validate(parsed.model_dump() if isinstance(parsed, BaseModel) else parsed)
     except (OutputError, ValidationError) as exc:
-        call.record("llm", model=name, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost,
-                    latency_s=latency, outcome="malformed", detail=str(exc)[:300])
+        call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=str(exc)[:300], **spent)
         raise OutputError(str(exc)) from exc
-    call.record("llm", model=name, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost,
-                latency_s=latency, outcome="ok", detail=schema.__name__)
+    call.record("llm", model=name, latency_s=latency, outcome="ok", detail=schema.__name__, **spent)
     return value
+
+
+def text(call: StageCall, system: str, user: str, temperature: float | None = None,
+         what: str = "text") -> str:
+    """Ask the role's model for a plain-text reply (no tool call); record it in the ledger.
+
+    Code travels best this way: inside a JSON string the small local model must escape every quote and
+    newline, and one slip cuts the code off.
+
+    Raises:
+        OutputError: the reply is empty.
+    """
+    model, settings, name = chat_model(call, temperature)
+    started = time.monotonic()
+    reply = model.invoke([SystemMessage(system), HumanMessage(user + feedback_text(call))])
+    latency = time.monotonic() - started
+    content = reply.content if isinstance(reply.content, str) else str(reply.content)
+    spent = _usage(reply, settings)
+    if not content.strip():
+        call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",
+                    **spent)
+        raise OutputError(f"the reply holds no {what}")
+    call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
+    return content

@@ -42,6 +42,10 @@ Example feature: title "Count words", function "count_words(items, word)", accep
 """For an application the model lists only the features: asked for a whole plan (storage, features,
 interface), the small local model often returned the storage steps alone and no feature."""
 
+FUNCTION_PLAN_TOKENS = 512
+"""A function's plan (at most 3 subtasks) takes about 250 tokens; once the local model rambled in prose
+instead of calling the tool and spent 1024 tokens and minutes before the retry."""
+
 STORAGE = (
     Subtask(title="Load the items", function="load_items(path)",
             description="Read the items from the data file (JSON); a missing file means no items yet.",
@@ -143,7 +147,7 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         storage = STORAGE if PERSISTENCE.search(task.request) else ()
         subtasks = (*storage, *feature_subtasks(features), INTERFACE)
     else:
-        draft = structured(call, PlanDraft, SYSTEM, task_view(task))
+        draft = structured(call, PlanDraft, SYSTEM, task_view(task), max_tokens=FUNCTION_PLAN_TOKENS)
         subtasks = tuple(
             Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
                     acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())

@@ -16,13 +16,14 @@ from graphs.compiler import StageCall
 from nodes import testing
 from nodes.debugger import limits, test_code
 from nodes.llm import structured
+from nodes.tester import chosen_tests
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
 from state.artifacts import ReviewIssue, ReviewReport, TestReport
 from state.contracts import Contract
 from state.graph_state import dump
 
 CONTRACT = Contract(role="reviewer", duty="review", inputs=("task", "plan", "code"),
-                    optional_inputs=("test_report",), outputs=("review",))
+                    optional_inputs=("test_report", "tests", "selection"), outputs=("review",))
 
 SYSTEM = """You are the Reviewer of a small software team. Review the whole codebase against the task
 and the plan. Report only real problems: wrong results, crashes, unhandled edge cases, data that is lost
@@ -62,7 +63,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Run the integration tests, then review the code."""
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
-    integration = test_code(task, plan.examples, code, call)
+    integration = test_code(task, (*plan.examples, *chosen_tests(state)), code, call)
     if task.level == "application":
         smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
         for case in smokes:

@@ -20,7 +20,7 @@ NO_TESTS_COLLECTED = 5
 """pytest's exit status when it collected no test."""
 
 _HARNESS = '''
-import json, sys, traceback
+import json, signal, sys, traceback
 results = []
 try:
     from {module} import *
@@ -28,19 +28,32 @@ except BaseException as exc:
     print({sentinel!r} + json.dumps([{{"name": "import {module}", "passed": False,
           "message": traceback.format_exc()[-1500:]}}]))
     sys.exit(0)
+
+def _too_slow(signum, frame):
+    raise TimeoutError("took longer than {case_timeout}s")
+
+signal.signal(signal.SIGALRM, _too_slow)
 for name, call, expected in {cases!r}:
     try:
-        got = eval(call)
+        signal.setitimer(signal.ITIMER_REAL, {case_timeout})
+        try:
+            got = eval(call)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except BaseException as exc:
+        tb = traceback.format_exc().splitlines()
+        results.append({{"name": name, "passed": False, "got": "raised " + type(exc).__name__,
+                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n"
+                                   + "\\n".join(tb[-6:])}})
+        continue
+    try:
         want = eval(expected)
         ok = got == want or (isinstance(got, float) and isinstance(want, (int, float))
                              and abs(got - want) <= 1e-6 * max(1.0, abs(want)))
-        results.append({{"name": name, "passed": bool(ok),
-                        "message": "" if ok else f"{{call}} returned {{got!r}}, expected {{want!r}}"}})
+        message = "" if ok else f"{{call}} returned {{got!r}}, expected {{want!r}}"
     except BaseException as exc:
-        tb = traceback.format_exc().splitlines()
-        results.append({{"name": name, "passed": False,
-                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n"
-                                   + "\\n".join(tb[-6:])}})
+        ok, message = False, f"the expected value {{expected}} raised {{type(exc).__name__}}: {{exc}}"
+    results.append({{"name": name, "passed": bool(ok), "got": repr(got)[:300], "message": message}})
 print({sentinel!r} + json.dumps(results))
 '''
 
@@ -59,11 +72,17 @@ def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: flo
 
 def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, ...],
                  limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
-    """Run ``examples`` against the module ``module_file`` of ``code``."""
+    """Run ``examples`` against the module ``module_file`` of ``code``.
+
+    Each call gets an equal share of the time limit, so one that hangs fails alone and the others
+    still report.
+    """
     sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
     cases = [(f"example {i + 1}: {ex.call}", ex.call, ex.expected) for i, ex in enumerate(examples)]
-    harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases)
+    case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
+    harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
+                                               case_timeout=case_timeout)
     started = time.monotonic()
     result = sandbox.run(sandbox.python(".accord_harness.py"),
                          {**code.files, ".accord_harness.py": harness}, limits)

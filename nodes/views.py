@@ -33,6 +33,24 @@ def strip_fences(code: str) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
+_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.S)
+
+
+def code_block(reply: str, name: str = "") -> str:
+    """Return the code of a plain-text reply: its fenced block defining ``name`` (else its first block).
+
+    A reply without a complete block is code itself, or prose and then a block cut off at the length
+    limit: the text after its last opening fence.
+    """
+    blocks: list[str] = _BLOCK.findall(reply)
+    if blocks:
+        chosen = next((b for b in blocks if name and f"def {name}" in b), blocks[0])
+        return chosen.strip("\n") + "\n"
+    if "```" in reply:
+        reply = reply[reply.rindex("```"):]
+    return strip_fences(reply)
+
+
 def task_view(task: TaskSpec) -> str:
     """Return the task as the roles see it."""
     if task.level == "function":

@@ -83,6 +83,9 @@ class CaseResult(Frozen):
     passed: bool
     message: str = ""
     """Failure detail: assertion, exception or traceback tail."""
+    got: str = ""
+    """For an executed call: the repr of what it returned, or what it raised (agreement between
+    candidates is read from it)."""
 
 
 RunEnding = Literal["passed", "failed", "error", "timeout"]
@@ -132,6 +135,43 @@ class ReviewReport(Frozen):
     """The integration run the Reviewer made before deciding."""
 
 
+class TestSuite(Frozen):
+    """The Tester's cases for a function, written from its specification alone, never from the code."""
+
+    __test__ = False  # not a pytest test class
+    kind: Literal["tests"] = "tests"
+    cases: tuple[Example, ...] = Field(min_length=1)
+
+
+class Candidates(Frozen):
+    """Alternative implementations of one task, for a selection on executed evidence."""
+
+    kind: Literal["candidates"] = "candidates"
+    items: tuple[CodeArtifact, ...] = Field(min_length=1)
+
+
+class CandidateScore(Frozen):
+    """What running one candidate showed."""
+
+    index: int
+    examples_passed: int
+    """The task's own examples it passes (the strongest evidence)."""
+    tests_passed: int
+    """The Tester's cases it passes."""
+    agreeing: int
+    """Candidates (itself included) that return the same on every Tester case."""
+
+
+class Selection(Frozen):
+    """Which candidate was chosen, on what evidence, and which Tester cases the choice disputes."""
+
+    kind: Literal["selection"] = "selection"
+    chosen: int
+    scores: tuple[CandidateScore, ...] = Field(min_length=1)
+    flagged: tuple[Example, ...] = ()
+    """Tester cases the chosen code disagrees with: disputed, so not used as tests."""
+
+
 class Vote(Frozen):
     """One role's vote in a fan-out stage; a voting gate joins the votes."""
 
@@ -141,9 +181,11 @@ class Vote(Frozen):
 
 
 Artifact = Annotated[
-    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | Vote, Field(discriminator="kind")
+    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote,
+    Field(discriminator="kind"),
 ]
-ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "vote"]
+ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "tests", "candidates", "selection",
+                       "vote"]
 
 ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "task": TaskSpec,
@@ -151,6 +193,9 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "code": CodeArtifact,
     "test_report": TestReport,
     "review": ReviewReport,
+    "tests": TestSuite,
+    "candidates": Candidates,
+    "selection": Selection,
     "vote": Vote,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
@@ -168,4 +213,10 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
     if kind == "review":
         issues = "; ".join(f"[{i['severity']}] {i['description']}" for i in artifact["issues"])
         return f"{artifact['decision']} {issues}".strip()
+    if kind == "tests":
+        return "; ".join(f"{c['call']} == {c['expected']}" for c in artifact["cases"])
+    if kind == "candidates":
+        return f"{len(artifact['items'])} candidates"
+    if kind == "selection":
+        return f"candidate {artifact['chosen'] + 1} of {len(artifact['scores'])}"
     return str(artifact)[:300]

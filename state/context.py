@@ -45,7 +45,9 @@ class Context:
     max_debug_attempts: int = 3
     """Debugger fixes per round before the code goes to review as it is."""
     max_candidates: int = 4
-    """Implementations the Coder writes for a function before keeping the one that passes most examples."""
+    """Implementations the Coder writes for a function; the Tester's selection keeps one."""
+    max_tests: int = 10
+    """Test cases the Tester writes for a function."""
     max_output_retries: int = 2
     """Retries of a role whose output violated its contract, with the violation as feedback."""
     sandbox_timeout_s: float = 10.0

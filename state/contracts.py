@@ -27,7 +27,9 @@ class Contract(Frozen):
     optional_inputs: tuple[ArtifactKind, ...] = ()
     """Artifact kinds the role reads when present (e.g. a review asking for changes)."""
     outputs: tuple[ArtifactKind, ...] = ()
-    """Artifact kinds the role must write; it may write nothing else."""
+    """Artifact kinds the role must write."""
+    optional_outputs: tuple[ArtifactKind, ...] = ()
+    """Artifact kinds the role may also write (valid when written); it may write nothing else."""
 
     def accepts(self) -> frozenset[str]:
         """Return the artifact kinds this duty may receive in a message."""
@@ -84,15 +86,17 @@ def check_preconditions(contract: Contract, state: Mapping[str, Any]) -> list[Vi
 def check_postconditions(contract: Contract, update: Mapping[str, Any]) -> list[Violation]:
     """Check that the update writes every output, each valid, and nothing else."""
     violations = []
-    for kind in contract.outputs:
+    for kind in (*contract.outputs, *contract.optional_outputs):
         value = update.get(kind)
+        if value is None and kind in contract.optional_outputs:
+            continue
         reason = "missing" if value is None else _invalid(ARTIFACT_MODELS[kind], value)
         if reason:
             violations.append(
                 Violation(role=contract.role, phase="postcondition", key=kind, detail=reason)
             )
     for key in update:
-        if key not in contract.outputs:
+        if key not in contract.outputs and key not in contract.optional_outputs:
             violations.append(
                 Violation(
                     role=contract.role,

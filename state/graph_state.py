@@ -78,6 +78,9 @@ class AccordState(TypedDict, total=False):
     plan: dict[str, Any]
     code: dict[str, Any]
     test_report: dict[str, Any]
+    tests: dict[str, Any]
+    candidates: dict[str, Any]
+    selection: dict[str, Any]
     review: dict[str, Any]
     messages: Annotated[list[dict[str, Any]], operator.add]
     """Typed handoffs between roles (``state.messages.Message`` JSON)."""

@@ -22,8 +22,17 @@ STUB = '''def add(a: int, b: int) -> int:
     0
     """
 '''
-GOOD = {"code": "def add(a, b):\n    return a + b\n"}
-BAD = {"code": "def add(a, b):\n    return a - b\n"}
+
+
+def fenced(code: str) -> str:
+    """Return code as a model writes it in a plain-text reply: a fenced block between prose."""
+    return f"Here is the code:\n```python\n{code}```\nIt handles every case."
+
+
+GOOD = fenced("def add(a, b):\n    return a + b\n")
+BAD = fenced("def add(a, b):\n    return a - b\n")
+TESTS = "```python\nassert add(2, 3) == 5\nassert add(0, 0) == 0\nassert add(-2, -3) == -5\n```"
+"""The Tester's cases for the stub: all right, so they agree with GOOD."""
 PLAN = {"subtasks": [{"title": "add", "description": "return a + b",
                       "function": "add(a, b)", "acceptance_criteria": ["add(1, 2) == 3"]}]}
 APPROVE = {"decision": "approve", "issues": []}
@@ -35,7 +44,8 @@ class Run:
     """Runs the development graph with scripted models and keeps what happened."""
 
     def __init__(self, oracle: Oracle | None = VISIBLE_TESTS, **scripts: list[Any]) -> None:
-        self.models = {role: ScriptedChatModel(script=list(script)) for role, script in scripts.items()}
+        self.models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
+                       **{role: ScriptedChatModel(script=list(script)) for role, script in scripts.items()}}
         self.saver = InMemorySaver()
         self.graph = build_graph(self.models, checkpointer=self.saver, oracle=oracle)
         self.config = {"configurable": {"thread_id": "test"}}
@@ -65,6 +75,7 @@ def workdir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def script_cli(monkeypatch: pytest.MonkeyPatch, **scripts: list[Any]) -> dict[str, ScriptedChatModel]:
     """Make the CLI's graphs use scripted models by role."""
-    models = {role: ScriptedChatModel(script=s) for role, s in scripts.items()}
+    models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
+              **{role: ScriptedChatModel(script=s) for role, s in scripts.items()}}
     monkeypatch.setattr(graphs.development, "build_graph", partial(build_graph, models))
     return models

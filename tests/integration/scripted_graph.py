@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from graphs.development import build_graph
 from nodes.scripted import ScriptedChatModel
-from tests.conftest import APPROVE, BAD, GOOD, PLAN
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, TESTS
 
 graph = build_graph({role: ScriptedChatModel(script=script, repeat_last=True) for role, script in
-                     {"planner": [PLAN], "coder": [BAD], "debugger": [GOOD], "reviewer": [APPROVE]}.items()})
+                     {"planner": [PLAN], "coder": [BAD], "tester": [TESTS], "debugger": [GOOD],
+                      "reviewer": [APPROVE]}.items()})

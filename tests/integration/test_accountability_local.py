@@ -22,7 +22,8 @@ def test_blame_cost_history_fork_and_export_on_a_local_model_run(server, tmp_pat
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     (tmp_path / "he0.py").write_text(problems()["HumanEval/0"]["prompt"])
-    assert cli.main(["run", "--file", "he0.py", "--thread", "he0", "--max-rounds", "2"]) in (0, 1)
+    assert cli.main(["run", "--file", "he0.py", "--thread", "he0", "--max-rounds", "2",
+                     "--max-candidates", "2"]) in (0, 1)
     shown = _json(capsys, "show", "he0", "--json")
 
     cost = _json(capsys, "cost", "he0", "--json")
@@ -48,7 +49,8 @@ def test_blame_cost_history_fork_and_export_on_a_local_model_run(server, tmp_pat
     assert record["is_correct"] == result["final_correct"]
 
     # A new branch from the plan: the coder writes again; blame reads the new branch only.
-    assert cli.main(["fork", "he0", planned, "--temperature", "0.6", "--max-rounds", "1"]) in (0, 1)
+    assert cli.main(["fork", "he0", planned, "--temperature", "0.6", "--max-rounds", "1",
+                     "--max-candidates", "2"]) in (0, 1)
     capsys.readouterr()
     forked = _json(capsys, "blame", "he0", "--json")
     assert all(s["step"] > planned_step for s in forked["stages"])  # visible tests do not judge a plan

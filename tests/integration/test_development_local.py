@@ -19,7 +19,7 @@ def test_graph_reaches_a_terminal_stage_with_a_consistent_ledger(task_id, server
         graph = build_graph(checkpointer=saver)
         config = {"configurable": {"thread_id": task_id}}
         values = graph.invoke({"request": problems()[task_id]["prompt"]}, config,
-                              context=Context(max_rounds=2, max_debug_attempts=2))
+                              context=Context(max_rounds=2, max_debug_attempts=2, max_candidates=2))
         history = list(graph.get_state_history(config))
 
     assert values["status"] in {"completed", "failed"}

@@ -36,8 +36,8 @@ def test_cost_sums_the_ledger_per_role_model_and_stage(failed_thread, capsys):
     result = _json(capsys, "cost", failed_thread, "--json")
     shown = _json(capsys, "show", failed_thread, "--json")
     assert result["total"]["tokens_in"] == shown["tokens_in"] > 0
-    assert set(result["by_role"]) >= {"planner", "coder", "debugger", "reviewer"}
-    assert sum(r["llm_calls"] for r in result["by_stage"].values()) == shown["llm_calls"] == 4
+    assert set(result["by_role"]) >= {"planner", "coder", "tester", "debugger", "reviewer"}
+    assert sum(r["llm_calls"] for r in result["by_stage"].values()) == shown["llm_calls"] == 5
     assert list(result["by_model"]) == ["scripted"]
     assert result["by_stage"]["testing"]["sandbox_s"] > 0
     assert cli.main(["cost", failed_thread]) == 0
@@ -72,7 +72,8 @@ def test_fork_from_the_plan_runs_a_new_branch(failed_thread, monkeypatch, capsys
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
     checkpoint = next(row[2] for row in rows if row[3] == "planning")
     script_cli(monkeypatch, coder=[GOOD], reviewer=[APPROVE])
-    assert cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"']) == 0
+    assert cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"',
+                     "--max-candidates", "1"]) == 0
     capsys.readouterr()
     result = _json(capsys, "blame", failed_thread, "--json")
     assert result["final_correct"] is True and result["origin"] is None
@@ -99,7 +100,7 @@ def test_export_mad_and_otel(failed_thread, capsys, workdir):
     ids = {s["spanId"] for s in spans}
     assert all(s.get("parentSpanId") in ids for s in spans[1:])
     llm = [s for s in spans if s["name"].startswith("llm ")]
-    assert len(llm) == 4 and all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in spans)
+    assert len(llm) == 5 and all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in spans)
     assert any(a["key"] == "gen_ai.usage.input_tokens" for a in llm[0]["attributes"])
     assert all(int(s["endTimeUnixNano"]) >= int(s["startTimeUnixNano"]) for s in spans)
 

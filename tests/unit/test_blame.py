@@ -18,13 +18,14 @@ from graphs.oracle import Oracle
 from nodes import sandbox, testing
 from nodes.views import FUNCTION_FILE, artifacts
 from state.artifacts import Example
-from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN
+from state.context import Context
+from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
 HIDDEN = (Example(call="add(2, 3)", expected="5"), Example(call="add(-2, -3)", expected="-5"))
 WRONG_PLAN = {"subtasks": [{"title": "add", "description": "return a - b",
                             "function": "add(a, b)", "acceptance_criteria": ["add(3, 1) == 2"]}]}
 # Passes the docstring's examples (1+2, -1+1) but not the hidden ones.
-HARMFUL = {"code": "def add(a, b):\n    return a + b if a >= -1 else 0\n"}
+HARMFUL = fenced("def add(a, b):\n    return a + b if a >= -1 else 0\n")
 
 
 def _hidden_code(state: Any, call: Any) -> tuple[bool, str]:
@@ -55,6 +56,7 @@ def test_a_planner_error_repaired_by_the_debugger(scripted):
     assert run()["status"] == "completed"
     table, result = _table(run)
     assert table == [("planning", "planner", False, None), ("implementing", "coder", False, "no-op"),
+                     ("designing_tests", "tester", False, "no-op"), ("selecting", "tester", False, "no-op"),
                      ("testing", "debugger", False, "no-op"), ("debugging", "debugger", True, "repair"),
                      ("testing", "debugger", True, "no-op"), ("reviewing", "reviewer", True, "no-op")]
     assert result.final_correct is True and result.origin is None
@@ -63,18 +65,32 @@ def test_a_planner_error_repaired_by_the_debugger(scripted):
     assert result.rates()["debugger"] == {"repairs": 1, "wrong_inputs": 2, "harms": 0, "right_inputs": 1}
 
 
-def test_a_correct_coder_result_harmed_by_a_reviewer_requested_change(scripted):
-    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD, HARMFUL], reviewer=[CHANGES, APPROVE])
-    assert run()["status"] == "completed"
+def test_a_correct_coder_result_harmed_by_the_selection(scripted):
+    # The Tester expects add(-5, 1) == 0: wrong, and HARMFUL agrees with it, so the selection swaps the
+    # Coder's right first candidate for the wrong second one, and nothing after notices.
+    misleading = "```python\nassert add(-5, 1) == 0\n```"
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD, HARMFUL], tester=[misleading],
+                   reviewer=[APPROVE])
+    assert run(max_candidates=2)["status"] == "completed"
     table, result = _table(run)
     assert table == [("planning", "planner", True, None), ("implementing", "coder", True, "no-op"),
-                     ("testing", "debugger", True, "no-op"), ("reviewing", "reviewer", True, "no-op"),
-                     ("implementing", "coder", False, "harm"), ("testing", "debugger", False, "no-op"),
-                     ("reviewing", "reviewer", False, "no-op")]
+                     ("designing_tests", "tester", True, "no-op"), ("selecting", "tester", False, "harm"),
+                     ("testing", "debugger", False, "no-op"), ("reviewing", "reviewer", False, "no-op")]
     origin = result.origin
-    assert origin is not None and (origin.stage, origin.round) == ("implementing", 2)
-    assert "acting on the review" in origin.evidence and "add(-2, -3) returned 0" in origin.evidence
-    assert result.rates()["coder"]["harms"] == 1
+    assert origin is not None and (origin.stage, origin.role) == ("selecting", "tester")
+    assert "add(-2, -3) returned 0" in origin.evidence
+    assert result.rates()["tester"]["harms"] == 1 and result.final_correct is False
+
+
+def test_a_later_round_repairs_and_offline_judging_keeps_each_stage_round(scripted):
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD],
+                   reviewer=[CHANGES, APPROVE])
+    assert run()["status"] == "completed"
+    table, result = _table(run)
+    assert [(stage, flag) for stage, _, _, flag in table if stage == "implementing"] == [
+        ("implementing", "harm"), ("implementing", "repair")]
+    assert result.final_correct is True and result.origin is None
+    assert [s.round for s in result.stages if s.stage == "implementing"] == [1, 2]
     # judged again offline, each stage keeps the round it ran in (not the one its gate started)
     again = Oracle(name="hidden tests, offline", code=_hidden_code, plan=_hidden_plan)
     offline = blame(from_graph(run.graph, "test"), LIFECYCLE, oracle=again)
@@ -88,11 +104,12 @@ def test_an_error_never_repaired_is_blamed_on_its_stage(scripted):
     assert values["status"] == "failed"
     table, result = _table(run)
     assert table == [("planning", "planner", True, None), ("implementing", "coder", False, "harm"),
+                     ("designing_tests", "tester", False, "no-op"), ("selecting", "tester", False, "no-op"),
                      ("testing", "debugger", False, "no-op"), ("debugging", "debugger", False, "no-op"),
                      ("reviewing", "reviewer", False, "no-op")]
     assert result.origin == result.stages[1] and result.final_correct is False
     # the evidence carries the gate's decision at that step
-    assert "gate repeat" in result.stages[3].evidence
+    assert "gate repeat" in result.stages[5].evidence
 
 
 def test_a_correct_run_has_no_origin(scripted):
@@ -100,7 +117,7 @@ def test_a_correct_run_has_no_origin(scripted):
     run()
     table, result = _table(run)
     assert all(correct for _, _, correct, _ in table) and result.origin is None
-    assert [f for *_, f in table] == [None, "no-op", "no-op", "no-op"]
+    assert [f for *_, f in table] == [None, "no-op", "no-op", "no-op", "no-op", "no-op"]
 
 
 def test_a_forked_branch_has_its_own_blame(scripted):
@@ -110,7 +127,7 @@ def test_a_forked_branch_has_its_own_blame(scripted):
     original = from_graph(run.graph, "test")
     planned = next(c for c in original if c.node == "planning")
     branch_config = runs.fork(run.graph, "test", planned.checkpoint_id)
-    values = run.graph.invoke(None, branch_config)
+    values = run.graph.invoke(None, branch_config, context=Context(max_candidates=1))
     assert values["status"] == "completed"
     table, forked = _table(run)
     assert forked.origin is None and table[1] == ("implementing", "coder", True, "no-op")
@@ -136,8 +153,8 @@ def test_judgments_and_ledger_entries_carry_their_checkpoint_step(scripted):
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     values = run()
     steps = {c.node: c.step for c in from_graph(run.graph, "test")}
-    assert {j["stage"]: j["step"] for j in values["judgments"]} == {
-        "implementing": steps["implementing"], "testing": steps["testing"], "reviewing": steps["reviewing"]}
+    judged = ("implementing", "designing_tests", "selecting", "testing", "reviewing")
+    assert {j["stage"]: j["step"] for j in values["judgments"]} == {stage: steps[stage] for stage in judged}
     assert all(e["step"] == steps[e["stage"]] for e in values["ledger"])
     assert values["judgments"][0]["oracle"] == "visible tests" and values["judgments"][0]["correct"]
 

@@ -10,7 +10,7 @@ from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 def test_run_writes_files_and_exits_zero_when_completed(workdir, monkeypatch, capsys):
     script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    code = cli.main(["run", "--file", "stub.py", "--out", "out", "--thread", "t1"])
+    code = cli.main(["run", "--file", "stub.py", "--out", "out", "--thread", "t1", "--max-candidates", "1"])
     assert code == 0
     assert "return a + b" in (workdir / "out" / "solution.py").read_text()
     assert (workdir / ".accord" / "checkpoints.sqlite").exists()
@@ -33,8 +33,8 @@ def test_run_exits_one_when_failed_and_show_explains(workdir, monkeypatch, capsy
 
 def test_runs_lists_threads_newest_first(workdir, monkeypatch, capsys):
     script_cli(monkeypatch, planner=[PLAN, PLAN], coder=[GOOD, GOOD], reviewer=[APPROVE, APPROVE])
-    cli.main(["run", "--file", "stub.py", "--thread", "first"])
-    cli.main(["run", "--file", "stub.py", "--thread", "second"])
+    cli.main(["run", "--file", "stub.py", "--thread", "first", "--max-candidates", "1"])
+    cli.main(["run", "--file", "stub.py", "--thread", "second", "--max-candidates", "1"])
     capsys.readouterr()
     assert cli.main(["runs"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -80,5 +80,5 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
     err = capsys.readouterr().err
     assert "APIConnectionError" in err and "accord resume t4" in err
     assert models["planner"].calls == 3  # LangGraph's retry policy tried three times
-    assert cli.main(["resume", "t4"]) == 0  # the endpoint is back
+    assert cli.main(["resume", "t4", "--max-candidates", "1"]) == 0  # the endpoint is back
     assert models["planner"].calls == 4

@@ -5,9 +5,10 @@ from __future__ import annotations
 from graphs.development import LIFECYCLE
 from state.contracts import accepted_kinds, check_message
 from state.messages import Message
-from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN
+from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
-FULL = ["initialized", "planning", "implementing", "testing", "reviewing", "completed"]
+FULL = ["initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "reviewing",
+        "completed"]
 
 
 def test_happy_path_completes_with_tested_code(scripted):
@@ -17,7 +18,8 @@ def test_happy_path_completes_with_tested_code(scripted):
     assert run.path(values) == FULL
     assert "return a + b" in values["code"]["files"]["solution.py"]
     assert values["test_report"]["ending"] == "passed"
-    assert [c["passed"] for c in values["test_report"]["cases"]] == [True, True, True]
+    assert len(values["test_report"]["cases"]) == 6  # the examples, then the Tester's three cases
+    assert all(c["passed"] for c in values["test_report"]["cases"])
     assert values["review"]["integration"]["ending"] == "passed"
 
 
@@ -37,7 +39,8 @@ def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
                                for d in r.duties.values()])
     hops = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["messages"]]
     assert hops == [("intake", "planner", ["task"]), ("planner", "coder", ["plan"]),
-                    ("coder", "debugger", ["code"]), ("debugger", "reviewer", ["test_report"])]
+                    ("coder", "tester", ["code", "candidates"]), ("tester", "tester", ["tests"]),
+                    ("tester", "debugger", ["code", "selection"]), ("debugger", "reviewer", ["test_report"])]
     for m in values["messages"]:
         assert check_message(Message.model_validate(m), accepted) == []
 
@@ -51,30 +54,65 @@ def test_planner_prompt_sees_the_task_and_coder_sees_the_plan(scripted):
     assert "add(1, 2) == 3" in run.models["coder"].prompts[1]
 
 
-def test_the_coder_keeps_the_candidate_that_passes_the_most_examples(scripted):
-    half = {"code": "def add(a, b):\n    return 3 if a == 1 else a - b\n"}  # passes add(1, 2) only
+def test_the_tester_selects_the_candidate_that_passes_the_most_examples(scripted):
+    half = fenced("def add(a, b):\n    return 3 if a == 1 else a - b\n")  # passes add(1, 2) only
     run = scripted(planner=[PLAN], coder=[BAD, half, BAD, GOOD], debugger=[half], reviewer=[APPROVE])
     values = run(max_candidates=3, max_rounds=1)
     assert run.models["coder"].calls == 3  # the budget: GOOD, the fourth answer, is never asked for
     assert "3 if a == 1" in values["code"]["files"]["solution.py"]
-    picks = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
-    assert picks == ["candidate 1: 0/2 examples passed", "candidate 2: 1/2 examples passed",
-                     "candidate 3: 0/2 examples passed"]
+    runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "selecting"]
+    # The third answer repeats the first: it is one candidate, run once.
+    assert runs == ["candidate 1: 0/2 examples, 1/3 tests", "candidate 2: 1/2 examples, 1/3 tests"]
+    assert values["selection"]["chosen"] == 1
 
 
-def test_the_coder_stops_at_the_first_candidate_that_passes_every_example(scripted):
+def test_the_coder_writes_every_candidate_and_the_right_one_is_selected(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, GOOD, BAD], reviewer=[APPROVE])
-    values = run(max_candidates=4)
-    assert run.models["coder"].calls == 2
+    values = run(max_candidates=3)
+    assert run.models["coder"].calls == 3  # no early stop: the Coder never runs code
     assert values["status"] == "completed" and "a + b" in values["code"]["files"]["solution.py"]
+    assert values["selection"]["chosen"] == 1 and values["selection"]["flagged"] == []
+    selected = next(v for v in values["verdicts"] if v["stage"] == "selecting")
+    assert selected["evidence"].startswith("candidate 2 of 2: 2 examples and 3 test cases passed")
+
+
+def test_agreement_breaks_a_tie_on_the_examples(scripted):
+    # All three pass both examples; on the Tester's cases the two that agree with each other (and with
+    # the tests) beat the odd one out, though the odd one is written first.
+    odd = fenced("def add(a, b):\n    return a + b if a > 0 else 0\n")
+    also_good = fenced("def add(a, b):\n    return b + a\n")
+    run = scripted(planner=[PLAN], coder=[odd, GOOD, also_good], reviewer=[APPROVE])
+    values = run(max_candidates=3)
+    scores = values["selection"]["scores"]
+    assert [s["agreeing"] for s in scores] == [1, 2, 2]
+    assert [s["examples_passed"] for s in scores] == [2, 2, 2]
+    assert values["selection"]["chosen"] == 1
+
+
+def test_a_test_case_the_chosen_code_disputes_is_flagged_and_not_chased(scripted):
+    wrong_case = "```python\nassert add(2, 3) == 5\nassert add(2, 2) == 5\n```"  # the second is wrong
+    run = scripted(planner=[PLAN], coder=[GOOD], tester=[wrong_case], reviewer=[APPROVE])
+    values = run()
+    assert values["selection"]["flagged"] == [{"call": "add(2, 2)", "expected": "5"}]
+    names = " ".join(c["name"] for c in values["test_report"]["cases"])
+    assert "add(2, 3)" in names and "add(2, 2)" not in names
+    assert values["status"] == "completed" and "debugging" not in run.path(values)
+
+
+def test_the_tester_sees_the_task_but_never_the_code(scripted):
+    marker = fenced("def add(a, b):\n    # MARKER-IN-THE-CODE\n    return a + b\n")
+    run = scripted(planner=[PLAN], coder=[marker], reviewer=[APPROVE])
+    run()
+    prompt = run.models["tester"].prompts[0]
+    assert "def add(a: int, b: int)" in prompt and "MARKER-IN-THE-CODE" not in prompt
 
 
 def test_failing_tests_go_to_debugging_then_pass(scripted):
     run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
     values = run()
     assert values["status"] == "completed"
-    assert run.path(values) == ["initialized", "planning", "implementing", "testing", "debugging",
-                                "testing", "reviewing", "completed"]
+    assert run.path(values) == ["initialized", "planning", "implementing", "designing_tests", "selecting",
+                                "testing", "debugging", "testing", "reviewing", "completed"]
     prompt = run.models["debugger"].prompts[0]
     assert "add(1, 2) returned -1, expected 3" in prompt
     assert values["counters"]["debug"] == 1
@@ -91,7 +129,7 @@ def test_repeated_fix_stops_the_debug_loop(scripted):
 
 
 def test_debug_attempts_are_bounded_per_round(scripted):
-    fixes = [{"code": f"def add(a, b):\n    return a - b - {i}\n"} for i in range(10)]
+    fixes = [fenced(f"def add(a, b):\n    return a - b - {i}\n") for i in range(10)]
     run = scripted(planner=[PLAN], coder=[BAD], debugger=fixes, reviewer=[APPROVE])
     values = run(max_debug_attempts=2, max_rounds=1)
     testing = [v for v in values["verdicts"] if v["stage"] == "testing"]
@@ -101,7 +139,8 @@ def test_debug_attempts_are_bounded_per_round(scripted):
 
 
 def test_review_requesting_changes_starts_a_new_round(scripted):
-    run = scripted(planner=[PLAN], coder=[GOOD, GOOD], reviewer=[CHANGES, APPROVE])
+    # The debugger cannot repair BAD, so the review sees failing integration cases and a new round starts.
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD], reviewer=[CHANGES, APPROVE])
     values = run()
     assert values["status"] == "completed"
     assert values["counters"]["round"] == 2
@@ -110,6 +149,15 @@ def test_review_requesting_changes_starts_a_new_round(scripted):
     revise_prompt = run.models["coder"].prompts[1]
     assert "[major] solution.py:add: wrong" in revise_prompt
     assert {m["round"] for m in values["messages"] if m["sender"] == "coder"} == {1, 2}
+
+
+def test_a_blocking_issue_without_a_failing_case_is_recorded_not_acted_on(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[CHANGES])
+    values = run()
+    assert values["status"] == "completed" and values["counters"]["round"] == 1
+    assert values["review"]["decision"] == "request_changes"
+    verdict = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
+    assert verdict["outcome"] == "pass" and "1 blocking issues without a failing case" in verdict["evidence"]
 
 
 def test_failing_integration_blocks_approval_whatever_the_reviewer_says(scripted):
@@ -121,7 +169,7 @@ def test_failing_integration_blocks_approval_whatever_the_reviewer_says(scripted
 
 
 def test_round_budget_exhausted_fails_the_run(scripted):
-    run = scripted(planner=[PLAN], coder=[GOOD] * 3, reviewer=[CHANGES] * 3)
+    run = scripted(planner=[PLAN], coder=[BAD] * 3, debugger=[BAD] * 3, reviewer=[CHANGES] * 3)
     values = run(max_rounds=3)
     assert values["status"] == "failed"
     assert values["reason"].startswith("round budget exhausted")
@@ -154,7 +202,7 @@ def test_malformed_output_recovers_on_retry(scripted):
 
 
 def test_code_without_the_entry_point_is_a_violation(scripted):
-    run = scripted(planner=[PLAN], coder=[{"code": "def other():\n    pass\n"}] * 3)
+    run = scripted(planner=[PLAN], coder=[fenced("def other():\n    pass\n")] * 3)
     values = run()
     assert values["status"] == "failed"
     assert "does not define `add`" in values["reason"]
@@ -172,14 +220,22 @@ def test_ledger_accounts_for_every_llm_call_and_gate(scripted):
     run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
     values = run(price_in_per_1k=1.0, price_out_per_1k=2.0)
     llm = [e for e in values["ledger"] if e["kind"] == "llm"]
-    assert len(llm) == sum(m.calls for m in run.models.values()) == 4
+    assert len(llm) == sum(m.calls for m in run.models.values()) == 5  # one per role
     assert all(e["tokens_in"] > 0 and e["cost"] > 0 for e in llm)
     gates = [e for e in values["ledger"] if e["kind"] == "gate"]
     assert len(gates) == len(values["verdicts"])
-    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"implementing", "testing",
+    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"selecting", "testing",
                                                                                 "reviewing"}
 
 
 def test_lifecycle_table_is_the_one_compiled():
     assert LIFECYCLE.initial == "initialized"
     assert {s.name for s in LIFECYCLE.terminal()} == {"completed", "failed"}
+
+
+def test_an_empty_code_reply_is_malformed_and_retried(scripted):
+    run = scripted(planner=[PLAN], coder=["", GOOD], reviewer=[APPROVE])
+    values = run()
+    assert values["status"] == "completed"
+    malformed = [e for e in values["ledger"] if e["kind"] == "llm" and e["outcome"] == "malformed"]
+    assert [(e["role"], e["detail"]) for e in malformed] == [("coder", "empty code")]

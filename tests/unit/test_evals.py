@@ -10,24 +10,27 @@ import pytest
 from accord.cli import main
 from evals import report, runner
 from evals.benchmarks import BENCHMARKS
-from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence
+from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
 from nodes.scripted import ScriptedChatModel
 from state.context import Context
+from tests.conftest import fenced
 
 HUMANEVAL = BENCHMARKS["humaneval"]
-SOLVED = {"code": "def has_close_elements(numbers, threshold):\n"
-                  + problems()["HumanEval/0"]["canonical_solution"]}
-WRONG = {"code": "def has_close_elements(numbers, threshold):\n    return False\n"}
+SOLVED = fenced("def has_close_elements(numbers, threshold):\n"
+                + problems()["HumanEval/0"]["canonical_solution"])
+WRONG = fenced("def has_close_elements(numbers, threshold):\n    return False\n")
+TESTS = "```python\nassert has_close_elements([], 0.5) == False\n```"
 PLAN = {"subtasks": [{"title": "compare pairs", "description": "check every pair's distance",
                       "function": "has_close_elements(numbers, threshold)",
                       "acceptance_criteria": ["two numbers closer than threshold -> True"]}]}
 APPROVE = {"decision": "approve", "issues": []}
 
 
-def models(code: dict[str, str] = SOLVED, reviewer: Any = APPROVE) -> dict[str, ScriptedChatModel]:
-    scripts = {"planner": [PLAN], "coder": [code], "debugger": [code], "reviewer": [reviewer]}
+def models(code: str = SOLVED, reviewer: Any = APPROVE) -> dict[str, ScriptedChatModel]:
+    scripts = {"planner": [PLAN], "coder": [code], "tester": [TESTS], "debugger": [code],
+               "reviewer": [reviewer]}
     return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
 
 
@@ -46,6 +49,29 @@ def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
     assert not pipeline.counters
 
 
+def test_skipping_a_stage_sends_what_entered_it_where_its_pass_led():
+    without = skipping(LIFECYCLE, "designing_tests", "no-tester")
+    assert "designing_tests" not in without.by_name
+    assert without.delta[("implementing", "tests_needed")].target == "selecting"
+    assert without.counters == LIFECYCLE.counters  # the loops stay bounded
+
+
+def _path(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel]) -> list[str]:
+    evaluate(tmp_path, config, scripted)
+    return [v["stage"] for v in _final_state(tmp_path, config)["verdicts"] if v.get("target")]
+
+
+def test_the_accuracy_ablations_each_drop_one_ingredient(tmp_path):
+    full = _path(tmp_path / "a", "accountable", scripted := models())
+    assert full[2:5] == ["implementing", "designing_tests", "selecting"] and scripted["coder"].calls == 4
+    no_tester = _path(tmp_path / "t", "no-tester", scripted := models())
+    assert "designing_tests" not in no_tester and "selecting" in no_tester and scripted["tester"].calls == 0
+    _path(tmp_path / "d", "no-diversity", scripted := models())
+    assert scripted["coder"].calls == 1
+    no_selection = _path(tmp_path / "s", "no-selection", models())
+    assert "designing_tests" in no_selection and "selecting" not in no_selection
+
+
 def test_single_is_one_call_that_sees_only_the_prompt(tmp_path):
     scripted = models()
     [row] = evaluate(tmp_path, "single", scripted)
@@ -60,15 +86,17 @@ def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
         {"severity": "major", "location": "solution.py", "description": "style"}]})
     [row] = evaluate(tmp_path, "simple", scripted)
     assert row["status"] == "completed" and row["passed"]  # the review's changes are not acted on
-    assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 1, "debugger": 1,
-                                                                "reviewer": 1}
+    # The Coder is asked for max_candidates implementations; every other role is asked once.
+    assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 4, "tester": 1,
+                                                                "debugger": 1, "reviewer": 1}
     graph = CONFIGURATIONS["simple"].build(checkpointer=None)
     assert "reviewing" in graph.get_graph().nodes
     state = _final_state(tmp_path, "simple")
     assert state["messages"] == []
     assert not [e for e in state["ledger"] if e["kind"] == "contract"]
     handoffs = [(e["role"], e["outcome"]) for e in state["ledger"] if e["kind"] == "handoff"]
-    assert handoffs[:3] == [("intake", "planner"), ("planner", "coder"), ("coder", "debugger")]
+    assert handoffs[:4] == [("intake", "planner"), ("planner", "coder"), ("coder", "tester"),
+                            ("tester", "tester")]
 
 
 def _final_state(out: Any, config: str) -> dict[str, Any]:

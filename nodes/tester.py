@@ -1,0 +1,161 @@
+"""The Tester: designs test cases from the specification alone (LLM) and selects a candidate (LOCAL_CODE).
+
+Two duties. ``design_tests`` sees only the task (never the code, by contract) and writes edge-case and
+example asserts for a function, which code parses into a TestSuite. ``select`` runs every candidate in
+the sandbox against the task's examples and the Tester's cases, and keeps the one with the most executed
+evidence: examples passed first, then agreement, CodeT's dual execution agreement: how many candidates
+behave the same on the Tester's cases, times how many of those cases the behaviour passes. A case the
+chosen code disagrees with is flagged: the small model's expected values are often wrong, so a disputed
+case is evidence to weigh, never a test to chase.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any
+
+from graphs.compiler import OutputError, StageCall
+from nodes import sandbox, testing
+from nodes.llm import text
+from nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
+from state.artifacts import (
+    Candidates,
+    CandidateScore,
+    Example,
+    Selection,
+    TaskSpec,
+    TestReport,
+    TestSuite,
+)
+from state.contracts import Contract
+from state.graph_state import dump, read
+
+DESIGN_CONTRACT = Contract(role="tester", duty="design_tests", inputs=("task",), outputs=("tests",))
+SELECT_CONTRACT = Contract(role="tester", duty="select", inputs=("task", "plan", "candidates"),
+                           optional_inputs=("code", "tests"), outputs=("code", "selection"))
+
+SYSTEM = """You are the Tester of a small software team. You write tests from the specification alone,
+before any code exists. Every expected value must follow from the description: work it out step by step."""
+
+DESIGN_PROMPT = """{task}
+
+Write {count} test cases for `{name}`: the docstring's examples, then edge cases (empty input, a single
+element, negative numbers, zero, duplicates, large values) and any rule the description states. One assert
+per line, in this form:
+assert {name}(...) == expected_value
+
+Answer with the asserts in one ```python code block."""
+
+
+def parse_asserts(source: str, name: str) -> list[Example]:
+    """Return the ``assert name(...) == value`` lines of ``source`` as examples (others are skipped).
+
+    ``assert name(...)`` and ``assert not name(...)`` read as ``== True`` and ``== False``. Each line is
+    parsed on its own, so one broken line costs only itself.
+    """
+    cases: dict[str, Example] = {}
+    for line in source.splitlines():
+        try:
+            tree = ast.parse(line.strip())
+        except SyntaxError:
+            continue
+        if len(tree.body) != 1 or not isinstance(node := tree.body[0], ast.Assert):
+            continue
+        call, expected = _sides(node.test)
+        if call is not None and _calls(call, name) and call not in cases:
+            cases[call] = Example(call=call, expected=expected)
+    return list(cases.values())
+
+
+def _sides(test: ast.expr) -> tuple[str | None, str]:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        return ast.unparse(test.left), ast.unparse(test.comparators[0])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand), "False"
+    return ast.unparse(test), "True"
+
+
+def _calls(expression: str, name: str) -> bool:
+    node = ast.parse(expression, mode="eval").body
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def design_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write test cases for a function task from its specification."""
+    task = read(state, "task", TaskSpec)
+    assert task is not None
+    if task.level != "function" or not task.entry_point:
+        raise OutputError("the Tester designs cases for a function; an application's tests are pytest "
+                          "files the Coder writes with its code")
+    budget = max(1, call.context.max_tests)
+    reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=task.entry_point,
+                                                    count=budget), what="tests")
+    known = {e.call for e in task.examples}
+    cases = [c for c in parse_asserts(code_block(reply), task.entry_point) if c.call not in known]
+    if not cases:
+        raise OutputError(f"no `assert {task.entry_point}(...) == value` line beyond the docstring's "
+                          "examples")
+    return {"tests": dump(TestSuite(cases=tuple(cases[:budget])))}
+
+
+def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Run every candidate on the examples and the Tester's cases; keep the best by executed evidence."""
+    _, plan, _ = artifacts(state)
+    candidates = read(state, "candidates", Candidates)
+    suite = read(state, "tests", TestSuite)
+    assert plan is not None and candidates is not None
+    examples, cases = plan.examples, suite.cases if suite else ()
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+    reports = []
+    for number, code in enumerate(candidates.items, 1):
+        report, result = testing.run_examples(code, FUNCTION_FILE, (*examples, *cases), limits)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"candidate {number}: {_passed(report, 0, len(examples))}/{len(examples)} "
+                           f"examples, {_passed(report, len(examples), len(cases))}/{len(cases)} tests")
+        reports.append(report)
+    scores = score(reports, len(examples), len(cases))
+    best = max(scores, key=rank)
+    chosen = reports[best.index].cases[len(examples):]
+    flagged = tuple(case for case, result in zip(cases, _padded(chosen, len(cases)), strict=True)
+                    if result is None or not result.passed)
+    selection = Selection(chosen=best.index, scores=tuple(scores), flagged=flagged)
+    return {"code": dump(candidates.items[best.index]), "selection": dump(selection)}
+
+
+def score(reports: list[TestReport], examples: int, cases: int) -> list[CandidateScore]:
+    """Return each candidate's examples passed, Tester cases passed and agreement with the others."""
+    behaviours = [_behaviour(r, examples, cases) if len(r.cases) == examples + cases else (f"no run {i}",)
+                  for i, r in enumerate(reports)]  # a run that reported no cases agrees with nothing
+    return [CandidateScore(index=i, examples_passed=_passed(r, 0, examples),
+                           tests_passed=_passed(r, examples, cases),
+                           agreeing=behaviours.count(behaviours[i]))
+            for i, r in enumerate(reports)]
+
+
+def rank(entry: CandidateScore) -> tuple[int, int, int]:
+    """Sort key for a candidate: examples passed, then agreement x (cases passed + 1), then the earlier."""
+    return entry.examples_passed, entry.agreeing * (entry.tests_passed + 1), -entry.index
+
+
+def _behaviour(report: TestReport, start: int, count: int) -> tuple[str, ...]:
+    """Return what a candidate returned (or raised) on each Tester case."""
+    return tuple(r.got for r in report.cases[start:start + count])
+
+
+def _padded(results: tuple[Any, ...], count: int) -> list[Any]:
+    return [*results[:count], *[None] * (count - len(results[:count]))]
+
+
+def _passed(report: TestReport, start: int, count: int) -> int:
+    return sum(1 for r in _padded(report.cases[start:], count) if r is not None and r.passed)
+
+
+def chosen_tests(state: Mapping[str, Any]) -> tuple[Example, ...]:
+    """Return the Tester's cases the selection did not dispute (the tests later code must keep passing)."""
+    suite, selection = read(state, "tests", TestSuite), read(state, "selection", Selection)
+    if suite is None:
+        return ()
+    disputed = set(selection.flagged) if selection else set()
+    return tuple(c for c in suite.cases if c not in disputed)
+

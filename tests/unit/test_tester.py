@@ -1,0 +1,89 @@
+"""The Tester's pieces in isolation: parsing asserts, running candidates, scoring and ranking them."""
+
+from __future__ import annotations
+
+import pytest
+
+from nodes import sandbox, testing
+from nodes.tester import parse_asserts, rank, score
+from nodes.views import FUNCTION_FILE, code_block
+from state.artifacts import CaseResult, CodeArtifact, Example, TestReport
+
+
+def test_asserts_become_examples_and_everything_else_is_skipped():
+    source = """import math
+assert add(1, 2) == 3
+assert add(-1, 1) == 0  # a comment
+assert add(1, 2) == 3
+assert is_even(4)
+assert not is_even(3)
+assert add(1, 2) > 0
+assert add(1,
+assert other(1) == 2
+for x in range(3): assert add(x, 0) == x
+"""
+    # A comparison other than == and a loop are not single calls with one expected value: skipped.
+    assert parse_asserts(source, "add") == [Example(call="add(1, 2)", expected="3"),
+                                            Example(call="add(-1, 1)", expected="0")]
+    assert parse_asserts(source, "is_even") == [Example(call="is_even(4)", expected="True"),
+                                                Example(call="is_even(3)", expected="False")]
+
+
+def test_code_block_prefers_the_block_that_defines_the_function():
+    reply = "First a helper:\n```python\nx = 1\n```\nThen:\n```python\ndef f():\n    return x\n```\nDone."
+    assert code_block(reply, "f") == "def f():\n    return x\n"
+    assert code_block(reply) == "x = 1\n"
+    assert code_block("```python\ndef f():\n    pass").strip() == "def f():\n    pass"  # cut off mid-block
+
+
+def _run(body: str, cases: tuple[Example, ...]) -> TestReport:
+    code = CodeArtifact(files={FUNCTION_FILE: body}, entry_points=(FUNCTION_FILE,))
+    report, _ = testing.run_examples(code, FUNCTION_FILE, cases, sandbox.Limits(timeout_s=5))
+    return report
+
+
+def test_each_case_records_what_the_call_returned_or_raised():
+    report = _run("def f(x):\n    return 10 // x\n",
+                  (Example(call="f(2)", expected="5"), Example(call="f(0)", expected="0"),
+                   Example(call="f(5)", expected="undefined_name")))
+    assert [(c.passed, c.got) for c in report.cases[:2]] == [(True, "5"), (False, "raised ZeroDivisionError")]
+    # An expected value that does not evaluate is the test's fault, reported as such.
+    assert not report.cases[2].passed and "expected value" in report.cases[2].message
+
+
+def test_a_call_that_hangs_fails_alone_and_the_others_still_report():
+    report = _run("def f(x):\n    while x: pass\n    return x\n",
+                  (Example(call="f(0)", expected="0"), Example(call="f(1)", expected="1"),
+                   Example(call="f(0)", expected="0")))
+    assert [c.passed for c in report.cases] == [True, False, True]
+    assert report.cases[1].got == "raised TimeoutError" and "took longer than" in report.cases[1].message
+
+
+def _report(*results: tuple[bool, str]) -> TestReport:
+    cases = tuple(CaseResult(name=f"case {i}", passed=p, got=g) for i, (p, g) in enumerate(results))
+    return TestReport(ending="passed" if all(p for p, _ in results) else "failed", cases=cases)
+
+
+def test_agreement_counts_candidates_that_behave_alike_on_the_tester_cases():
+    # one example, two Tester cases; candidates 0 and 2 behave alike, candidate 1 differs
+    reports = [_report((True, "1"), (True, "5"), (False, "7")),
+               _report((True, "1"), (False, "4"), (True, "6")),
+               _report((True, "1"), (True, "5"), (False, "7")),
+               TestReport(ending="timeout")]  # reported no case: agrees with nothing, passes nothing
+    scores = score(reports, examples=1, cases=2)
+    assert [(s.examples_passed, s.tests_passed, s.agreeing) for s in scores] == [
+        (1, 1, 2), (1, 1, 1), (1, 1, 2), (0, 0, 1)]
+    assert max(scores, key=rank).index == 0  # agreement x (passed + 1), then the earlier candidate
+
+
+@pytest.mark.parametrize(("examples", "agreeing", "tests", "wins"), [
+    ((2, 1), (1, 4), (0, 3), 0),  # the docstring's examples come first
+    ((1, 1), (1, 3), (3, 0), 0),  # alone passing three cases (1 x 4) beats three agreeing on none (3 x 1)
+    ((1, 1), (1, 3), (0, 1), 1),  # three agreeing and passing one (3 x 2) beat one alone passing none
+])
+def test_rank_orders_examples_then_weighted_agreement(examples, agreeing, tests, wins):
+    from state.artifacts import CandidateScore
+
+    scores = [CandidateScore(index=i, examples_passed=examples[i], tests_passed=tests[i],
+                             agreeing=agreeing[i]) for i in range(2)]
+    assert max(scores, key=rank).index == wins
