@@ -34,8 +34,9 @@ def _context(args: argparse.Namespace) -> Any:
             default_model = name
     return Context(model=default_model, base_url=args.base_url, role_models=role_models,
                    max_rounds=args.max_rounds, max_debug_attempts=args.max_debug_attempts,
-                   max_candidates=args.max_candidates,
-                   temperature=args.temperature)
+                   max_candidates=args.max_candidates, max_llm_calls=args.max_llm_calls,
+                   max_run_tokens=args.max_run_tokens, max_cost=args.max_cost,
+                   max_wall_s=args.max_wall_s, temperature=args.temperature)
 
 
 def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
@@ -253,6 +254,11 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--max-debug-attempts", type=int, default=3)
         p.add_argument("--max-candidates", type=int, default=4,
                        help="implementations the Coder writes for a function before selecting one")
+        budgets = p.add_argument_group("run budgets (0: no limit); a spent one ends the run in failed")
+        budgets.add_argument("--max-llm-calls", type=int, default=0)
+        budgets.add_argument("--max-run-tokens", type=int, default=0, help="input + output, all calls")
+        budgets.add_argument("--max-cost", type=float, default=0.0)
+        budgets.add_argument("--max-wall-s", type=float, default=0.0, help="seconds of working time")
         p.add_argument("--out", help="write the produced files here")
 
     run = sub.add_parser("run", help="run the development graph on a task")

@@ -27,7 +27,7 @@ from graphs import development
 from graphs.compiler import Compiler, Duty, Gate, Role
 from graphs.oracle import Oracle
 from nodes import baseline
-from state.lifecycle import Lifecycle, Transition
+from state.lifecycle import BUDGET, Lifecycle, Transition
 
 PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
             "reviewing")
@@ -37,8 +37,9 @@ PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selec
 def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lifecycle:
     """Return ``lifecycle``'s stages run once each in ``order``, whatever their gates say.
 
-    Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail``, which ends the
-    run; with ``ignoring`` gates only a role that produced nothing usable fails. No counters, so no loops.
+    Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail`` and ``budget``,
+    which end the run; with ``ignoring`` gates only a role that produced nothing usable fails. No counters,
+    so no loops.
     """
     done, failed = (
         next(s for s in lifecycle.stages if s.status == status) for status in ("completed", "failed")
@@ -48,7 +49,8 @@ def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lif
         Transition(
             source=stage.name,
             outcome=outcome,
-            target=failed.name if outcome == "fail" else (order[i + 1] if i + 1 < len(order) else done.name),
+            target=failed.name if outcome in ("fail", BUDGET) else (order[i + 1] if i + 1 < len(order)
+                                                                   else done.name),
         )
         for i, stage in enumerate(stages)
         for outcome in stage.outcomes

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from graphs.oracle import Oracle, judge
 from state.artifacts import ARTIFACT_MODELS, artifact_text
+from state.budget import BudgetExhausted, Spend, exhausted, spent
 from state.context import Context
 from state.contracts import (
     Contract,
@@ -36,7 +37,7 @@ from state.contracts import (
     check_preconditions,
 )
 from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
-from state.lifecycle import Lifecycle, Stage
+from state.lifecycle import BUDGET, Lifecycle, Stage
 from state.messages import Message
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
@@ -67,11 +68,22 @@ class StageCall:
     ledger: list[LedgerEntry] = field(default_factory=list)
     step: int = -1
     """The LangGraph step this stage runs in (its checkpoint's ``metadata.step``)."""
+    spent_before: Spend | None = None
+    """What the run spent before this stage; None where the stage declares no ``budget`` outcome."""
+    started: float = field(default_factory=time.monotonic)
 
     def record(self, kind: str, **fields: Any) -> None:
         """Append a ledger entry for this stage."""
         self.ledger.append(LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round,
                                        step=self.step, **fields))
+
+    def check_budget(self) -> None:
+        """Raise BudgetExhausted when a run budget is spent (before the stage and each model call)."""
+        if self.spent_before is None:
+            return
+        here = spent(e.model_dump() for e in self.ledger) + Spend(seconds=time.monotonic() - self.started)
+        if reason := exhausted(self.context, self.spent_before + here):
+            raise BudgetExhausted(reason)
 
 
 Work = Callable[[Mapping[str, Any], StageCall], dict[str, Any]]
@@ -221,25 +233,34 @@ class Compiler:
         return {"verdicts": records([verdict]), "ledger": records([entry]), "counters": counters,
                 "stage": transition.target}
 
+    def _call(self, stage: Stage, role: Role, state: Mapping[str, Any],
+              runtime: Runtime[Context]) -> StageCall:
+        budgeted = BUDGET in stage.outcomes
+        return StageCall(stage=stage.name, role=role.name, round=_round(state),
+                         context=runtime.context or Context(), models=self.models, step=_step(),
+                         spent_before=spent(state.get("ledger", [])) if budgeted else None)
+
     def _run_role(self, stage: Stage, role: Role, state: Mapping[str, Any],
-                  runtime: Runtime[Context]) -> tuple[dict[str, Any], list[Violation], StageCall]:
-        """Run a role's duty under its contract, retrying with feedback; return update, violations."""
-        context = runtime.context or Context()
+                  call: StageCall) -> tuple[dict[str, Any], list[Violation]]:
+        """Run a role's duty under its contract, retrying with feedback; return update, violations.
+
+        Raises:
+            BudgetExhausted: a run budget was spent before the stage or one of its model calls.
+        """
+        call.check_budget()
         duty = role.duties[stage.duty]
-        call = StageCall(stage=stage.name, role=role.name, round=_round(state), context=context,
-                         models=self.models, step=_step())
         if not self.contracts:
             try:
-                return duty.work(state, call), [], call
+                return duty.work(state, call), []
             except (OutputError, ValidationError) as exc:
                 return {}, [Violation(role=role.name, phase="output", key="model_output",
-                                      detail=str(exc))], call
+                                      detail=str(exc))]
         violations = check_preconditions(duty.contract, state)
         call.record("contract", outcome="fail" if violations else "pass", detail="preconditions")
         if violations:
-            return {}, violations, call
+            return {}, violations
         update: dict[str, Any] = {}
-        for attempt in range(1 + max(0, context.max_output_retries)):
+        for attempt in range(1 + max(0, call.context.max_output_retries)):
             if attempt:
                 call.record("retry", outcome=str(attempt), detail=_summary(violations))
             try:
@@ -254,7 +275,7 @@ class Compiler:
             if not violations:
                 break
             call.feedback = violations
-        return (update if not violations else {}), violations, call
+        return (update if not violations else {}), violations
 
     def _stage_node(self, stage: Stage, role_name: str | None = None):  # type: ignore[no-untyped-def]
         role = self.roles[role_name or stage.roles[0]]
@@ -262,9 +283,18 @@ class Compiler:
 
         def node(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
             started = time.monotonic()
-            update, violations, call = self._run_role(stage, role, state, runtime)
+            call = self._call(stage, role, state, runtime)
+            try:
+                update, violations = self._run_role(stage, role, state, call)
+                spent_reason = ""
+            except BudgetExhausted as exc:
+                # What the stage had not finished is dropped; its model calls stay in the ledger.
+                update, violations, spent_reason = {}, [], str(exc)
+                call.record("error", outcome=BUDGET, detail=spent_reason)
             merged = {**state, **update}
-            if violations:
+            if spent_reason:
+                outcome, evidence = BUDGET, spent_reason
+            elif violations:
                 outcome, evidence = "fail", _summary(violations)
             elif fan_out:
                 vote = update.pop("vote")
@@ -325,6 +355,8 @@ class Compiler:
             tally = Tally(v["outcome"] for v in votes).most_common()
             tied = len(tally) > 1 and tally[0][1] == tally[1][1]
             outcome = "fail" if not tally or tied else tally[0][0]
+            if any(v["outcome"] == BUDGET for v in votes):
+                outcome = BUDGET  # a spent budget holds for every voter
             evidence = ", ".join(f"{v['role']}={v['outcome']}" for v in votes)
             return self._decide(stage, "vote", state, runtime.context or Context(), outcome, evidence)
 

@@ -34,10 +34,10 @@ from state.artifacts import (
     TestSuite,
 )
 from state.contracts import Contract
-from state.graph_state import dump, read
-from state.lifecycle import Counter, Lifecycle, Stage, Transition
+from state.graph_state import code_versions, dump, read
+from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 
-LIFECYCLE = Lifecycle(
+LIFECYCLE = with_budget(Lifecycle(
     name="development",
     initial="initialized",
     stages=(
@@ -87,7 +87,7 @@ LIFECYCLE = Lifecycle(
         Counter(name="debug", start=0, limit=3, exhausted="exhausted",
                 reason="debug attempts exhausted"),
     ),
-)
+), target="failed")
 
 MAX_SUBTASKS = 12
 BLOCKING = frozenset({"major", "critical"})
@@ -157,11 +157,6 @@ def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
         return "pass", summary
     failing = "; ".join(c.name for c in report.failures()[:3])
     return "tests_failed", f"{summary}: {failing}".rstrip(": ")
-
-
-def code_versions(state: Mapping[str, Any]) -> list[dict[str, str]]:
-    """Return the file maps of every code version handed over so far, oldest first."""
-    return [a["files"] for m in state.get("messages", []) for a in m["payload"] if a["kind"] == "code"]
 
 
 def gate_fix(state: Mapping[str, Any]) -> tuple[str, str]:

@@ -37,7 +37,7 @@ from nodes.views import (
 )
 from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.contracts import Contract
-from state.graph_state import dump, read
+from state.graph_state import code_versions, dump, read
 
 CONTRACT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
                     optional_inputs=("code", "review", "candidates"), outputs=("code",),
@@ -192,6 +192,33 @@ def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
     return function_module(task, code_block(reply, task.entry_point or ""))
 
 
+REDRAWS = 2
+"""Sampled draws after a function's revision or fix that repeats a version already tried. At temperature 0
+the small model mostly hands back such a version (the repeat gate then ends the loop with nothing
+learnt); a sampled draw gives the tests something new to judge."""
+
+
+def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
+                 state: Mapping[str, Any]) -> CodeArtifact:
+    """Write a function task's code, sampling again while it repeats a version already tried.
+
+    Tried means handed over in a message or among the candidates the selection ran. When every draw
+    repeats, the last is returned, and the gates see the repeat.
+    """
+    pool = read(state, "candidates", Candidates)
+    tried = [*code_versions(state), *(c.files for c in (pool.items if pool else ()))]
+    code = write_function(call, system, task, prompt)
+    for draw in range(2, REDRAWS + 2):
+        if code.files not in tried:
+            break
+        call.record("retry", outcome=str(draw), detail="repeats a version already tried; sampling again")
+        try:
+            code = write_function(call, system, task, prompt, retry_temperature(call))
+        except OutputError as exc:
+            call.record("retry", outcome=str(draw), detail=f"sampled draw: {exc}"[:300])
+    return code
+
+
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
     """Return the code artifact for a function task: the stub (its imports and helpers), then the code."""
     try:
@@ -313,7 +340,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert plan is not None
     review = read(state, "review", ReviewReport)
     if review is not None and code is not None:
-        revised = revise(call, task, plan_view(plan), code, review)
+        revised = revise(call, task, plan_view(plan), code, review, state)
         pool = read(state, "candidates", Candidates)
         if pool is None:
             return {"code": dump(revised)}
@@ -379,15 +406,15 @@ def _app_view(code: CodeArtifact | None) -> str:
     return f"```python\n{code.files[APP_FILE]}```" if code and APP_FILE in code.files else "(empty)"
 
 
-def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact,
-           review: ReviewReport) -> CodeArtifact:
+def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact, review: ReviewReport,
+           state: Mapping[str, Any]) -> CodeArtifact:
     """Return the code revised to answer the review."""
     if task.level == "function":
         prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code, task),
                                       review=review_view(review),
                                       what=f"the complete corrected implementation of `{task.entry_point}` "
                                            "in one ```python code block")
-        return write_function(call, SYSTEM, task, prompt)
+        return new_function(call, SYSTEM, task, prompt, state)
     prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code),
                                   review=review_view(review),
                                   what=CHANGED_DEFINITIONS)

@@ -16,7 +16,7 @@ from nodes.coder import (
     CHANGED_DEFINITIONS,
     fix_one_file,
     has_tests,
-    write_function,
+    new_function,
     write_tests,
 )
 from nodes.coder import SYSTEM as CODER_SYSTEM
@@ -98,7 +98,7 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                    failures=failures_view(report),
                                    what=f"the complete corrected implementation of `{task.entry_point}` "
                                         "in one ```python code block")
-        return {"code": dump(write_function(call, SYSTEM, task, prompt))}
+        return {"code": dump(new_function(call, SYSTEM, task, prompt, state))}
     if not has_tests(code) and not report.failures() and plan is not None:
         # Nothing failed because nothing was tested: the first fix is the tests themselves.
         return {"code": dump(write_tests(call, plan, code))}

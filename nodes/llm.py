@@ -52,7 +52,12 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
 def chat_model(call: StageCall, temperature: float | None = None,
                max_tokens: int | None = None) -> tuple[BaseChatModel, RoleModel, str]:
     """Return the role's chat model (optionally at another temperature or with a lower output limit),
-    its settings and its name."""
+    its settings and its name.
+
+    Raises:
+        BudgetExhausted: a run budget is spent, so no further call may be made.
+    """
+    call.check_budget()
     settings = call.context.model_for(call.role)
     if temperature is not None:
         settings = settings.model_copy(update={"temperature": temperature})

@@ -52,6 +52,14 @@ class Context:
     """Retries of a role whose output violated its contract, with the violation as feedback."""
     sandbox_timeout_s: float = 10.0
     """Wall-clock limit for one sandboxed program."""
+    max_llm_calls: int = 0
+    """Run budget: model calls (0: no limit). Each budget, once spent, ends the run in ``failed``."""
+    max_run_tokens: int = 0
+    """Run budget: input plus output tokens over all calls (0: no limit)."""
+    max_cost: float = 0.0
+    """Run budget: cost in the price unit of the models' settings (0: no limit)."""
+    max_wall_s: float = 0.0
+    """Run budget: seconds of the stages' working time (0: no limit)."""
 
     def model_for(self, role: str) -> RoleModel:
         """Return the role's model settings: its override over the run's defaults."""

@@ -107,6 +107,11 @@ def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
     return None if value is None else model.model_validate(value)
 
 
+def code_versions(state: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Return the file maps of every code version handed over so far, oldest first."""
+    return [a["files"] for m in state.get("messages", []) for a in m["payload"] if a["kind"] == "code"]
+
+
 def dump(model: Frozen) -> dict[str, Any]:
     """Return the JSON form a model is stored under in state."""
     return model.model_dump(mode="json")
@@ -117,4 +122,5 @@ def records(items: list[M]) -> list[dict[str, Any]]:
     return [dump(item) for item in items]
 
 
-__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "dump", "read", "records"]
+__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "code_versions", "dump", "read",
+           "records"]

@@ -162,6 +162,24 @@ class Lifecycle(Frozen):
         return problems
 
 
+BUDGET = "budget"
+"""The outcome a working stage takes when a run budget (LLM calls, tokens, cost, time) is spent."""
+
+
+def with_budget(lifecycle: Lifecycle, target: str) -> Lifecycle:
+    """Return ``lifecycle`` with a ``budget`` outcome on every working stage, leading to ``target``.
+
+    The compiler enforces the run budgets on the stages that declare this outcome; δ stays the whole
+    truth about where a run can go.
+    """
+    working = [s for s in lifecycle.stages if not s.terminal and BUDGET not in s.outcomes]
+    stages = tuple(s.model_copy(update={"outcomes": (*s.outcomes, BUDGET)}) if s in working else s
+                   for s in lifecycle.stages)
+    spent = tuple(Transition(source=s.name, outcome=BUDGET, target=target) for s in working)
+    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
+                     stages=stages, transitions=(*lifecycle.transitions, *spent))
+
+
 def _closure(start: str, edges: dict[str, set[str]]) -> set[str]:
     """Return every node reachable from ``start`` (itself included)."""
     seen, todo = {start}, [start]

@@ -40,12 +40,18 @@ CHANGES = {"decision": "request_changes",
            "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}]}
 
 
+def scripted_model(role: str, script: list[Any]) -> ScriptedChatModel:
+    """Replay ``script`` for ``role``. The Debugger's last fix repeats: a repeated fix is drawn again, so a
+    script of one wrong fix reads as a Debugger that keeps returning it."""
+    return ScriptedChatModel(script=list(script), repeat_last=role == "debugger")
+
+
 class Run:
     """Runs the development graph with scripted models and keeps what happened."""
 
     def __init__(self, oracle: Oracle | None = VISIBLE_TESTS, **scripts: list[Any]) -> None:
         self.models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
-                       **{role: ScriptedChatModel(script=list(script)) for role, script in scripts.items()}}
+                       **{role: scripted_model(role, script) for role, script in scripts.items()}}
         self.saver = InMemorySaver()
         self.graph = build_graph(self.models, checkpointer=self.saver, oracle=oracle)
         self.config = {"configurable": {"thread_id": "test"}}
@@ -76,6 +82,6 @@ def workdir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 def script_cli(monkeypatch: pytest.MonkeyPatch, **scripts: list[Any]) -> dict[str, ScriptedChatModel]:
     """Make the CLI's graphs use scripted models by role."""
     models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
-              **{role: ScriptedChatModel(script=s) for role, s in scripts.items()}}
+              **{role: scripted_model(role, s) for role, s in scripts.items()}}
     monkeypatch.setattr(graphs.development, "build_graph", partial(build_graph, models))
     return models

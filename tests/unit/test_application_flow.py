@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from graphs.compiler import StageCall
-from graphs.development import code_versions
 from nodes.coder import fix_one_file
 from nodes.scripted import ScriptedChatModel
 from state.artifacts import CodeArtifact
 from state.context import Context
+from state.graph_state import code_versions
 from tests.conftest import APPROVE, CHANGES
 
 TASK = "Build a command-line counter: add numbers and show the total."

@@ -119,13 +119,22 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
 
 
 def test_repeated_fix_stops_the_debug_loop(scripted):
-    run = scripted(planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE, APPROVE],
-                   )
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[BAD] * 3, reviewer=[APPROVE, APPROVE])
     values = run(max_rounds=1)
     debug_verdicts = [v for v in values["verdicts"] if v["stage"] == "debugging"]
     assert [v["outcome"] for v in debug_verdicts] == ["repeat"]
     assert debug_verdicts[0]["target"] == "reviewing"
-    assert run.models["debugger"].calls == 1
+    # The greedy fix and both sampled draws repeated the code already tried.
+    assert run.models["debugger"].calls == 3
+
+
+def test_a_repeated_fix_is_drawn_again(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[BAD, GOOD], reviewer=[APPROVE])
+    values = run(max_rounds=1)
+    assert values["status"] == "completed"
+    assert [v["outcome"] for v in values["verdicts"] if v["stage"] == "debugging"] == ["pass"]
+    retries = [e for e in values["ledger"] if e["role"] == "debugger" and e["kind"] == "retry"]
+    assert ["repeats a version already tried" in e["detail"] for e in retries] == [True]
 
 
 def test_debug_attempts_are_bounded_per_round(scripted):
@@ -168,12 +177,14 @@ def test_failing_integration_blocks_approval_whatever_the_reviewer_says(scripted
 
 
 def test_round_budget_exhausted_fails_the_run(scripted):
-    run = scripted(planner=[PLAN], coder=[BAD] * 3, debugger=[BAD] * 3, reviewer=[CHANGES] * 3)
+    run = scripted(planner=[PLAN], coder=[BAD] * 7, debugger=[BAD] * 3, reviewer=[CHANGES] * 3)
     values = run(max_rounds=3)
     assert values["status"] == "failed"
     assert values["reason"].startswith("round budget exhausted")
     assert values["counters"]["round"] == 3
     assert run.models["reviewer"].calls == 3
+    # Each round's revision repeated the code: drawn once greedy and twice sampled.
+    assert run.models["coder"].calls == 1 + 2 * 3
     assert run.path(values)[-2:] == ["reviewing", "failed"]
 
 

@@ -87,9 +87,10 @@ def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
     [row] = evaluate(tmp_path, "simple", scripted)
     assert row["status"] == "completed" and row["passed"]  # the review's changes are not acted on
     # The Coder is asked for max_candidates implementations; every other role is asked once.
-    # (The Reviewer runs the integration cases; with all passing it needs no model review.)
+    # (The Reviewer runs the integration cases; with all passing it needs no model review. The
+    # Debugger's one fix step draws again while its fix repeats a candidate: three draws here.)
     assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 4, "tester": 1,
-                                                                "debugger": 1, "reviewer": 0}
+                                                                "debugger": 3, "reviewer": 0}
     graph = CONFIGURATIONS["simple"].build(checkpointer=None)
     assert "reviewing" in graph.get_graph().nodes
     state = _final_state(tmp_path, "simple")
