@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
 
-.PHONY: help setup demo run test test-unit lint dev eval bench clean
+.PHONY: help setup demo run test test-unit lint dev eval bench bench-load clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -46,3 +46,6 @@ eval: setup  ## HumanEval on the local model: make eval CONFIG=accountable LIMIT
 
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run)
 	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))
+
+bench-load: $(BIN)/accord  ## RUNS (50) concurrent runs against a slow, flaky scripted endpoint
+	$(BIN)/python -m evals.load --runs $(or $(RUNS),50)

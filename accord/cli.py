@@ -36,13 +36,15 @@ def _context(args: argparse.Namespace) -> Any:
                    max_rounds=args.max_rounds, max_debug_attempts=args.max_debug_attempts,
                    max_candidates=args.max_candidates, max_llm_calls=args.max_llm_calls,
                    max_run_tokens=args.max_run_tokens, max_cost=args.max_cost,
-                   max_wall_s=args.max_wall_s, temperature=args.temperature)
+                   max_wall_s=args.max_wall_s, request_timeout_s=args.request_timeout_s,
+                   temperature=args.temperature)
 
 
 def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
     """Run the graph, printing one line per finished stage."""
     started, tokens = time.monotonic(), [0, 0]
-    for chunk in graph.stream(inputs, cfg, context=context, stream_mode="updates"):
+    traced = {**cfg, "tags": ["accord", "configuration:accountable"]}  # LangSmith run tags
+    for chunk in graph.stream(inputs, traced, context=context, stream_mode="updates"):
         for update in chunk.values():
             if not update:
                 continue
@@ -250,6 +252,8 @@ def parser() -> argparse.ArgumentParser:
                        help="model for every role, or ROLE=NAME for one role (repeatable)")
         p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: local model)")
         p.add_argument("--temperature", type=float, default=0.0)
+        p.add_argument("--request-timeout-s", type=float, default=600.0,
+                       help="seconds one model request may take before it is retried")
         p.add_argument("--max-rounds", type=int, default=5)
         p.add_argument("--max-debug-attempts", type=int, default=3)
         p.add_argument("--max-candidates", type=int, default=4,

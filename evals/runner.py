@@ -80,7 +80,8 @@ def run_task(
     thread = f"{benchmark.name}/{config.name}/{task.id}"
     context = dataclasses.replace(context, **config.settings)
     graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
-    cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT}
+    cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT,
+                           "tags": ["accord", f"configuration:{config.name}", f"benchmark:{benchmark.name}"]}
     earlier = history.from_graph(graph, thread)
     started = time.monotonic()
     if not earlier:

@@ -181,7 +181,8 @@ class Compiler:
             elif len(stage.roles) > 1:
                 self._add_fan_out(builder, stage)
             else:
-                builder.add_node(stage.name, self._stage_node(stage), retry_policy=RETRY)
+                builder.add_node(stage.name, self._stage_node(stage), retry_policy=RETRY,
+                                 metadata=_trace_metadata(stage, stage.roles[0]))
                 self._add_gate_edge(builder, stage.name, stage)
         return builder
 
@@ -204,7 +205,8 @@ class Compiler:
         builder.add_node(stage.name, lambda state: {"stage": stage.name})
         voters = [f"{stage.name}.{role}" for role in stage.roles]
         for role, node in zip(stage.roles, voters, strict=True):
-            builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY)
+            builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY,
+                             metadata=_trace_metadata(stage, role))
             builder.add_edge(stage.name, node)
         builder.add_node(f"{stage.name}.vote", self._vote_node(stage))
         builder.add_edge(voters, f"{stage.name}.vote")
@@ -370,6 +372,11 @@ class Compiler:
 
         finish.__name__ = stage.name
         return finish
+
+
+def _trace_metadata(stage: Stage, role: str) -> dict[str, str]:
+    """Return what a traced stage run carries besides LangGraph's own metadata."""
+    return {"accord_stage": stage.name, "accord_role": role, "accord_duty": stage.duty}
 
 
 def _free_text(message: Message, stage: str, step: int) -> LedgerEntry:

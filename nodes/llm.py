@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
@@ -27,14 +28,14 @@ OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 
 @lru_cache(maxsize=32)
 def client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-           max_tokens: int) -> ChatOpenAI:
+           max_tokens: int, timeout_s: float = 600.0) -> ChatOpenAI:
     """Return a ChatOpenAI for an endpoint (cached: one client per distinct setting)."""
     # langchain-openai sends the limit as `max_completion_tokens`, which llama.cpp's server (and other
     # OpenAI-compatible servers) ignore: generation then runs until the context is full. Say both.
     extra = {"max_tokens": max_tokens} if base_url else None
     return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,
                       temperature=temperature, max_tokens=max_tokens, extra_body=extra,
-                      timeout=600, max_retries=1)
+                      timeout=timeout_s, max_retries=1)
 
 
 def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
@@ -67,7 +68,9 @@ def chat_model(call: StageCall, temperature: float | None = None,
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
     name, base_url, key = resolve(settings)
-    return client(name, base_url, key, settings.temperature, settings.max_tokens), settings, name
+    model = client(name, base_url, key, settings.temperature, settings.max_tokens,
+                   call.context.request_timeout_s)
+    return model, settings, name
 
 
 RETRY_TEMPERATURE = 0.6
@@ -85,6 +88,13 @@ def feedback_text(call: StageCall) -> str:
         return ""
     lines = "\n".join(f"- {v.key}: {v.detail}" for v in call.feedback)
     return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
+
+
+def traced(call: StageCall, action: str, model: str) -> RunnableConfig:
+    """Return the run config that names a model call in traces (LangSmith) by role and action."""
+    return {"run_name": f"{call.role}: {action}", "tags": [f"role:{call.role}"],
+            "metadata": {"accord_role": call.role, "accord_action": action, "accord_stage": call.stage,
+                         "accord_round": call.round, "accord_model": model}}
 
 
 def _usage(raw: Any, settings: RoleModel) -> dict[str, Any]:
@@ -109,7 +119,7 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
     messages = [SystemMessage(system), HumanMessage(user + feedback_text(call))]
     started = time.monotonic()
-    result = runnable.invoke(messages)
+    result = runnable.invoke(messages, config=traced(call, schema.__name__, name))
     latency = time.monotonic() - started
     assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
     raw, parsed, error = result["raw"], result.get("parsed"), result.get("parsing_error")
@@ -138,7 +148,8 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     """
     model, settings, name = chat_model(call, temperature)
     started = time.monotonic()
-    reply = model.invoke([SystemMessage(system), HumanMessage(user + feedback_text(call))])
+    reply = model.invoke([SystemMessage(system), HumanMessage(user + feedback_text(call))],
+                         config=traced(call, what, name))
     latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     spent = _usage(reply, settings)

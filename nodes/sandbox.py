@@ -2,8 +2,9 @@
 
 Inside bubblewrap the program sees a read-only system (``/usr``, the Python installation), a private
 writable ``/workspace`` holding only the files it was given, an empty ``/tmp``, no network, no other
-process, and a scrubbed environment; the user's home, the project and its checkpoint database are not
-mounted at all. rlimits bound CPU time, address space, processes and file size; stdout and stderr go to
+process, no capabilities, and a scrubbed environment; the user's home, the project and its checkpoint
+database are not mounted at all. rlimits bound CPU time, address space, processes (except for uid 0,
+which the kernel exempts) and file size; stdout and stderr go to
 files capped by the file-size limit, so a flood ends the program instead of filling memory. Without
 bubblewrap the run says so loudly and falls back to rlimits in a subprocess.
 """
@@ -109,7 +110,9 @@ def _rlimits(limits: Limits, nproc: int):  # type: ignore[no-untyped-def]
 
 
 def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+    # Run as root (as CI does), bwrap keeps the caller's capabilities inside the sandbox, and with
+    # CAP_SYS_ADMIN a program could remount its read-only views writable: drop every one.
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
             "--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
     for link in ("bin", "lib", "lib64", "sbin"):

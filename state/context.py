@@ -50,6 +50,8 @@ class Context:
     """Test cases the Tester writes for a function."""
     max_output_retries: int = 2
     """Retries of a role whose output violated its contract, with the violation as feedback."""
+    request_timeout_s: float = 600.0
+    """Seconds one model request may take before it counts as a (retried) timeout."""
     sandbox_timeout_s: float = 10.0
     """Wall-clock limit for one sandboxed program."""
     max_llm_calls: int = 0

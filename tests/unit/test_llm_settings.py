@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
+from evals.endpoint import FakeEndpoint, Text
 from nodes import llm, local_model
 from state.context import Context
 
@@ -18,34 +15,10 @@ def test_role_override_falls_back_to_run_defaults():
     assert (planner.model, planner.max_tokens) == ("base", 1024)
 
 
-def _capture_one_request() -> tuple[str, list[dict]]:
-    """Serve one OpenAI-style chat completion on loopback and record the JSON body received."""
-    bodies: list[dict] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            reply = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                                "choices": [{"index": 0, "finish_reason": "stop",
-                                             "message": {"role": "assistant", "content": "ok"}}],
-                                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(reply.encode())
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.handle_request, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/v1", bodies
-
-
 def test_compatible_endpoints_receive_max_tokens_in_the_request_body():
-    base_url, bodies = _capture_one_request()
-    assert llm.client("m", base_url, "k", 0.0, 77).invoke("hi").content == "ok"
-    assert bodies[0]["max_tokens"] == 77  # llama.cpp's server ignores max_completion_tokens
+    with FakeEndpoint([Text("ok")]) as endpoint:
+        assert llm.client("m", endpoint.url, "k", 0.0, 77).invoke("hi").content == "ok"
+    assert endpoint.requests[0]["max_tokens"] == 77  # llama.cpp's server ignores max_completion_tokens
 
 
 def test_openai_itself_gets_only_max_completion_tokens():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +112,31 @@ def test_detached_process_does_not_outlive_the_run():
     result = run(python("-c", code), {}, Limits(timeout_s=5))
     assert result.ok
     assert _processes_with(token) == []
+
+
+@needs_bwrap
+def test_accords_own_working_copy_and_checkpoints_are_out_of_reach(workdir):
+    from accord import runs
+
+    with runs.checkpointer() as saver:  # the run store a real run writes (.accord/checkpoints.sqlite)
+        saver.setup()
+    # The checkpoint database, the user's task file, and Accord's own source (its working copy).
+    own = [runs.db_path().resolve(), (workdir / "stub.py").resolve(), sandbox.__file__]
+    before = {str(p): Path(p).read_bytes() for p in own}
+    code = (f"paths = {list(before)!r}\n"
+            "for p in paths:\n"
+            "    try:\n"
+            "        open(p, 'ab').write(b'tampered')\n"
+            "        print('WROTE', p)\n"
+            "    except OSError as exc:\n"
+            "        print('DENIED', type(exc).__name__)\n")
+    result = run(python("-c", code), {}, Limits(timeout_s=5))
+    assert result.stdout.split().count("DENIED") == len(own) and "WROTE" not in result.stdout
+    assert {p: Path(p).read_bytes() for p in before} == before
+
+
+@needs_bwrap
+def test_the_program_holds_no_capabilities_even_when_accord_runs_as_root():
+    code = "print([line for line in open('/proc/self/status') if line.startswith('CapEff')][0])"
+    result = run(python("-c", code), {}, Limits(timeout_s=5))
+    assert result.stdout.split() == ["CapEff:", "0000000000000000"]
