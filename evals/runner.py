@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -36,6 +37,20 @@ RESULTS = "results.jsonl"
 CHECKPOINTS = "checkpoints.sqlite"
 RECURSION_LIMIT = 200
 """LangGraph steps per run; the lifecycle's counters end every run long before (5 rounds × 9 stages)."""
+
+
+def source_version() -> str:
+    """Return the commit of Accord's code, ``+dirty`` when the working copy changes it ("" outside git)."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    try:
+        changed = git("status", "--porcelain", "--", "*.py", ":(exclude)tests")
+        return git("rev-parse", "--short", "HEAD").strip() + ("+dirty" if changed.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return ""
 
 
 def read_rows(out: Path) -> list[dict[str, Any]]:
@@ -168,6 +183,7 @@ def run(
     down past its retries) gets no row: the next run resumes its thread.
     """
     recorder = Recorder(out)
+    version = source_version()  # which code produced each row, for results gathered across sessions
     finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []
@@ -178,7 +194,7 @@ def run(
             progress(done, len(tasks), recorder.figures())
         for future in as_completed(futures):
             try:
-                recorder.add(future.result())
+                recorder.add({**future.result(), "version": version})
             except Exception as exc:  # an interrupted task keeps its thread; the next run resumes it
                 errors.append(f"{futures[future].id}: {type(exc).__name__}: {exc}")
             done += 1

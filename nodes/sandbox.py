@@ -3,10 +3,11 @@
 Inside bubblewrap the program sees a read-only system (``/usr``, the Python installation), a private
 writable ``/workspace`` holding only the files it was given, an empty ``/tmp``, no network, no other
 process, no capabilities, and a scrubbed environment; the user's home, the project and its checkpoint
-database are not mounted at all. rlimits bound CPU time, address space, processes (except for uid 0,
-which the kernel exempts) and file size; stdout and stderr go to
-files capped by the file-size limit, so a flood ends the program instead of filling memory. Without
-bubblewrap the run says so loudly and falls back to rlimits in a subprocess.
+database are not mounted at all. rlimits bound CPU time, address space and file size; stdout and stderr
+go to files capped by the file-size limit, so a flood ends the program instead of filling memory. A
+pids cgroup of its own bounds the processes it may create (RLIMIT_NPROC alone does not bind uid 0, as
+which CI runs) and lets every one of them be killed when the run ends, detached or not. Without
+bubblewrap the run says so loudly and falls back to rlimits and the cgroup in a subprocess.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -60,6 +61,8 @@ class SandboxResult:
     files: dict[str, str]
     """Text files in the workspace after the run (what the program wrote)."""
     truncated: bool = False
+    process_limit_hit: bool = False
+    """Whether the program tried to create more processes than its limit allowed."""
 
     @property
     def ok(self) -> bool:
@@ -97,8 +100,89 @@ def _tasks_of_current_user() -> int:
     return count
 
 
-def _rlimits(limits: Limits, nproc: int):  # type: ignore[no-untyped-def]
+BWRAP_PROCESSES = 3
+"""Processes bubblewrap itself keeps in the sandbox's cgroup (its monitor and its init)."""
+
+
+def _pids_hierarchy() -> Path | None:
+    """Return the writable pids-cgroup directory of this process, or None where there is none."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):  # cgroup v1
+            base = Path("/sys/fs/cgroup/pids") / path.lstrip("/")
+        elif controllers == "" and "pids" in _read(Path("/sys/fs/cgroup/cgroup.subtree_control")):
+            base = Path("/sys/fs/cgroup") / path.lstrip("/")  # cgroup v2 with pids delegated
+        else:
+            continue
+        if os.access(base, os.W_OK):
+            return base
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def process_limit_enforced() -> bool:
+    """Return whether the process limit binds here (RLIMIT_NPROC for a normal user, a cgroup for root)."""
+    return os.getuid() != 0 or _pids_hierarchy() is not None
+
+
+@contextlib.contextmanager
+def _pids_cgroup(max_tasks: int) -> Iterator[Path | None]:
+    """Yield a fresh pids cgroup capped at ``max_tasks``; on exit kill what is left in it and remove it."""
+    base = _pids_hierarchy()
+    group = None
+    if base is not None:
+        with contextlib.suppress(OSError):
+            group = Path(tempfile.mkdtemp(prefix="accord-sbx-", dir=base))
+            (group / "pids.max").write_text(str(max_tasks))
+    try:
+        yield group
+    finally:
+        if group is not None:
+            _empty_and_remove(group)
+
+
+def _empty_and_remove(group: Path) -> None:
+    for _ in range(100):
+        pids = _read(group / "cgroup.procs").split()
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.01)
+    for _ in range(100):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # the last killed processes are still being reaped
+            time.sleep(0.01)
+    log.warning("could not remove the sandbox cgroup %s", group)
+
+
+def _hit_process_limit(group: Path | None) -> bool:
+    for line in _read(group / "pids.events").splitlines() if group else ():
+        name, _, count = line.partition(" ")
+        if name == "max" and count.strip() != "0":
+            return True
+    return False
+
+
+def _rlimits(limits: Limits, nproc: int, group: Path | None):  # type: ignore[no-untyped-def]
     def apply() -> None:
+        if group is not None:  # join the cgroup before exec, so every descendant is counted
+            (group / "cgroup.procs").write_text(str(os.getpid()))
         mb = 1 << 20
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
@@ -125,7 +209,8 @@ def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
     # The interpreter and its packages, and nothing else of the home or the project around them.
     for prefix in sorted({sys.base_prefix, sys.prefix}):
         argv += ["--ro-bind", prefix, prefix]
-    return argv
+    # bwrap's own root (where it made /root/... for the binds above) goes read-only last.
+    return [*argv, "--remount-ro", "/"]
 
 
 def _clean_env(home: str) -> dict[str, str]:
@@ -179,11 +264,12 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
             command, cwd, env = list(argv), str(workspace), _clean_env(str(workspace))
         nproc = _tasks_of_current_user() + limits.processes
         start = time.monotonic()
-        with out.open("wb") as stdout, err.open("wb") as stderr:
+        with out.open("wb") as stdout, err.open("wb") as stderr, \
+                _pids_cgroup(limits.processes + BWRAP_PROCESSES) as group:
             proc = subprocess.Popen(
                 command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=_rlimits(limits, nproc),
+                start_new_session=True, preexec_fn=_rlimits(limits, nproc, group),
             )
             timed_out = False
             try:
@@ -196,6 +282,7 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+            process_limit_hit = _hit_process_limit(group)
         duration = time.monotonic() - start
         code = proc.returncode
         ending: Ending = "exited"
@@ -216,6 +303,7 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
             exit_code=None if timed_out else code, ending=ending, stdout=stdout_text,
             stderr=stderr_text, duration_s=duration, isolation="bubblewrap" if bwrap else "rlimits",
             files=_workspace_files(workspace), truncated=cut_out or cut_err,
+            process_limit_hit=process_limit_hit,
         )
 
 

@@ -13,7 +13,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from nodes import sandbox
-from state.artifacts import CaseResult, CodeArtifact, Example, TestReport
+from state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
 
 JUNIT = ".accord-junit.xml"
 NO_TESTS_COLLECTED = 5
@@ -67,7 +67,18 @@ def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: flo
     else:
         ending = "passed" if all(c.passed for c in cases) else "failed"
     return TestReport(ending=ending, cases=tuple(cases), output=output[-4000:],
-                      duration_s=round(time.monotonic() - started, 3))
+                      duration_s=round(time.monotonic() - started, 3), limit=limit_hit(result, cases))
+
+
+def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult]) -> SandboxLimit:
+    """Name the sandbox limit a run ran into (memory: by the MemoryError the address-space limit raises)."""
+    if result.ending != "exited":
+        return result.ending
+    if result.process_limit_hit:
+        return "process_limit"
+    if "MemoryError" in result.stderr[-2000:] or any(c.got == "raised MemoryError" for c in cases):
+        return "memory_limit"
+    return ""
 
 
 def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, ...],
@@ -135,4 +146,5 @@ def merge(*reports: TestReport) -> TestReport:
         ending = "failed"
     return TestReport(ending=ending, cases=cases,
                       output="\n".join(r.output for r in reports if r.output)[-4000:],
-                      duration_s=round(sum(r.duration_s for r in reports), 3))
+                      duration_s=round(sum(r.duration_s for r in reports), 3),
+                      limit=next((r.limit for r in reports if r.limit), ""))

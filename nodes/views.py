@@ -84,7 +84,8 @@ def failures_view(report: TestReport, limit: int = 6) -> str:
     """Return the failing cases of a report, or how the run ended when no case ran."""
     failures = report.failures()
     if not failures:
-        return f"The test run ended with {report.ending}:\n{report.output[-1500:]}"
+        stopped = f" (the sandbox's {report.limit.replace('_', ' ')} stopped it)" if report.limit else ""
+        return f"The test run ended with {report.ending}{stopped}:\n{report.output[-1500:]}"
     shown = "\n\n".join(f"- {c.name}\n{c.message.strip()[:800]}" for c in failures[:limit])
     more = f"\n(and {len(failures) - limit} more failures)" if len(failures) > limit else ""
     return shown + more

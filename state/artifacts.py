@@ -89,6 +89,7 @@ class CaseResult(Frozen):
 
 
 RunEnding = Literal["passed", "failed", "error", "timeout"]
+SandboxLimit = Literal["", "timeout", "cpu_limit", "memory_limit", "file_limit", "process_limit", "killed"]
 
 
 class TestReport(Frozen):
@@ -102,6 +103,8 @@ class TestReport(Frozen):
     output: str = ""
     """Captured stdout/stderr, truncated."""
     duration_s: float = 0.0
+    limit: SandboxLimit = ""
+    """The sandbox limit the run ran into, if any: what stopped a hang, a flood or a bomb."""
 
     @property
     def passed(self) -> bool:

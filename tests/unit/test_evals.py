@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -146,6 +147,7 @@ def test_an_interrupted_eval_resumes_without_redoing_finished_work(tmp_path):
     again = models()
     [row] = evaluate(tmp_path, "accountable", again)
     assert row["passed"] and row["resumed"]
+    assert re.fullmatch(r"[0-9a-f]{7,}(\+dirty)?", row["version"])  # the commit that produced it
     assert again["planner"].calls == 0 and again["coder"].calls == 0 and again["tester"].calls == 1
 
     third = models()
