@@ -16,6 +16,8 @@ from graphs.compiler import OutputError
 from state.artifacts import Example, TaskSpec
 
 MAX_REQUEST_CHARS = 50_000
+PYTHON_START = re.compile(r"(def|async def|class|import|from|@)\s")
+"""A request whose first line starts like this is Python, whatever else it holds."""
 _ARROW = re.compile(r"^\s*(?P<call>[A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->|→)\s*(?P<expected>.+?)\s*$")
 
 
@@ -71,7 +73,10 @@ def parse_request(request: str) -> TaskSpec:
         raise OutputError("the request contains binary data (NUL bytes)")
     try:
         tree = ast.parse(request)
-    except SyntaxError:
+    except SyntaxError as exc:
+        if PYTHON_START.match(text):  # meant as a stub: building an application from it would be a guess
+            raise OutputError(f"the request starts as Python but does not parse (line {exc.lineno}: "
+                              f"{exc.msg}); fix the stub, or describe the task in prose") from exc
         return TaskSpec(request=request, level="application")
     stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_stub(n)]
     if not stubs:

@@ -104,7 +104,7 @@ BWRAP_PROCESSES = 3
 """Processes bubblewrap itself keeps in the sandbox's cgroup (its monitor and its init)."""
 
 
-def _pids_hierarchy() -> Path | None:
+def pids_hierarchy() -> Path | None:
     """Return the writable pids-cgroup directory of this process, or None where there is none."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
@@ -132,13 +132,13 @@ def _read(path: Path) -> str:
 
 def process_limit_enforced() -> bool:
     """Return whether the process limit binds here (RLIMIT_NPROC for a normal user, a cgroup for root)."""
-    return os.getuid() != 0 or _pids_hierarchy() is not None
+    return os.getuid() != 0 or pids_hierarchy() is not None
 
 
 @contextlib.contextmanager
 def _pids_cgroup(max_tasks: int) -> Iterator[Path | None]:
     """Yield a fresh pids cgroup capped at ``max_tasks``; on exit kill what is left in it and remove it."""
-    base = _pids_hierarchy()
+    base = pids_hierarchy()
     group = None
     if base is not None:
         with contextlib.suppress(OSError):

@@ -97,7 +97,7 @@ def test_connect_to_the_internet(isolation: str) -> None:
     only_bubblewrap_holds(isolation, "network namespace (loopback and external connections)")
     report = attack("""
         import socket
-        socket.create_connection(("1.1.1.1", 443), timeout=2)
+        socket.create_connection(("1.1.1.1", 443), timeout=2)  # this machine itself reaches it
     """)
     assert "Network is unreachable" in raised(report)
 
@@ -200,6 +200,8 @@ def test_fork_bomb(isolation: str) -> None:
 
 
 def test_detached_process_outliving_the_run(isolation: str) -> None:
+    if isolation != "bubblewrap" and sandbox.pids_hierarchy() is None:
+        pytest.skip("not held without bubblewrap or a pids cgroup: a new session escapes the group kill")
     token = f"accord-detached-{uuid.uuid4().hex}"
     report = attack(f"""
         import subprocess, sys

@@ -37,10 +37,16 @@ def test_prose_is_an_application_task():
 
 @pytest.mark.parametrize(("request_text", "message"), [
     ("", "empty"), ("   \n", "empty"), ("x" * 60_000, "limit"), ("ab\x00cd", "binary"),
+    ("def add(a, b:\n    \"\"\"Add.\"\"\"\n", "does not parse \\(line 1"),
+    ("from typing import List\n\ndef f(xs: List[int]) -> int\n    ...\n", "does not parse"),
 ])
 def test_bad_requests_are_refused_clearly(request_text, message):
     with pytest.raises(OutputError, match=message):
         parse_request(request_text)
+
+
+def test_prose_that_quotes_broken_code_is_still_a_task():
+    assert parse_request("Fix this so it runs:\ndef f(x:\n    return x").level == "application"
 
 
 def test_humaneval_0_parses_with_its_examples():

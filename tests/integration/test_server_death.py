@@ -1,0 +1,51 @@
+"""The local model server killed mid-run: the next call starts a new one and the run goes on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from evals.humaneval import problems
+from graphs.development import build_graph
+from nodes import local_model
+from state.context import Context
+
+pytestmark = pytest.mark.integration
+
+
+def kill_after_first_answer(server: local_model.Server, killed: list[int]) -> None:
+    """SIGKILL the server's process group once its log shows one answered completion."""
+    log = local_model.cache_dir() / f"server-{server.port}.log"
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if b"POST /v1/chat/completions HTTP/1.1\" 200" in log.read_bytes():
+            os.killpg(server.pid, signal.SIGKILL)
+            killed.append(server.pid)
+            return
+        time.sleep(0.1)
+
+
+def test_a_run_survives_the_local_model_server_being_killed(server, tmp_path):
+    victim = local_model.ensure_server()
+    killed: list[int] = []
+    killer = threading.Thread(target=kill_after_first_answer, args=(victim, killed), daemon=True)
+    killer.start()
+    with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as saver:
+        graph = build_graph(checkpointer=saver)
+        values = graph.invoke({"request": problems()["HumanEval/2"]["prompt"]},
+                              {"configurable": {"thread_id": "server-death"}},
+                              context=Context(max_rounds=1, max_debug_attempts=1, max_candidates=2))
+    killer.join(1)
+
+    assert killed == [victim.pid] and not victim.alive()
+    assert values["status"] in {"completed", "failed"}
+    assert "Connection" not in values.get("reason", "")  # it ended on its work, not on the outage
+    successor = local_model.ensure_server()
+    assert successor.pid != victim.pid and successor.alive()  # started by the call after the kill
+    answered = [e for e in values["ledger"] if e["kind"] == "llm" and e["outcome"] == "ok"]
+    assert len(answered) >= 2  # the first before the kill, the rest from the new server
