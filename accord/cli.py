@@ -303,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     except local_model.ModelSetupError as exc:
         console.print(f"[red]local model: {exc}[/]")
         return 3
+    except runs.RunStoreError as exc:
+        console.print(f"[red]{exc}[/]")
+        return 5
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Runs as threads in a checkpoint database: open it, list threads, summarise one thread's state."""
+"""Runs as threads in a checkpoint database: open it, list threads, summarise one thread's state.
+
+The run store is SQLite (``.accord/checkpoints.sqlite``, or ``$ACCORD_DB``) unless
+``$ACCORD_DATABASE_URL`` names a PostgreSQL database, which every command then uses instead.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 DEFAULT_DB = Path(".accord") / "checkpoints.sqlite"
+DATABASE_URL = "ACCORD_DATABASE_URL"
+
+
+class RunStoreError(RuntimeError):
+    """The run store cannot be opened (the message never holds a password)."""
 
 
 def db_path() -> Path:
@@ -20,9 +31,33 @@ def db_path() -> Path:
     return Path(os.environ.get("ACCORD_DB") or DEFAULT_DB)
 
 
+def database_url() -> str | None:
+    """Return the PostgreSQL URL of the run store, if one is configured."""
+    return os.environ.get(DATABASE_URL) or None
+
+
+def redacted(url: str) -> str:
+    """Return ``url`` without its password, fit for a message or a log."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
 @contextmanager
-def checkpointer(path: Path | None = None) -> Iterator[SqliteSaver]:
-    """Open the SQLite checkpointer, creating its directory and tables."""
+def checkpointer(path: Path | None = None) -> Iterator[BaseCheckpointSaver[Any]]:
+    """Open the run store, creating its tables: SQLite at ``path``; without one, Postgres when
+    ``$ACCORD_DATABASE_URL`` is set, else SQLite at ``db_path()``.
+
+    Raises:
+        RunStoreError: the Postgres server cannot be reached or refuses the connection.
+    """
+    url = None if path else database_url()
+    if url:
+        with _postgres(url) as saver:
+            yield saver
+        return
     path = path or db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), check_same_thread=False)
@@ -34,12 +69,37 @@ def checkpointer(path: Path | None = None) -> Iterator[SqliteSaver]:
         conn.close()
 
 
-def thread_ids(saver: SqliteSaver) -> list[str]:
+@contextmanager
+def _postgres(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    try:
+        # One autocommit connection, as PostgresSaver.from_conn_string opens it, with a bounded wait.
+        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
+                               connect_timeout=10)
+    except psycopg.Error as exc:
+        raise RunStoreError(f"cannot open the run store {redacted(url)}: "
+                            f"{str(exc).replace(url, redacted(url)).strip()}") from None
+    with conn:
+        saver = PostgresSaver(conn)
+        saver.setup()
+        yield saver
+
+
+def thread_ids(saver: BaseCheckpointSaver[Any]) -> list[str]:
     """Return every thread id, most recently updated first."""
-    rows = saver.conn.execute(
-        "SELECT thread_id, MAX(rowid) FROM checkpoints GROUP BY thread_id ORDER BY MAX(rowid) DESC"
+    if isinstance(saver, SqliteSaver):
+        rows = saver.conn.execute(
+            "SELECT thread_id, MAX(rowid) FROM checkpoints GROUP BY thread_id ORDER BY MAX(rowid) DESC"
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+    # Postgres: checkpoint ids are time-ordered UUIDs (v6), so the largest is the latest.
+    rows = saver.conn.execute(  # type: ignore[attr-defined]
+        "SELECT thread_id FROM checkpoints GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC"
     ).fetchall()
-    return [str(r[0]) for r in rows]
+    return [str(r["thread_id"]) for r in rows]
 
 
 def config(thread_id: str) -> RunnableConfig:

@@ -82,3 +82,13 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
     assert models["planner"].calls == 3  # LangGraph's retry policy tried three times
     assert cli.main(["resume", "t4", "--max-candidates", "1"]) == 0  # the endpoint is back
     assert models["planner"].calls == 4
+
+
+def test_an_unreachable_postgres_store_is_a_clear_error_without_the_password(workdir, monkeypatch, capsys):
+    from nodes.local_model import free_port
+
+    monkeypatch.setenv("ACCORD_DATABASE_URL", f"postgresql://accord:pw-s3cret@127.0.0.1:{free_port()}/runs")
+    assert cli.main(["runs"]) == 5
+    err = capsys.readouterr().err
+    assert "cannot open the run store postgresql://accord:***@127.0.0.1" in err and "pw-s3cret" not in err
+    assert not (workdir / ".accord").exists()  # no silent fallback to SQLite
