@@ -20,3 +20,4 @@ def server(gguf: str) -> Iterator[local_model.Server]:
     yield served
     local_model.stop_owned()
     assert not served.alive()
+

@@ -3,55 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from accord import cli
+from tests import dev_server
 from tests.conftest import STUB
 
 pytestmark = pytest.mark.integration
 CONFIG = Path(__file__).with_name("langgraph.scripted.json")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory) -> Iterator[str]:
-    langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
-    assert langgraph, "langgraph-cli[inmem] is a dev dependency"
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
-    proc = subprocess.Popen([langgraph, "dev", "--config", str(CONFIG), "--port", str(port), "--no-browser",
-                             "--no-reload"], stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "LANGSMITH_TRACING": "false"}, start_new_session=True,
-                            cwd=CONFIG.parents[2])
-    url = f"http://127.0.0.1:{port}"
-    from langgraph_sdk import get_sync_client
-
-    client = get_sync_client(url=url)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            client.assistants.search(limit=1)
-            break
-        except Exception:
-            assert proc.poll() is None and time.monotonic() < deadline, "langgraph dev did not start"
-            time.sleep(1)
-    yield url
-    os.killpg(proc.pid, 15)
-    proc.wait(timeout=30)
+def server_url() -> Iterator[str]:
+    with dev_server.serve(CONFIG) as url:
+        yield url
 
 
 def test_blame_and_exports_read_a_server_thread(server_url, capsys, tmp_path, monkeypatch):
