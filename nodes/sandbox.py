@@ -13,6 +13,7 @@ bubblewrap the run says so loudly and falls back to rlimits and the cgroup in a 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import resource
@@ -144,11 +145,19 @@ def _pids_cgroup(max_tasks: int) -> Iterator[Path | None]:
         with contextlib.suppress(OSError):
             group = Path(tempfile.mkdtemp(prefix="accord-sbx-", dir=base))
             (group / "pids.max").write_text(str(max_tasks))
+    if group is None and os.getuid() == 0:
+        _warn_once("running as root without a writable pids cgroup: sandboxed programs have no process "
+                   "limit (RLIMIT_NPROC does not bind uid 0)")
     try:
         yield group
     finally:
         if group is not None:
             _empty_and_remove(group)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    log.warning(message)
 
 
 def _empty_and_remove(group: Path) -> None:

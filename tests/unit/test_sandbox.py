@@ -140,3 +140,12 @@ def test_the_program_holds_no_capabilities_even_when_accord_runs_as_root():
     code = "print([line for line in open('/proc/self/status') if line.startswith('CapEff')][0])"
     result = run(python("-c", code), {}, Limits(timeout_s=5))
     assert result.stdout.split() == ["CapEff:", "0000000000000000"]
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the warning is about root")
+def test_root_without_a_pids_cgroup_is_warned_about(monkeypatch, caplog):
+    monkeypatch.setattr(sandbox, "pids_hierarchy", lambda: None)
+    sandbox._warn_once.cache_clear()
+    assert not sandbox.process_limit_enforced()
+    assert run(python("-c", "pass"), {}).ok
+    assert "no process limit" in caplog.text

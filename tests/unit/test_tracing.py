@@ -22,6 +22,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "lsv2-accord-FAKE-0123456789"
+OTHER_SECRETS = {"OPENAI_API_KEY": "sk-accord-FAKE-openai-9876543210",
+                 "ACCORD_DATABASE_URL": "postgresql://accord:pw-accord-FAKE-42@127.0.0.1:1/runs"}
+"""Present in the traced run's environment; neither may reach LangSmith."""
 RUN = """
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langgraph.checkpoint.memory import InMemorySaver
@@ -101,7 +104,7 @@ def recorder() -> Any:
 
 def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
     done = traced_run({"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": recorder.url,
-                       "LANGSMITH_API_KEY": KEY})
+                       "LANGSMITH_API_KEY": KEY, **OTHER_SECRETS})
     assert done.returncode == 0 and done.stdout.split()[-1] == "completed", done.stderr
     runs = recorder.runs()
     by_name = {r["name"]: r for r in runs.values()}
@@ -125,7 +128,9 @@ def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
             ancestor = runs[ancestor["parent_run_id"]]
         assert ancestor["name"] == meta["accord_stage"]
     sent = b"".join(body for *_, body in recorder.requests)
-    assert KEY.encode() not in sent
+    assert b"accord-FAKE" not in sent  # no payload holds any of the three secrets
+    headers = json.dumps([h for _, _, h, _ in recorder.requests])
+    assert not [name for name, secret in OTHER_SECRETS.items() if secret in headers]
     keys = [{k.lower(): v for k, v in headers.items()}.get("x-api-key")
             for _, path, headers, _ in recorder.requests if path.endswith("/runs/multipart")]
     assert keys and set(keys) == {KEY}  # the key travels in the header only
