@@ -15,6 +15,7 @@ from rich.console import Console
 from accord import runs
 from accord.accountability import add_commands
 from accord.evaluation import add_eval_command
+from accord.introspect import add_roles_command
 from evals import cost
 from nodes import local_model
 
@@ -285,6 +286,7 @@ def parser() -> argparse.ArgumentParser:
     show.set_defaults(func=cmd_show)
 
     add_commands(sub, model_options)
+    add_roles_command(sub)
     add_eval_command(sub, model_options, _context)
 
     model = sub.add_parser("model", help="the embedded local model")

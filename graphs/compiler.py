@@ -39,6 +39,7 @@ from state.contracts import (
 from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
 from state.lifecycle import BUDGET, Lifecycle, Stage
 from state.messages import Message
+from state.roles import RoleSpec
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
@@ -104,6 +105,18 @@ class Role:
 
     name: str
     duties: Mapping[str, Duty]
+
+
+def roles_from_specs(specs: Mapping[str, RoleSpec], work: Mapping[tuple[str, str], Work]) -> dict[str, Role]:
+    """Build the compiler's roles from role specs: each duty's contract from its spec, its work by
+    (role, duty). A duty without work, or work for no duty, is an error."""
+    wanted = {(spec.name, duty.name) for spec in specs.values() for duty in spec.duties}
+    if missing := wanted - set(work):
+        raise ValueError(f"no work for duties {sorted(missing)}")
+    if extra := set(work) - wanted:
+        raise ValueError(f"work for duties no role spec declares: {sorted(extra)}")
+    return {name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties})
+            for name, spec in specs.items()}
 
 
 def _is_transient(exc: BaseException) -> bool:

@@ -18,10 +18,11 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Duty, Gate, Role, StageCall
+from graphs.compiler import Compiler, Gate, StageCall, roles_from_specs
 from graphs.oracle import Oracle
 from nodes import coder, debugger, planner, reviewer, tester
 from nodes.intake import parse_request
+from nodes.roles import SPECS
 from nodes.views import artifacts
 from state.artifacts import (
     Candidates,
@@ -33,7 +34,6 @@ from state.artifacts import (
     TestReport,
     TestSuite,
 )
-from state.contracts import Contract
 from state.graph_state import code_versions, dump, read
 from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 
@@ -186,17 +186,18 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     return {"task": dump(parse_request(state.get("request", "")))}
 
 
-ROLES = {
-    "intake": Role("intake", {"intake": Duty(Contract(role="intake", duty="intake", outputs=("task",)),
-                                             intake)}),
-    "planner": Role("planner", {"plan": Duty(planner.CONTRACT, planner.plan)}),
-    "coder": Role("coder", {"implement": Duty(coder.CONTRACT, coder.implement)}),
-    "tester": Role("tester", {"design_tests": Duty(tester.DESIGN_CONTRACT, tester.design_tests),
-                              "select": Duty(tester.SELECT_CONTRACT, tester.select)}),
-    "debugger": Role("debugger", {"run_tests": Duty(debugger.RUN_CONTRACT, debugger.run_tests),
-                                  "fix": Duty(debugger.FIX_CONTRACT, debugger.fix)}),
-    "reviewer": Role("reviewer", {"review": Duty(reviewer.CONTRACT, reviewer.review)}),
+WORK = {
+    ("intake", "intake"): intake,
+    ("planner", "plan"): planner.plan,
+    ("coder", "implement"): coder.implement,
+    ("tester", "design_tests"): tester.design_tests,
+    ("tester", "select"): tester.select,
+    ("debugger", "run_tests"): debugger.run_tests,
+    ("debugger", "fix"): debugger.fix,
+    ("reviewer", "review"): reviewer.review,
 }
+ROLES = roles_from_specs(SPECS, WORK)
+"""The graph's roles, built from their specs (``nodes/roles.py``): contracts come from nowhere else."""
 GATES: dict[str, Gate] = {
     "initialized": gate_task,
     "planning": gate_plan,

@@ -59,7 +59,7 @@ def chat_model(call: StageCall, temperature: float | None = None,
         BudgetExhausted: a run budget is spent, so no further call may be made.
     """
     call.check_budget()
-    settings = call.context.model_for(call.role)
+    settings = role_settings(call)
     if temperature is not None:
         settings = settings.model_copy(update={"temperature": temperature})
     if max_tokens is not None:
@@ -71,6 +71,18 @@ def chat_model(call: StageCall, temperature: float | None = None,
     model = client(name, base_url, key, settings.temperature, settings.max_tokens,
                    call.context.request_timeout_s)
     return model, settings, name
+
+
+def role_settings(call: StageCall) -> RoleModel:
+    """Return the role's model settings: the run's override for the role, else the role spec's model,
+    else the run's default."""
+    from nodes.roles import SPECS  # the specs import every role module, which import this one
+
+    settings = call.context.model_for(call.role)
+    spec = SPECS.get(call.role)
+    if spec and spec.model and "model" not in call.context.role_models.get(call.role, {}):
+        settings = settings.model_copy(update={"model": spec.model})
+    return settings
 
 
 RETRY_TEMPERATURE = 0.6

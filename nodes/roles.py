@@ -1,0 +1,151 @@
+"""The development roles as specs: who each role is, what it must do and never do, and how it acts.
+
+Action names are the names the ledger and the traces record (an LLM action is named by its output:
+``PlanDraft``, ``code``, ``tests``, ``ReviewDraft``), so a spec can be read against any run. Every safety
+property names the mechanism that enforces it.
+"""
+
+from __future__ import annotations
+
+from nodes import coder, debugger, intake, planner, reviewer, tester
+from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+
+LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
+
+CONTRACT_BOUND = SafetyProperty(
+    kind="must_never", name="write_outside_contract",
+    statement="write an artifact its duty's contract does not declare as an output",
+    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
+SANDBOXED = SafetyProperty(
+    kind="must_never", name="run_code_outside_sandbox",
+    statement="run model-written code anywhere but the sandbox (no network, read-only system, limits)",
+    enforced_by="nodes/sandbox.py: the only code path that executes generated code")
+
+
+def _sandbox(description: str, returns: str = "TestReport") -> ActionSpec:
+    return ActionSpec(name="sandbox", description=description, type=LOCAL,
+                      params=(Param(name="code", type="CodeArtifact"),), returns=returns,
+                      config={"isolation": "bubblewrap", "timeout": "Context.sandbox_timeout_s"})
+
+
+def _llm(name: str, description: str, returns: str, *params: Param, output: str) -> ActionSpec:
+    return ActionSpec(name=name, description=description, type=LLM, params=params, returns=returns,
+                      config={"output": output})
+
+
+TASK = Param(name="task", type="TaskSpec")
+PLAN = Param(name="plan", type="Plan", optional=True)
+CODE = Param(name="code", type="CodeArtifact")
+REPORT = Param(name="test_report", type="TestReport")
+
+SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
+    RoleSpec(
+        name="intake", goal="turn a request into a task specification", domain="requirements",
+        duties=(DutySpec(name="intake", description="parse the request: a stub with examples, or prose",
+                         contract=intake.CONTRACT, actions=("parse_request",)),),
+        actions=(ActionSpec(name="parse_request", description="parse a Python stub or a prose task",
+                            type=LOCAL, params=(Param(name="request", type="str"),), returns="TaskSpec"),),
+        properties=(
+            CONTRACT_BOUND,
+            SafetyProperty(kind="must_always", name="refuse_bad_input",
+                           statement="refuse an empty, oversized, binary or unparsable request with a "
+                                     "clear reason before any model is called",
+                           enforced_by="nodes/intake.py:parse_request, the initialized stage's fail"),
+        ),
+    ),
+    RoleSpec(
+        name="planner", goal="break the task into ordered subtasks with acceptance criteria",
+        domain="software design",
+        duties=(DutySpec(name="plan", description="write the plan", contract=planner.CONTRACT,
+                         actions=("PlanDraft", "FeaturesDraft")),),
+        actions=(
+            _llm("PlanDraft", "the plan of a function task", "PlanDraft", TASK, output="tool call"),
+            _llm("FeaturesDraft", "the features of an application task, framed by fixed storage and "
+                 "interface steps", "FeaturesDraft", TASK, output="tool call"),
+        ),
+        properties=(
+            CONTRACT_BOUND,
+            SafetyProperty(kind="must_always", name="keep_examples",
+                           statement="carry every example the task states into the plan",
+                           enforced_by="the planning gate (graphs/development.py:gate_plan)"),
+        ),
+    ),
+    RoleSpec(
+        name="coder", goal="write code that meets the task and the plan", domain="implementation",
+        duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
+                         "files; revise them against review issues", contract=coder.CONTRACT,
+                         actions=("code", "Implementation", "FileFix", "sandbox")),),
+        actions=(
+            _llm("code", "a function implementation as a fenced code block (candidates are sampled)",
+                 "str", TASK, PLAN, output="text"),
+            _llm("Implementation", "an application subtask's definitions, or a test for one function",
+                 "Implementation", TASK, PLAN, output="tool call"),
+            _llm("FileFix", "the changed functions of one application file", "FileFix", TASK, CODE,
+                 output="tool call"),
+            _sandbox("keep a generated test only when it passes against the code"),
+        ),
+        properties=(CONTRACT_BOUND, SANDBOXED),
+    ),
+    RoleSpec(
+        name="tester", goal="test the task's behaviour from its specification and pick the best candidate "
+                            "by executed evidence", domain="testing",
+        duties=(
+            DutySpec(name="design_tests", description="write test cases from the specification alone",
+                     contract=tester.DESIGN_CONTRACT, actions=("tests",)),
+            DutySpec(name="select", description="run every candidate on the examples and the cases; rank",
+                     contract=tester.SELECT_CONTRACT, actions=("sandbox",)),
+        ),
+        actions=(
+            _llm("tests", "assert lines from the specification: examples, edge cases, properties",
+                 "TestSuite", TASK, output="text"),
+            _sandbox("run each candidate on the examples and the Tester's cases", returns="Selection"),
+        ),
+        properties=(
+            CONTRACT_BOUND, SANDBOXED,
+            SafetyProperty(kind="must_never", name="read_code_when_designing",
+                           statement="see any candidate's code while writing the tests",
+                           enforced_by="nodes/tester.py:design_tests prompts from the task alone "
+                                       "(tests/unit/test_roles.py checks the prompt)"),
+        ),
+    ),
+    RoleSpec(
+        name="debugger", goal="run the tests and repair the code they fail", domain="debugging",
+        duties=(
+            DutySpec(name="run_tests", description="run the examples, the undisputed cases and the pytest "
+                     "files", contract=debugger.RUN_CONTRACT, actions=("sandbox", "static_check")),
+            DutySpec(name="fix", description="fix the code against the failing cases",
+                     contract=debugger.FIX_CONTRACT, actions=("code", "FileFix")),
+        ),
+        actions=(
+            _sandbox("run the tests against the code"),
+            ActionSpec(name="static_check", description="undefined names and syntax, without running",
+                       type=LOCAL, params=(CODE,), returns="TestReport"),
+            _llm("code", "the corrected implementation of the function", "str", TASK, CODE, REPORT,
+                 output="text"),
+            _llm("FileFix", "the changed functions of one file", "FileFix", TASK, CODE, REPORT,
+                 output="tool call"),
+        ),
+        properties=(
+            CONTRACT_BOUND, SANDBOXED,
+            SafetyProperty(kind="must_always", name="report_with_evidence",
+                           statement="return a test report with each case's result and output",
+                           enforced_by="the run_tests contract's test_report output"),
+        ),
+    ),
+    RoleSpec(
+        name="reviewer", goal="approve only code that works and meets the task", domain="code review",
+        duties=(DutySpec(name="review", description="run the integration tests, then review",
+                         contract=reviewer.CONTRACT, actions=("sandbox", "ReviewDraft")),),
+        actions=(
+            _sandbox("the integration run: every test and a smoke run of each entry point"),
+            _llm("ReviewDraft", "a decision with issues (severity, location)", "ReviewDraft", TASK, CODE,
+                 output="tool call"),
+        ),
+        properties=(
+            CONTRACT_BOUND, SANDBOXED,
+            SafetyProperty(kind="must_never", name="approve_failing_code",
+                           statement="approve code whose integration run failed",
+                           enforced_by="the reviewing gate (graphs/development.py:gate_review)"),
+        ),
+    ),
+)}

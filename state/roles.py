@@ -1,0 +1,115 @@
+"""Role specs as data: identity, duties with their contracts, typed actions, safety properties, model, style.
+
+A role is a runtime entity, not prompt text: ``accord roles`` prints these specs, the development graph is
+built from them, and a spec that contradicts itself (a duty naming an action the role does not have, a
+contract for another role) fails when it is built.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from state.artifacts import Frozen
+from state.contracts import Contract
+
+
+class ActionType(StrEnum):
+    """How an action runs: code on this machine, an HTTP service, a model, or a tool on an MCP server."""
+
+    LOCAL_CODE = "local_code"
+    WEB_SERVICE = "web_service"
+    LLM = "llm"
+    MCP_TOOL = "mcp_tool"
+
+
+class Param(Frozen):
+    """One parameter of an action."""
+
+    name: str
+    type: str
+    """Its Python type, as written in an annotation (e.g. ``TaskSpec``, ``int``)."""
+    optional: bool = False
+    default: Any = None
+
+
+class ActionSpec(Frozen):
+    """One typed action a role can take; its ``name`` is what the ledger records for it."""
+
+    name: str
+    description: str
+    type: ActionType
+    params: tuple[Param, ...] = ()
+    returns: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    """Type-specific settings: the sandbox limits for LOCAL_CODE, output schema and temperature for LLM,
+    endpoint, method and timeout for WEB_SERVICE, server, tool and timeout for MCP_TOOL."""
+
+
+class SafetyProperty(Frozen):
+    """Something a role must always or must never do, and what enforces it."""
+
+    kind: Literal["must_always", "must_never"]
+    name: str
+    statement: str
+    enforced_by: str
+    """The mechanism that checks it (the sandbox, a contract check, a gate), so it can be audited."""
+
+
+class DutySpec(Frozen):
+    """A named responsibility: the contract it is held to and the actions that fulfil it."""
+
+    name: str
+    description: str
+    contract: Contract
+    actions: tuple[str, ...]
+
+
+class Style(Frozen):
+    """How a role's prompts speak."""
+
+    tone: str = "direct"
+    verbosity: Literal["terse", "normal", "detailed"] = "terse"
+    languages: tuple[str, ...] = ("en", "python")
+
+
+class RoleSpec(Frozen):
+    """Everything a role is, queryable while a run is live."""
+
+    name: str
+    goal: str
+    domain: str
+    duties: tuple[DutySpec, ...]
+    actions: tuple[ActionSpec, ...]
+    properties: tuple[SafetyProperty, ...] = ()
+    model: str | None = None
+    """A model for this role alone; None falls back to the run's default (the Context's ``model``)."""
+    style: Style = Style()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RoleSpec:
+        actions = [a.name for a in self.actions]
+        if len(set(actions)) < len(actions):
+            raise ValueError(f"role {self.name}: action names repeat: {actions}")
+        for duty in self.duties:
+            if duty.contract.role != self.name or duty.contract.duty != duty.name:
+                raise ValueError(f"role {self.name}, duty {duty.name}: its contract is for "
+                                 f"{duty.contract.role}/{duty.contract.duty}")
+            if unknown := [a for a in duty.actions if a not in actions]:
+                raise ValueError(f"role {self.name}, duty {duty.name}: unknown actions {unknown}")
+        return self
+
+    def action(self, name: str) -> ActionSpec:
+        """Return the action called ``name``."""
+        return next(a for a in self.actions if a.name == name)
+
+    def accepts(self) -> frozenset[str]:
+        """Return the artifact kinds a message to this role may carry (its message interface)."""
+        return frozenset().union(*(d.contract.accepts() for d in self.duties))
+
+    def produces(self) -> frozenset[str]:
+        """Return the artifact kinds this role may write."""
+        return frozenset().union(*(set(d.contract.outputs) | set(d.contract.optional_outputs)
+                                   for d in self.duties))
