@@ -72,7 +72,20 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     )
     paths = report.write(report.collect([out]), out)
     console.print(f"report: {', '.join(str(p) for p in paths)}")
+    if args.langsmith:
+        _experiment(benchmark.name, config.name, tasks, rows)
     return 0
+
+
+def _experiment(benchmark: str, config: str, tasks: Any, rows: Any) -> None:
+    from evals import experiment
+
+    results = experiment.push(benchmark, config, tasks, rows)
+    scores = [e.score for r in results for e in r["evaluation_results"]["results"] if e.key == "pass@1"]
+    where = ("uploaded to LangSmith" if experiment.uploading()
+             else "evaluated locally (no LANGSMITH_API_KEY): nothing was sent")
+    console.print(f"experiment {results.experiment_name}: pass@1 {sum(scores) / max(1, len(scores)):.1%} "
+                  f"over {len(scores)} tasks; {where}")
 
 
 def add_eval_command(
@@ -90,5 +103,7 @@ def add_eval_command(
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
+    p.add_argument("--langsmith", action="store_true",
+                   help="also record the results as a LangSmith experiment (local only without a key)")
     model_options(p)
     p.set_defaults(func=lambda args: cmd_eval(args, context(args)))

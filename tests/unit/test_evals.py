@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from typing import Any
 
 import pytest
@@ -178,3 +180,31 @@ def test_selecting_unknown_ids_is_a_clear_error():
     with pytest.raises(KeyError, match="HumanEval/999"):
         runner.select(HUMANEVAL.tasks(), ["HumanEval/999"])
     assert [t.id for t in runner.select(HUMANEVAL.tasks(), limit=3)] == [f"HumanEval/{i}" for i in range(3)]
+
+
+def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_path, monkeypatch, capsys):
+    import socket
+
+    from evals import experiment
+
+    for name in [k for k in os.environ if k.startswith(("LANGSMITH_", "LANGCHAIN_"))]:
+        monkeypatch.delenv(name)
+    [row] = evaluate(tmp_path, "accountable", models(code=WRONG))
+    assert not row["passed"]
+    connections: list[Any] = []
+    for name in ("create_connection", "getaddrinfo"):  # any lookup or connection attempt is caught
+        monkeypatch.setattr(socket, name, lambda *a, **k: connections.append(a) or 1 / 0)
+    results = experiment.push("humaneval", "accountable", runner.select(HUMANEVAL.tasks(), ("HumanEval/0",)),
+                              [row], upload=False)
+    [result] = list(results)
+    scores = {e.key: e.score for e in result["evaluation_results"]["results"]}
+    assert scores["pass@1"] == 0.0 and scores["tokens"] == row["tokens_in"] + row["tokens_out"] > 0
+    assert scores["mast_failures"] == len(row["mast"])
+    assert result["example"].inputs["prompt"] == problems()["HumanEval/0"]["prompt"]
+    assert problems()["HumanEval/0"]["test"] not in json.dumps(result["example"].inputs)  # no hidden tests
+
+    # The CLI: the task already has its row, so no model is called; the experiment follows the report.
+    assert main(["eval", "humaneval", "--ids", "HumanEval/0", "--out", str(tmp_path), "--langsmith"]) == 0
+    assert "pass@1 0.0% over 1 tasks; evaluated locally (no LANGSMITH_API_KEY)" in capsys.readouterr().err
+    time.sleep(1)  # a client's background thread would have asked for the endpoint's /info by now
+    assert connections == []
