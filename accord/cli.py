@@ -18,6 +18,7 @@ from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
 from evals import cost
 from nodes import local_model
+from state.graph_state import handoffs
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -176,7 +177,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 2
     info = runs.summary(values)
     if args.json:
-        print(json.dumps({"thread": args.thread, **info, "state": values}, indent=2, default=str))
+        print(json.dumps({"thread": args.thread, **info, "state": values}, indent=2,
+                         default=lambda o: o.model_dump() if hasattr(o, "model_dump") else str(o)))
         return 0
     print(f"thread {args.thread}: {info['status']} at {info['stage']} (round {info['round']})"
           + (f" — {info['reason']}" if info["reason"] else ""))
@@ -197,7 +199,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for viol in values.get("violations", []):
         print(f"  {viol['role']} {viol['phase']} {viol['key']}: {viol['detail'][:120]}")
     print("\nmessages:")
-    for m in values.get("messages", []):
+    for m in handoffs(values):
         print(f"  round {m['round']} {m['sender']} → {m['receiver']}: {[a['kind'] for a in m['payload']]}")
     if plan := values.get("plan"):
         print("\nplan:")

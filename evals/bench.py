@@ -120,7 +120,7 @@ def bare_graph() -> Any:
             # gate_fix reads the code versions handed over, so the bare graph hands code over too.
             handoff = [{"payload": [update["code"]]}] if "code" in update else []
             return {**update, "stage": LIFECYCLE.delta[(stage.name, outcome)].target, "counters": counters,
-                    "messages": handoff}
+                    "handoffs": handoff}
 
         builder.add_node(stage.name, node)
         targets = {t.target for t in LIFECYCLE.transitions if t.source == stage.name}

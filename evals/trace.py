@@ -13,6 +13,7 @@ from typing import Any
 
 from evals.history import Checkpoint
 from state.artifacts import ARTIFACT_MODELS, artifact_text
+from state.graph_state import handoffs
 from state.lifecycle import Lifecycle
 
 
@@ -63,5 +64,5 @@ def steps(checkpoints: list[Checkpoint], lifecycle: Lifecycle) -> list[Step]:
                         verdict=verdicts[-1] if verdicts else None,
                         ledger=_new(after.values, before.values, "ledger"),
                         violations=_new(after.values, before.values, "violations"),
-                        messages=_new(after.values, before.values, "messages")))
+                        messages=handoffs(after.values)[len(handoffs(before.values)):]))
     return out

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -337,7 +338,7 @@ class Compiler:
                                             _summary(refused))
                     result["violations"] += records(refused)
                 else:
-                    result["messages"] = [message.model_dump(mode="json")]
+                    result["handoffs"] = [message.model_dump(mode="json")]
             return {**result, **decision, "ledger": result["ledger"] + decision["ledger"]}
 
         node.__name__ = f"{stage.name}_{role.name}"
@@ -380,11 +381,24 @@ class Compiler:
     def _terminal_node(self, stage: Stage):  # type: ignore[no-untyped-def]
         def finish(state: AccordState) -> dict[str, Any]:
             last = (state.get("verdicts") or [{}])[-1]
-            return {"status": stage.status or stage.name, "stage": stage.name,
-                    "reason": last.get("evidence", "") if stage.status == "failed" else ""}
+            reason = last.get("evidence", "") if stage.status == "failed" else ""
+            status = stage.status or stage.name
+            ended = {"status": status, "stage": stage.name, "reason": reason}
+            if any(isinstance(m, dict) for m in state.get("messages", [])):
+                return ended  # a thread from before the chat channel: its `messages` are typed handoffs
+            reply = AIMessage(_reply(status, reason, state.get("code")), name="accord")
+            return {**ended, "messages": [reply]}
 
         finish.__name__ = stage.name
         return finish
+
+
+def _reply(status: str, reason: str, code: Mapping[str, Any] | None) -> str:
+    """Return the run's outcome as the closing chat message: the status, why, and the files."""
+    head = f"Run {status}" + (f": {reason}" if reason else ".")
+    files = sorted((code or {}).get("files", {}).items())
+    blocks = [f"`{path}`:\n```python\n{body.rstrip()}\n```" for path, body in files]
+    return "\n\n".join([head, *blocks])
 
 
 def _trace_metadata(stage: Stage, role: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from langgraph.types import Checkpointer
 from graphs.compiler import Compiler, Gate, StageCall, roles_from_specs
 from graphs.oracle import Oracle
 from nodes import coder, debugger, planner, reviewer, tester
-from nodes.intake import parse_request
+from nodes.intake import parse_request, request_of
 from nodes.roles import SPECS
 from nodes.views import artifacts
 from state.artifacts import (
@@ -183,7 +183,7 @@ def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
 
 def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Turn the request into a task spec (LOCAL_CODE)."""
-    return {"task": dump(parse_request(state.get("request", "")))}
+    return {"task": dump(parse_request(request_of(state)))}
 
 
 WORK = {

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import doctest
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from graphs.compiler import OutputError
 from state.artifacts import Example, TaskSpec
@@ -58,6 +60,15 @@ def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:
                 if _valid_expression(call) and _valid_expression(expected):
                     examples.append(Example(call=call, expected=expected))
     return tuple(dict.fromkeys(examples))
+
+
+def request_of(state: Mapping[str, Any]) -> str:
+    """Return the run's request: its ``request`` field, else the text of the last human message (a task
+    sent over A2A or typed into Studio's chat)."""
+    if request := state.get("request"):
+        return str(request)
+    human = [m for m in state.get("messages", []) if getattr(m, "type", None) == "human"]
+    return human[-1].text if human else ""
 
 
 def parse_request(request: str) -> TaskSpec:

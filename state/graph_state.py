@@ -11,6 +11,8 @@ import operator
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from state.artifacts import Frozen
@@ -82,8 +84,11 @@ class AccordState(TypedDict, total=False):
     candidates: dict[str, Any]
     selection: dict[str, Any]
     review: dict[str, Any]
-    messages: Annotated[list[dict[str, Any]], operator.add]
-    """Typed handoffs between roles (``state.messages.Message`` JSON)."""
+    handoffs: Annotated[list[dict[str, Any]], operator.add]
+    """Typed messages between roles (``state.messages.Message`` JSON)."""
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The conversation with the user (A2A, Studio's chat): a request may arrive as the last human
+    message, and the run's outcome is the closing AI message. Roles never talk through it."""
     verdicts: Annotated[list[dict[str, Any]], operator.add]
     """Gate outcomes in order (``Verdict`` JSON)."""
     ledger: Annotated[list[dict[str, Any]], operator.add]
@@ -107,9 +112,18 @@ def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
     return None if value is None else model.model_validate(value)
 
 
+def handoffs(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Return the typed messages between roles, oldest first.
+
+    Threads written before the chat channel existed kept them under ``messages``; those are read too.
+    """
+    legacy = [m for m in state.get("messages", []) if isinstance(m, dict) and "sender" in m]
+    return [*legacy, *state.get("handoffs", [])]
+
+
 def code_versions(state: Mapping[str, Any]) -> list[dict[str, str]]:
     """Return the file maps of every code version handed over so far, oldest first."""
-    return [a["files"] for m in state.get("messages", []) for a in m["payload"] if a["kind"] == "code"]
+    return [a["files"] for m in handoffs(state) for a in m["payload"] if a["kind"] == "code"]
 
 
 def dump(model: Frozen) -> dict[str, Any]:

@@ -37,11 +37,11 @@ def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
     values = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])()
     accepted = accepted_kinds([d.contract for r in __import__("graphs.development").development.ROLES.values()
                                for d in r.duties.values()])
-    hops = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["messages"]]
+    hops = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["handoffs"]]
     assert hops == [("intake", "planner", ["task"]), ("planner", "coder", ["plan"]),
                     ("coder", "tester", ["code", "candidates"]), ("tester", "tester", ["tests"]),
                     ("tester", "debugger", ["code", "selection"]), ("debugger", "reviewer", ["test_report"])]
-    for m in values["messages"]:
+    for m in values["handoffs"]:
         assert check_message(Message.model_validate(m), accepted) == []
 
 
@@ -157,7 +157,7 @@ def test_review_requesting_changes_starts_a_new_round(scripted):
     assert review_outcomes == ["changes", "pass"]
     revise_prompt = run.models["coder"].prompts[1]
     assert "[major] solution.py:add: wrong" in revise_prompt
-    assert {m["round"] for m in values["messages"] if m["sender"] == "coder"} == {1, 2}
+    assert {m["round"] for m in values["handoffs"] if m["sender"] == "coder"} == {1, 2}
 
 
 def test_a_function_whose_cases_all_pass_is_approved_without_a_model_review(scripted):
@@ -250,3 +250,26 @@ def test_an_empty_code_reply_is_malformed_and_retried(scripted):
     assert values["status"] == "completed"
     malformed = [e for e in values["ledger"] if e["kind"] == "llm" and e["outcome"] == "malformed"]
     assert [(e["role"], e["detail"]) for e in malformed] == [("coder", "empty code")]
+
+
+def test_threads_from_before_the_chat_channel_still_show_their_handoffs():
+    from state.graph_state import code_versions, handoffs
+
+    legacy = {"sender": "coder", "receiver": "tester", "round": 1,
+              "payload": [{"kind": "code", "files": {"a.py": "x = 1"}}]}
+    new = {**legacy, "payload": [{"kind": "code", "files": {"a.py": "x = 2"}}]}
+    state = {"messages": [legacy], "handoffs": [new]}
+    assert handoffs(state) == [legacy, new]
+    assert code_versions(state) == [{"a.py": "x = 1"}, {"a.py": "x = 2"}]
+
+
+def test_a_run_replies_in_the_chat_channel_except_on_a_thread_from_before_it():
+    from graphs.compiler import Compiler
+    from graphs.development import GATES, ROLES
+
+    finish = Compiler(LIFECYCLE, ROLES, GATES)._terminal_node(LIFECYCLE.by_name["completed"])
+    code = {"kind": "code", "files": {"solution.py": "def add(a, b):\n    return a + b\n"}}
+    [reply] = finish({"code": code, "messages": []})["messages"]
+    assert reply.content.startswith("Run completed.") and "```python\ndef add(a, b):" in reply.content
+    legacy = {"sender": "coder", "receiver": "tester", "round": 1, "payload": []}
+    assert "messages" not in finish({"code": code, "messages": [legacy]})

@@ -97,7 +97,7 @@ def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
     graph = CONFIGURATIONS["simple"].build(checkpointer=None)
     assert "reviewing" in graph.get_graph().nodes
     state = _final_state(tmp_path, "simple")
-    assert state["messages"] == []
+    assert state["handoffs"] == []
     assert not [e for e in state["ledger"] if e["kind"] == "contract"]
     handoffs = [(e["role"], e["outcome"]) for e in state["ledger"] if e["kind"] == "handoff"]
     assert handoffs[:4] == [("intake", "planner"), ("planner", "coder"), ("coder", "tester"),

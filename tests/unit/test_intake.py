@@ -52,3 +52,14 @@ def test_prose_that_quotes_broken_code_is_still_a_task():
 def test_humaneval_0_parses_with_its_examples():
     task = parse_request(read_problems()["HumanEval/0"]["prompt"])
     assert task.entry_point == "has_close_elements" and len(task.examples) == 2
+
+
+def test_a_request_can_arrive_as_the_last_human_message():
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from nodes.intake import request_of
+
+    chat = [HumanMessage("old"), AIMessage("Run failed."), HumanMessage([{"type": "text", "text": "new"}])]
+    assert request_of({"messages": chat}) == "new"
+    assert request_of({"request": "given", "messages": chat}) == "given"
+    assert request_of({}) == ""
