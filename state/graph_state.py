@@ -37,7 +37,7 @@ class Verdict(Frozen):
 class LedgerEntry(Frozen):
     """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
 
-    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff"]
+    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff", "action"]
     role: str
     stage: str
     round: int

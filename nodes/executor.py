@@ -1,0 +1,264 @@
+"""One executor for a role's typed actions: before-hooks → parameters → typed dispatch → after-hooks.
+
+Every phase is recorded in the ledger (kind ``action``; parameter names, never their values). A failure
+is classified — an exception in the action's code, an HTTP status, a timeout, a connection or protocol
+error, malformed output — and handled by its policy: ``retry`` (bounded), ``fallback`` (to the action the
+spec names, e.g. LOCAL_CODE standing in for a model), or ``escalate`` (raise ``ActionFailed``). Hooks bind
+to actions by name and are checked when the executor is built: a hook for an action the role does not
+have is an error then, not a silent no-op at run time.
+
+Credentials reach a WEB_SERVICE action only through a before-hook that reads them from the environment
+into the request's headers (``credential_from_env``); they are not parameters, so they reach no prompt,
+message or ledger entry.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from state.artifacts import ARTIFACT_MODELS
+from state.roles import ActionSpec, ActionType, RoleSpec
+
+FailureKind = Literal["exception", "parameters", "http", "timeout", "connection", "protocol", "malformed",
+                      "forbidden"]
+Policy = Literal["retry", "fallback", "escalate"]
+POLICIES: dict[str, Policy] = {
+    "exception": "escalate", "parameters": "escalate", "http": "retry", "timeout": "retry",
+    "connection": "retry", "protocol": "escalate", "malformed": "retry", "forbidden": "escalate",
+}
+"""The default policy per failure kind; an action overrides any of them in ``config["policies"]``."""
+RETRIES = 2
+SIMPLE_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict,
+                                 "list": list}
+
+
+class ActionFailed(RuntimeError):
+    """An action failed and its policy escalates (or its retries and fallback are spent)."""
+
+    def __init__(self, action: str, kind: FailureKind, detail: str) -> None:
+        super().__init__(f"{action}: {kind}: {detail}")
+        self.action, self.kind, self.detail = action, kind, detail
+
+
+class _Failure(Exception):
+    def __init__(self, kind: FailureKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+
+
+@dataclass
+class Request:
+    """What one invocation carries through the pipeline; hooks may change any of it."""
+
+    action: ActionSpec
+    params: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    """HTTP headers of a WEB_SERVICE call: where credentials go, kept out of ``params`` and the ledger."""
+
+
+BeforeHook = Callable[[Request], Request]
+AfterHook = Callable[[Request, Any], Any]
+Recorder = Callable[..., None]
+"""``record(kind, **fields)``, as ``StageCall.record`` writes a ledger entry."""
+
+
+def credential_from_env(variable: str, header: str = "Authorization", scheme: str = "Bearer") -> BeforeHook:
+    """Return a before-hook that puts ``$variable`` into a request header (a missing key is an error)."""
+
+    def hook(request: Request) -> Request:
+        value = os.environ.get(variable)
+        if not value:
+            raise _Failure("parameters", f"the environment variable {variable} is not set")
+        request.headers[header] = f"{scheme} {value}".strip()
+        return request
+
+    return hook
+
+
+@dataclass
+class Executor:
+    """Runs a role's actions; built once per role, validated eagerly."""
+
+    role: RoleSpec
+    handlers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    """The code behind each LOCAL_CODE and LLM action, by action name."""
+    before: Mapping[str, Sequence[BeforeHook]] = field(default_factory=dict)
+    after: Mapping[str, Sequence[AfterHook]] = field(default_factory=dict)
+    record: Recorder = lambda kind, **fields: None
+    client: httpx.Client = field(default_factory=httpx.Client)
+
+    def __post_init__(self) -> None:
+        names = {a.name for a in self.role.actions}
+        for kind, hooks in (("before", self.before), ("after", self.after)):
+            if unknown := sorted(set(hooks) - names):
+                raise ValueError(f"role {self.role.name}: {kind}-hooks for unknown actions {unknown}")
+        for action in self.role.actions:
+            where = f"role {self.role.name}, {action.type.name} action {action.name}"
+            if action.type in (ActionType.LOCAL_CODE, ActionType.LLM) and action.name not in self.handlers:
+                raise ValueError(f"{where}: no code to run it")
+            if action.type is ActionType.WEB_SERVICE and "endpoint" not in action.config:
+                raise ValueError(f"{where}: no endpoint")
+            if action.type is ActionType.MCP_TOOL:
+                raise ValueError(f"{where}: MCP tools are not supported by this executor yet")
+            fallback = action.config.get("fallback")
+            if fallback is not None and (fallback not in names or fallback == action.name):
+                raise ValueError(f"{where}: falls back to unknown action {fallback!r}")
+
+    def run(self, name: str, **params: Any) -> Any:
+        """Run action ``name`` with ``params`` through the pipeline; return its (after-hooked) result.
+
+        Raises:
+            ActionFailed: the failure's policy escalates, or retries and fallback are spent.
+        """
+        action = self.role.action(name)
+        policies: dict[str, Policy] = {**dict(POLICIES), **action.config.get("policies", {})}
+        attempts = 1 + int(action.config.get("retries", RETRIES))
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._once(action, params)
+            except _Failure as failure:
+                policy = policies[failure.kind]
+                self._record(action, "failed", f"{failure.kind}: {failure}"[:300], attempt=attempt)
+                if policy == "retry" and attempt < attempts:
+                    continue
+                if policy in ("retry", "fallback") and (fallback := action.config.get("fallback")):
+                    self._record(action, "fallback", f"to {fallback}")
+                    return self.run(fallback, **params)
+                raise ActionFailed(name, failure.kind, str(failure)) from None
+        raise AssertionError("unreachable")
+
+    def _once(self, action: ActionSpec, params: dict[str, Any]) -> Any:
+        request = Request(action=action, params=dict(params))
+        for before in self.before.get(action.name, ()):
+            request = before(request)
+        self._record(action, "before", ", ".join(sorted(request.params)))
+        request.params = _converted(action, request.params)
+        for prop in self.role.properties:
+            if prop.check and (why := CHECKS[prop.check](request)):
+                self._record(action, "blocked", f"{prop.kind} {prop.name}: {why}")
+                raise _Failure("forbidden", f"{prop.name}: {why}")
+        started = time.monotonic()
+        result = self._dispatch(request)
+        self._record(action, "dispatched", action.type.name, latency_s=time.monotonic() - started)
+        for after in self.after.get(action.name, ()):
+            result = after(request, result)
+        self._record(action, "after", type(result).__name__)
+        return result
+
+    def _dispatch(self, request: Request) -> Any:
+        action = request.action
+        if action.type is ActionType.WEB_SERVICE:
+            return self._web(request)
+        try:
+            result = self.handlers[action.name](**request.params)
+        except _Failure:
+            raise
+        except ValidationError as exc:
+            raise _Failure("malformed", str(exc)[:300]) from None
+        except Exception as exc:  # the action's own code failed: classified, then its policy decides
+            raise _Failure(_kind_of(exc), f"{type(exc).__name__}: {exc}") from None
+        return _returned(action, result)
+
+    def _web(self, request: Request) -> Any:
+        config = request.action.config
+        method = str(config.get("method", "POST")).upper()
+        try:
+            get = method == "GET"
+            response = self.client.request(method, config["endpoint"], headers=request.headers,
+                                           timeout=float(config.get("timeout_s", 10.0)),
+                                           params=request.params if get else None,
+                                           json=None if get else request.params)
+        except httpx.TimeoutException as exc:
+            raise _Failure("timeout", str(exc) or "timed out") from None
+        except httpx.TransportError as exc:
+            raise _Failure("connection", str(exc)) from None
+        if response.status_code >= 400:
+            raise _Failure("http", f"HTTP {response.status_code}")
+        try:
+            body = response.json()
+        except ValueError:
+            raise _Failure("protocol", "the response is not JSON") from None
+        return _returned(request.action, body)
+
+    def _record(self, action: ActionSpec, outcome: str, detail: str, **fields: Any) -> None:
+        attempt = fields.pop("attempt", None)
+        note = f"{action.name}: {detail}" + (f" (attempt {attempt})" if attempt else "")
+        self.record("action", outcome=outcome, detail=note, **fields)
+
+
+def _outside_workspace(request: Request) -> str:
+    for name, value in request.params.items():
+        if isinstance(value, str) and ("path" in name or "file" in name):
+            parts = PurePosixPath(value).parts
+            if not parts or PurePosixPath(value).is_absolute() or ".." in parts:
+                return f"{name}={value!r} is outside the workspace"
+    return ""
+
+
+def _network(request: Request) -> str:
+    kind = request.action.type
+    return f"{kind.name} actions reach the network" if kind in (ActionType.WEB_SERVICE,
+                                                                  ActionType.MCP_TOOL) else ""
+
+
+CHECKS: dict[str, Callable[[Request], str]] = {"workspace_paths": _outside_workspace, "offline": _network}
+"""Checkable safety properties: each returns why a request breaks it, or "" when it does not."""
+
+
+def _kind_of(exc: Exception) -> FailureKind:
+    """Classify an exception raised by an action's code (model clients raise these for their endpoint)."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError | TimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError | ConnectionError):
+        return "connection"
+    if isinstance(exc, openai.APIStatusError):
+        return "http"
+    return "exception"
+
+
+def _adapter(type_name: str) -> TypeAdapter[Any] | None:
+    if type_name in SIMPLE_TYPES:
+        return TypeAdapter(SIMPLE_TYPES[type_name])
+    model = next((m for m in ARTIFACT_MODELS.values() if m.__name__ == type_name), None)
+    return TypeAdapter(model) if model else None
+
+
+def _converted(action: ActionSpec, params: dict[str, Any]) -> dict[str, Any]:
+    """Check the parameters against the spec and convert each to its declared type."""
+    declared = {p.name: p for p in action.params}
+    if unknown := sorted(set(params) - set(declared)):
+        raise _Failure("parameters", f"unknown parameters {unknown}")
+    out: dict[str, Any] = {}
+    for name, param in declared.items():
+        if name not in params:
+            if not param.optional:
+                raise _Failure("parameters", f"missing parameter {name!r}")
+            out[name] = param.default
+            continue
+        adapter = _adapter(param.type)
+        try:
+            out[name] = params[name] if adapter is None else adapter.validate_python(params[name])
+        except ValidationError as exc:
+            raise _Failure("parameters", f"{name}: {exc.errors()[0]['msg']}") from None
+    return out
+
+
+def _returned(action: ActionSpec, result: Any) -> Any:
+    """Check a result against the action's declared return type (malformed output otherwise)."""
+    adapter = _adapter(action.returns)
+    if adapter is None or isinstance(result, BaseModel):
+        return result
+    try:
+        return adapter.validate_python(result)
+    except ValidationError as exc:
+        raise _Failure("malformed", f"expected {action.returns}: {exc.errors()[0]['msg']}") from None
