@@ -14,6 +14,7 @@ message or ledger entry.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,11 +29,12 @@ from state.artifacts import ARTIFACT_MODELS
 from state.roles import ActionSpec, ActionType, RoleSpec
 
 FailureKind = Literal["exception", "parameters", "http", "timeout", "connection", "protocol", "malformed",
-                      "forbidden"]
+                      "tool_resolution", "forbidden"]
 Policy = Literal["retry", "fallback", "escalate"]
 POLICIES: dict[str, Policy] = {
     "exception": "escalate", "parameters": "escalate", "http": "retry", "timeout": "retry",
-    "connection": "retry", "protocol": "escalate", "malformed": "retry", "forbidden": "escalate",
+    "connection": "retry", "protocol": "escalate", "malformed": "retry", "tool_resolution": "escalate",
+    "forbidden": "escalate",
 }
 """The default policy per failure kind; an action overrides any of them in ``config["policies"]``."""
 RETRIES = 2
@@ -106,8 +108,8 @@ class Executor:
                 raise ValueError(f"{where}: no code to run it")
             if action.type is ActionType.WEB_SERVICE and "endpoint" not in action.config:
                 raise ValueError(f"{where}: no endpoint")
-            if action.type is ActionType.MCP_TOOL:
-                raise ValueError(f"{where}: MCP tools are not supported by this executor yet")
+            if action.type is ActionType.MCP_TOOL and not {"server", "tool"} <= set(action.config):
+                raise ValueError(f"{where}: an MCP tool needs a server and a tool name")
             fallback = action.config.get("fallback")
             if fallback is not None and (fallback not in names or fallback == action.name):
                 raise ValueError(f"{where}: falls back to unknown action {fallback!r}")
@@ -157,6 +159,8 @@ class Executor:
         action = request.action
         if action.type is ActionType.WEB_SERVICE:
             return self._web(request)
+        if action.type is ActionType.MCP_TOOL:
+            return _returned(action, mcp_call(action.config, request.params))
         try:
             result = self.handlers[action.name](**request.params)
         except _Failure:
@@ -192,6 +196,54 @@ class Executor:
         attempt = fields.pop("attempt", None)
         note = f"{action.name}: {detail}" + (f" (attempt {attempt})" if attempt else "")
         self.record("action", outcome=outcome, detail=note, **fields)
+
+
+def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
+    """Start the action's MCP server over stdio, call its tool with ``params`` and return the result.
+
+    ``config``: ``server`` (``command``, ``args``, optional ``env``), ``tool``, ``timeout_s``.
+    """
+    import asyncio
+
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    server: Any = {"transport": "stdio", **config["server"]}
+    timeout = float(config.get("timeout_s", 60.0))
+
+    async def call() -> Any:
+        tools = await MultiServerMCPClient({"server": server}).get_tools()
+        tool = next((t for t in tools if t.name == config["tool"]), None)
+        if tool is None:
+            raise _Failure("tool_resolution", f"the server has no tool {config['tool']!r} "
+                                              f"(it has {sorted(t.name for t in tools)})")
+        return await tool.ainvoke(params)
+
+    try:
+        result = asyncio.run(asyncio.wait_for(call(), timeout))
+    except _Failure:
+        raise
+    except TimeoutError:
+        raise _Failure("timeout", f"no answer from the MCP server in {timeout} s") from None
+    except (OSError, ExceptionGroup) as exc:
+        raise _Failure("connection", f"the MCP server failed: {exc!r}"[:300]) from None
+    return _mcp_content(result)
+
+
+def _mcp_content(result: Any) -> Any:
+    """Return a tool's result as data: its JSON text content parsed, when that is what it returned."""
+    if isinstance(result, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in result):
+        texts = [b["text"] for b in result]
+        try:
+            parsed = [json.loads(t) for t in texts]
+        except ValueError:
+            return "\n".join(texts)
+        return parsed[0] if len(parsed) == 1 else parsed
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return result
+    return result
 
 
 def _outside_workspace(request: Request) -> str:

@@ -4,6 +4,7 @@ credentials — WEB_SERVICE against a real HTTP server on loopback."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -128,7 +129,7 @@ def test_hooks_and_actions_are_validated_when_the_executor_is_built():
     with pytest.raises(ValueError, match="no code to run it"):
         Executor(role(action))
     mcp = ActionSpec(name="lint", description="", type=ActionType.MCP_TOOL, returns="dict")
-    with pytest.raises(ValueError, match="MCP tools are not supported"):
+    with pytest.raises(ValueError, match="an MCP tool needs a server and a tool name"):
         Executor(role(mcp))
     with pytest.raises(ValueError, match="falls back to unknown action 'gone'"):
         Executor(role(action.model_copy(update={"config": {"fallback": "gone"}})), handlers={"act": str})
@@ -232,3 +233,27 @@ def test_a_credential_reaches_the_service_through_a_hook_and_nothing_else(servic
     monkeypatch.delenv("LOOKUP_API_KEY")
     with pytest.raises(ActionFailed, match="LOOKUP_API_KEY is not set"):
         executor.run("lookup", q="weather")
+
+
+def mcp(tool: str = "analyse", command: str = sys.executable) -> ActionSpec:
+    return ActionSpec(name="analyse", description="static analysis", type=ActionType.MCP_TOOL, returns="dict",
+                      params=(Param(name="files", type="dict"),),
+                      config={"server": {"command": command, "args": ["-m", "nodes.mcp_server"]},
+                              "tool": tool, "timeout_s": 60})
+
+
+def test_an_mcp_tool_runs_on_accords_own_mcp_server():
+    ledger: list[dict[str, Any]] = []
+    code = "import subprocess\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n    return result\n"
+    executor = Executor(role(mcp()), record=lambda kind, **fields: ledger.append(fields))
+    findings = executor.run("analyse", files={"app.py": code})["findings"]
+    found = {(f["tool"], f["rule"], f["line"]) for f in findings}
+    assert {("ruff", "F821", 4), ("bandit", "B602", 3)} <= found  # undefined name; shell=True
+    assert [e["outcome"] for e in ledger] == ["before", "dispatched", "after"]
+
+    with pytest.raises(ActionFailed, match="no tool 'lint'") as failed:
+        Executor(role(mcp(tool="lint"))).run("analyse", files={})
+    assert failed.value.kind == "tool_resolution"
+    with pytest.raises(ActionFailed) as failed:
+        Executor(role(mcp(command="/nonexistent/python"))).run("analyse", files={})
+    assert failed.value.kind == "connection"
