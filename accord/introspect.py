@@ -27,13 +27,36 @@ def describe(spec: RoleSpec, default_model: str) -> str:
     return "\n".join(lines)
 
 
+def agent_card(spec: RoleSpec, version: str = "0.1.0") -> Any:
+    """Return the role's A2A Agent Card (``a2a.types.AgentCard``): one skill per action.
+
+    Artifacts travel as JSON; only the intake takes text. A role is not served on its own (the
+    development graph is, at ``/a2a/{assistant_id}``), so the card names no interface.
+    """
+    from a2a.types import AgentCapabilities, AgentCard, AgentSkill
+
+    inputs = ["text/plain"] if "task" in spec.produces() else ["application/json"]
+    outputs = ["application/json"]
+    skills = [AgentSkill(id=f"{spec.name}.{a.name}", name=a.name, description=a.description,
+                         tags=[a.type.value, spec.domain], input_modes=inputs, output_modes=outputs)
+              for a in spec.actions]
+    duties = "; ".join(f"{d.name}: {d.description}" for d in spec.duties)
+    return AgentCard(name=f"accord-{spec.name}", description=f"{spec.goal} ({spec.domain}). Duties: {duties}",
+                     version=version, capabilities=AgentCapabilities(streaming=False),
+                     default_input_modes=inputs, default_output_modes=outputs, skills=skills)
+
+
 def cmd_roles(args: argparse.Namespace) -> int:
     """Print every role of the development graph from its spec."""
     from nodes.roles import SPECS
     from state.context import Context
 
     default = Context().model or "the run's model (local model unless configured)"
-    if args.json:
+    if args.a2a:
+        from google.protobuf.json_format import MessageToDict
+
+        print(json.dumps([MessageToDict(agent_card(spec)) for spec in SPECS.values()], indent=2))
+    elif args.json:
         data: list[dict[str, Any]] = [spec.model_dump(mode="json") for spec in SPECS.values()]
         print(json.dumps(data, indent=2))
     else:
@@ -45,4 +68,5 @@ def add_roles_command(sub: Any) -> None:
     """Register ``accord roles`` on the CLI's subparsers."""
     p = sub.add_parser("roles", help="every role: identity, duties, contracts, actions, safety properties")
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
+    p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
     p.set_defaults(func=cmd_roles)

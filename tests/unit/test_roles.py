@@ -84,3 +84,16 @@ def test_a_roles_model_override_sits_between_the_runs_default_and_its_per_role_s
             graph = build_graph(checkpointer=InMemorySaver())
             graph.invoke({"request": STUB}, {"configurable": {"thread_id": "m"}}, context=context)
         assert [r["model"] for r in endpoint.requests] == [planner_model, "default-m", "default-m"]
+
+
+def test_each_roles_agent_card_validates_as_an_a2a_sdk_agent_card(capsys):
+    from a2a.types import AgentCard
+    from google.protobuf.json_format import ParseDict
+
+    assert cli.main(["roles", "--a2a"]) == 0
+    cards = [ParseDict(card, AgentCard()) for card in json.loads(capsys.readouterr().out)]  # unknown fields fail
+    assert [c.name for c in cards] == [f"accord-{name}" for name in SPECS]
+    for card, spec in zip(cards, SPECS.values(), strict=True):
+        assert [s.name for s in card.skills] == [a.name for a in spec.actions]
+        assert spec.goal in card.description and list(card.default_output_modes) == ["application/json"]
+    assert list(cards[0].default_input_modes) == ["text/plain"]  # the intake takes the request as text
