@@ -53,17 +53,20 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     )
     with Progress(*columns, console=console) as bar:
         job = bar.add_task(config.name, total=len(tasks), figures="")
+
+        def progress(done: int, total: int, figures: str) -> None:
+            bar.update(job, completed=done, figures=figures)
+
         try:
-            rows = runner.run(
-                benchmark,
-                config,
-                tasks,
-                out,
-                context,
-                workers=args.workers,
-                progress=lambda done, total, figures: bar.update(job, completed=done, figures=figures),
-            )
-        except RuntimeError as exc:
+            if args.backend == "celery":
+                from evals import distributed
+
+                rows = distributed.submit(benchmark.name, config.name, tasks, out, context, progress,
+                                          timeout_s=args.wait_s or distributed.FOREVER)
+            else:
+                rows = runner.run(benchmark, config, tasks, out, context, workers=args.workers,
+                                  progress=progress)
+        except RuntimeError as exc:  # a task that did not finish, a missing broker, a timeout
             console.print(f"[red]{exc}[/]")
             return 1
     solved = sum(r["passed"] for r in rows)
@@ -103,7 +106,28 @@ def add_eval_command(
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
+    p.add_argument("--backend", choices=["local", "celery"], default="local",
+                   help="celery: queue the tasks for `accord worker` processes (ACCORD_BROKER_URL, "
+                        "ACCORD_DATABASE_URL)")
+    p.add_argument("--wait-s", type=float, default=0.0,
+                   help="with --backend celery: give up waiting for the workers after this long (0: never)")
     p.add_argument("--langsmith", action="store_true",
                    help="also record the results as a LangSmith experiment (local only without a key)")
     model_options(p)
     p.set_defaults(func=lambda args: cmd_eval(args, context(args)))
+
+    w = sub.add_parser("worker", help="run eval tasks queued with `accord eval --backend celery`")
+    w.add_argument("--concurrency", type=int, default=1, help="tasks this worker runs at once")
+    w.set_defaults(func=cmd_worker)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Run a Celery worker until it is stopped."""
+    from evals import distributed
+
+    try:
+        distributed.worker(args.concurrency)
+    except distributed.ScaleOutError as exc:
+        console.print(f"[red]{exc}[/]")
+        return 2
+    return 0

@@ -90,9 +90,13 @@ def run_task(
     checkpointer: Any,
     context: Context,
     models: Mapping[str, BaseChatModel] | None = None,
+    thread_prefix: str = "",
 ) -> dict[str, Any]:
-    """Run (or resume) one task's thread to its end and return its result row."""
-    thread = f"{benchmark.name}/{config.name}/{task.id}"
+    """Run (or resume) one task's thread to its end and return its result row.
+
+    ``thread_prefix`` keeps apart the threads of evals that share one checkpoint database (Postgres).
+    """
+    thread = f"{thread_prefix}{benchmark.name}/{config.name}/{task.id}"
     context = dataclasses.replace(context, **config.settings)
     graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
     cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT,

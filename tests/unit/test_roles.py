@@ -91,7 +91,7 @@ def test_each_roles_agent_card_validates_as_an_a2a_sdk_agent_card(capsys):
     from google.protobuf.json_format import ParseDict
 
     assert cli.main(["roles", "--a2a"]) == 0
-    cards = [ParseDict(card, AgentCard()) for card in json.loads(capsys.readouterr().out)]  # unknown fields fail
+    cards = [ParseDict(card, AgentCard()) for card in json.loads(capsys.readouterr().out)]  # strict
     assert [c.name for c in cards] == [f"accord-{name}" for name in SPECS]
     for card, spec in zip(cards, SPECS.values(), strict=True):
         assert [s.name for s in card.skills] == [a.name for a in spec.actions]
