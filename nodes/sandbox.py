@@ -102,7 +102,7 @@ def _tasks_of_current_user() -> int:
 
 
 BWRAP_PROCESSES = 3
-"""Processes bubblewrap itself keeps in the sandbox's cgroup (its monitor and its init)."""
+"""Tasks in the cgroup besides the program's children: bubblewrap's monitor, its init, the program."""
 
 
 def pids_hierarchy() -> Path | None:
