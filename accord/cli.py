@@ -198,7 +198,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"\ncontract checks: {len(checks)}, failed {len(failed)}")
     for viol in values.get("violations", []):
         print(f"  {viol['role']} {viol['phase']} {viol['key']}: {viol['detail'][:120]}")
-    print("\nmessages:")
+    print("\nhandoffs (typed messages between roles):")
     for m in handoffs(values):
         print(f"  round {m['round']} {m['sender']} → {m['receiver']}: {[a['kind'] for a in m['payload']]}")
     if plan := values.get("plan"):
