@@ -15,6 +15,7 @@ every row, appends them to ``results.jsonl`` and writes the report, as a local e
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -83,24 +84,27 @@ def app() -> Celery:
     return celery
 
 
-def _sql(database: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def query(database: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Run ``sql`` on the results database (creating Accord's two tables first); return its rows."""
     import psycopg
 
     with psycopg.connect(database, autocommit=True) as conn:
-        conn.execute(TABLE)
-        conn.execute(ERRORS)
-        cursor = conn.execute(query, params)
+        for table in (TABLE, ERRORS):
+            # Two processes creating the same table at once can both pass IF NOT EXISTS; one then fails.
+            with contextlib.suppress(psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+                conn.execute(table)
+        cursor = conn.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
 
 
 def _stored(database: str, eval_key: str, config: str) -> dict[str, dict[str, Any]]:
-    rows = _sql(database, "SELECT task_id, row FROM accord_eval_results WHERE eval = %s AND config = %s",
+    rows = query(database, "SELECT task_id, row FROM accord_eval_results WHERE eval = %s AND config = %s",
                 (eval_key, config))
     return {task_id: row for task_id, row in rows}
 
 
 def _errors(database: str, eval_key: str, config: str) -> dict[str, str]:
-    rows = _sql(database, "SELECT task_id, error FROM accord_eval_errors WHERE eval = %s AND config = %s",
+    rows = query(database, "SELECT task_id, error FROM accord_eval_errors WHERE eval = %s AND config = %s",
                 (eval_key, config))
     return {task_id: error for task_id, error in rows}
 
@@ -115,11 +119,11 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
             row = runner.run_task(bench, CONFIGURATIONS[config], task, saver, Context(**context),
                                   thread_prefix=f"{eval_key}/")
     except Exception as exc:  # the thread keeps its checkpoints; the submitter reports it, a rerun resumes it
-        _sql(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        query(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
              (eval_key, config, task_id, f"{type(exc).__name__}: {exc}"[:500]))
         raise
     row = {**row, "version": runner.source_version(), "worker": f"{socket.gethostname()}:{os.getpid()}"}
-    _sql(database, "INSERT INTO accord_eval_results VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+    query(database, "INSERT INTO accord_eval_results VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
          (eval_key, config, task_id, json.dumps(row)))
     return task_id
 
@@ -140,7 +144,7 @@ def submit(benchmark: str, config: str, tasks: Sequence[EvalTask], out: Path, co
     stored = _stored(database, eval_key, config)
     for task in tasks:
         if task.id not in local and task.id not in stored:
-            _sql(database, "DELETE FROM accord_eval_errors WHERE eval = %s AND config = %s AND task_id = %s",
+            query(database, "DELETE FROM accord_eval_errors WHERE eval = %s AND config = %s AND task_id = %s",
                  (eval_key, config, task.id))
             app().send_task("accord.eval_task", args=[benchmark, config, task.id, eval_key,
                                                       dataclasses.asdict(context)])

@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import psycopg
 import pytest
 
 from accord import cli, runs
@@ -59,9 +58,7 @@ def cluster(tmp_path) -> Iterator[dict[str, Any]]:
 
 
 def stored(postgres: str) -> list[dict[str, Any]]:
-    with psycopg.connect(postgres) as conn:
-        conn.execute(distributed.TABLE)
-        return [r for (r,) in conn.execute("SELECT row FROM accord_eval_results").fetchall()]
+    return [r for (r,) in distributed.query(postgres, "SELECT row FROM accord_eval_results")]
 
 
 def test_tasks_spread_over_workers_and_a_killed_workers_task_is_resumed_by_another(cluster, tmp_path,
