@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 DEFAULT_DB = Path(".accord") / "checkpoints.sqlite"
 DATABASE_URL = "ACCORD_DATABASE_URL"
+_SETUP_LOCK = 0x4163636F7264  # "Accord": the advisory lock key that serialises table creation
 
 
 class RunStoreError(RuntimeError):
@@ -84,7 +86,17 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
                             f"{str(exc).replace(url, redacted(url)).strip()}") from None
     with conn:
         saver = PostgresSaver(conn)
-        saver.setup()
+        # Concurrent first openers (eval workers) would race on the migrations table; a session
+        # advisory lock makes creating the tables one opener's job at a time. It is polled, not
+        # awaited: the migrations build an index CONCURRENTLY, which waits for every open
+        # transaction, a blocked lock request included (a deadlock).
+        while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held",
+                               (_SETUP_LOCK,)).fetchone()["held"]:  # type: ignore[index]
+            time.sleep(0.05)
+        try:
+            saver.setup()
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_SETUP_LOCK,))
         yield saver
 
 

@@ -69,3 +69,17 @@ def test_an_interrupted_run_resumes_from_postgres(store, workdir, monkeypatch, c
     assert cli.main(["resume", "t", "--out", "out"]) == 0
     assert models["planner"].calls == models["coder"].calls == 1  # finished steps are not redone
     assert "return a + b" in (workdir / "out" / "solution.py").read_text()
+
+
+def test_first_openers_racing_on_a_fresh_database_all_get_the_store(store):
+    """Eval workers open a fresh store at once; creating its tables must not fail any of them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from accord.runs import checkpointer, thread_ids
+
+    def open_store(_: int) -> list[str]:
+        with checkpointer() as saver:
+            return thread_ids(saver)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(open_store, range(8))) == [[]] * 8
