@@ -8,7 +8,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -34,12 +34,29 @@ def _context(args: argparse.Namespace) -> Any:
             role_models.setdefault(role.lower(), {})["model"] = name
         else:
             default_model = name
-    return Context(model=default_model, base_url=args.base_url, role_models=role_models,
-                   max_rounds=args.max_rounds, max_debug_attempts=args.max_debug_attempts,
-                   max_candidates=args.max_candidates, max_llm_calls=args.max_llm_calls,
-                   max_run_tokens=args.max_run_tokens, max_cost=args.max_cost,
-                   max_wall_s=args.max_wall_s, request_timeout_s=args.request_timeout_s,
-                   temperature=args.temperature)
+    role_styles: dict[str, dict[str, Any]] = {}
+    for spec in args.style or []:
+        role, _, setting = spec.partition("=")
+        name, _, value = setting.partition("=")
+        if not (role and name and value):
+            _usage_error(f"--style wants ROLE=FIELD=VALUE, got {spec!r}")
+        role_styles.setdefault(role.lower(), {})[name] = value.split(",") if name == "languages" else value
+    try:  # a bad style value is refused here, before anything runs
+        return Context(model=default_model, base_url=args.base_url, role_models=role_models,
+                       role_styles=role_styles, max_rounds=args.max_rounds,
+                       max_debug_attempts=args.max_debug_attempts, max_candidates=args.max_candidates,
+                       max_resamples=args.max_resamples,
+                       max_llm_calls=args.max_llm_calls, max_run_tokens=args.max_run_tokens,
+                       max_cost=args.max_cost, max_wall_s=args.max_wall_s,
+                       request_timeout_s=args.request_timeout_s, temperature=args.temperature)
+    except ValueError as exc:
+        _usage_error(str(exc))
+
+
+def _usage_error(message: str) -> NoReturn:
+    """Say what is wrong with the command line and exit as argparse does (status 2)."""
+    console.print(f"accord: error: {message}")
+    raise SystemExit(2)
 
 
 def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
@@ -253,6 +270,9 @@ def parser() -> argparse.ArgumentParser:
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", action="append", metavar="[ROLE=]NAME",
                        help="model for every role, or ROLE=NAME for one role (repeatable)")
+        p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
+                       help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
+                            "languages (prose first, e.g. de,python); repeatable")
         p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: local model)")
         p.add_argument("--temperature", type=float, default=0.0)
         p.add_argument("--request-timeout-s", type=float, default=600.0,
@@ -261,6 +281,8 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--max-debug-attempts", type=int, default=3)
         p.add_argument("--max-candidates", type=int, default=4,
                        help="implementations the Coder writes for a function before selecting one")
+        p.add_argument("--max-resamples", type=int, default=0,
+                       help="fresh batches of candidates when none passes every example (default 0)")
         budgets = p.add_argument_group("run budgets (0: no limit); a spent one ends the run in failed")
         budgets.add_argument("--max-llm-calls", type=int, default=0)
         budgets.add_argument("--max-run-tokens", type=int, default=0, help="input + output, all calls")

@@ -133,6 +133,15 @@ def _is_transient(exc: BaseException) -> bool:
 RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=_is_transient)
 
 
+def stage_handles(exc: BaseException) -> bool:
+    """Return whether running a stage handles ``exc`` itself: transient endpoint errors (the retry
+    policy), malformed output (retried with the violation fed back), a spent budget, an interrupt."""
+    from langgraph.errors import GraphBubbleUp
+
+    handled = OutputError | ValidationError | BudgetExhausted | GraphBubbleUp
+    return isinstance(exc, handled) or _is_transient(exc)
+
+
 def _round(state: Mapping[str, Any]) -> int:
     return int(state.get("counters", {}).get("round", 1))
 

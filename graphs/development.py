@@ -46,7 +46,7 @@ LIFECYCLE = with_budget(Lifecycle(
         Stage(name="implementing", roles=("coder",), duty="implement",
               outcomes=("pass", "tests_needed", "select", "fail")),
         Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
-        Stage(name="selecting", roles=("tester",), duty="select", outcomes=("pass", "fail")),
+        Stage(name="selecting", roles=("tester",), duty="select", outcomes=("pass", "resample", "fail")),
         Stage(name="testing", roles=("debugger",), duty="run_tests",
               outcomes=("pass", "tests_failed", "exhausted", "fail")),
         Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
@@ -68,6 +68,7 @@ LIFECYCLE = with_budget(Lifecycle(
         # Without the Tester's cases the selection still has the task's examples.
         Transition(source="designing_tests", outcome="fail", target="selecting"),
         Transition(source="selecting", outcome="pass", target="testing"),
+        Transition(source="selecting", outcome="resample", target="implementing", counter="resample"),
         Transition(source="selecting", outcome="fail", target="failed"),
         Transition(source="testing", outcome="pass", target="reviewing"),
         Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
@@ -86,6 +87,8 @@ LIFECYCLE = with_budget(Lifecycle(
                 resets=("debug",)),
         Counter(name="debug", start=0, limit=3, exhausted="exhausted",
                 reason="debug attempts exhausted"),
+        # Spent (or 0, the default), the selection's best goes on to testing and repair as it is.
+        Counter(name="resample", start=0, limit=0, exhausted="pass", reason="no resample left"),
     ),
 ), target="failed")
 
@@ -138,13 +141,17 @@ def gate_designed(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Pass the chosen candidate on, with the evidence it was chosen on."""
-    selection = read(state, "selection", Selection)
-    assert selection is not None
+    """Pass the chosen candidate on, with the evidence it was chosen on; ask for fresh candidates when
+    not even the best passes every example of the task."""
+    selection, plan = read(state, "selection", Selection), read(state, "plan", Plan)
+    assert selection is not None and plan is not None
     best = selection.scores[selection.chosen]
-    return "pass", (f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
-                    f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
-                    f"agree; {len(selection.flagged)} cases disputed")
+    evidence = (f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
+                f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
+                f"agree; {len(selection.flagged)} cases disputed")
+    if best.examples_passed < len(plan.examples):
+        return "resample", f"no candidate passes every example; {evidence}"
+    return "pass", evidence
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:

@@ -40,7 +40,7 @@ from state.contracts import Contract
 from state.graph_state import code_versions, dump, read
 
 CONTRACT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
-                    optional_inputs=("code", "review", "candidates"), outputs=("code",),
+                    optional_inputs=("code", "review", "candidates", "selection"), outputs=("code",),
                     optional_outputs=("candidates",))
 
 SYSTEM = """You are the Coder of a small software team. Write correct, complete, runnable Python.
@@ -338,10 +338,13 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write or revise the code."""
     task, plan, code = artifacts(state)
     assert plan is not None
+    pool = read(state, "candidates", Candidates)
+    if pool is not None and code is not None and resampling(state):
+        # The chosen code stands until the selection has run the bigger pool.
+        return {"code": dump(code), "candidates": dump(fresh_candidates(call, task, plan, pool))}
     review = read(state, "review", ReviewReport)
     if review is not None and code is not None:
         revised = revise(call, task, plan_view(plan), code, review, state)
-        pool = read(state, "candidates", Candidates)
         if pool is None:
             return {"code": dump(revised)}
         # The revision joins the pool: the selection keeps it only if the evidence says it is better.
@@ -399,6 +402,32 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
         items.append(code)
     if not items:
         raise OutputError(f"no candidate was valid code; the last: {error}")
+    return Candidates(items=tuple(items))
+
+
+def resampling(state: Mapping[str, Any]) -> bool:
+    """Return whether the selection just asked for fresh candidates (no candidate passed every example)."""
+    verdicts = state.get("verdicts") or []
+    last = verdicts[-1] if verdicts else {}
+    return last.get("stage") == "selecting" and last.get("outcome") == "resample"
+
+
+def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidates) -> Candidates:
+    """Add up to ``max_candidates`` sampled implementations the pool does not hold yet, alternating the
+    prompt with the plan and the one from the task alone."""
+    prompts = (FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point),
+               ALONE_PROMPT.format(task=task_view(task), name=task.entry_point))
+    items = list(pool.items)
+    for number in range(max(1, call.context.max_candidates)):
+        try:
+            code = write_function(call, SYSTEM, task, prompts[number % 2], SAMPLE_TEMPERATURE)
+        except OutputError as exc:
+            call.record("retry", outcome=str(number + 1), detail=f"fresh candidate: {exc}"[:300])
+            continue
+        if code in items:
+            call.record("retry", outcome=str(number + 1), detail="fresh candidate repeats one in the pool")
+            continue
+        items.append(code)
     return Candidates(items=tuple(items))
 
 

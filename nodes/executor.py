@@ -95,6 +95,9 @@ class Executor:
     before: Mapping[str, Sequence[BeforeHook]] = field(default_factory=dict)
     after: Mapping[str, Sequence[AfterHook]] = field(default_factory=dict)
     record: Recorder = lambda kind, **fields: None
+    passthrough: Callable[[BaseException], bool] = lambda exc: False
+    """Errors the caller handles itself, raised unclassified: in a graph stage, those the stage's own
+    retry policy, output feedback and budgets handle (``graphs.compiler.stage_handles``)."""
     client: httpx.Client = field(default_factory=httpx.Client)
 
     def __post_init__(self) -> None:
@@ -165,9 +168,11 @@ class Executor:
             result = self.handlers[action.name](**request.params)
         except _Failure:
             raise
-        except ValidationError as exc:
-            raise _Failure("malformed", str(exc)[:300]) from None
         except Exception as exc:  # the action's own code failed: classified, then its policy decides
+            if self.passthrough(exc):
+                raise
+            if isinstance(exc, ValidationError):
+                raise _Failure("malformed", str(exc)[:300]) from None
             raise _Failure(_kind_of(exc), f"{type(exc).__name__}: {exc}") from None
         return _returned(action, result)
 
@@ -201,31 +206,44 @@ class Executor:
 def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
     """Start the action's MCP server over stdio, call its tool with ``params`` and return the result.
 
-    ``config``: ``server`` (``command``, ``args``, optional ``env``), ``tool``, ``timeout_s``.
+    ``config``: ``server`` (``command``, ``args``, optional ``env``), ``tool``, ``timeout_s``. One session
+    lists the tools and calls one; the server's stderr is kept apart and its end quoted when it fails.
     """
     import asyncio
+    import tempfile
 
-    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_mcp_adapters.tools import load_mcp_tools
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
-    server: Any = {"transport": "stdio", **config["server"]}
+    server = StdioServerParameters(**config["server"])
     timeout = float(config.get("timeout_s", 60.0))
 
-    async def call() -> Any:
-        tools = await MultiServerMCPClient({"server": server}).get_tools()
-        tool = next((t for t in tools if t.name == config["tool"]), None)
-        if tool is None:
-            raise _Failure("tool_resolution", f"the server has no tool {config['tool']!r} "
-                                              f"(it has {sorted(t.name for t in tools)})")
-        return await tool.ainvoke(params)
+    async def call(errlog: Any) -> Any:
+        # errlog is given: stdio_client's default is whatever sys.stderr was when mcp was imported.
+        async with stdio_client(server, errlog=errlog) as streams, ClientSession(*streams) as session:
+            await session.initialize()
+            tools = await load_mcp_tools(session)
+            tool = next((t for t in tools if t.name == config["tool"]), None)
+            if tool is None:  # reported outside the session, whose task group would wrap the failure
+                return _Failure("tool_resolution", f"the server has no tool {config['tool']!r} "
+                                                   f"(it has {sorted(t.name for t in tools)})")
+            return await tool.ainvoke(params)
 
-    try:
-        result = asyncio.run(asyncio.wait_for(call(), timeout))
-    except _Failure:
-        raise
-    except TimeoutError:
-        raise _Failure("timeout", f"no answer from the MCP server in {timeout} s") from None
-    except (OSError, ExceptionGroup) as exc:
-        raise _Failure("connection", f"the MCP server failed: {exc!r}"[:300]) from None
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            result = asyncio.run(asyncio.wait_for(call(errlog), timeout))
+        except TimeoutError:
+            raise _Failure("timeout", f"no answer from the MCP server in {timeout} s") from None
+        except (OSError, ExceptionGroup) as exc:
+            errlog.seek(0)
+            said = errlog.read().strip()[-200:]
+            said = f"; it said: {said}" if said else ""
+            raise _Failure("connection", f"the MCP server failed: {exc!r}{said}"[:400]) from None
+        except Exception as exc:  # the tool reported an error, or the server's settings are wrong
+            raise _Failure("exception", f"{type(exc).__name__}: {exc}"[:300]) from None
+    if isinstance(result, _Failure):
+        raise result
     return _mcp_content(result)
 
 

@@ -13,14 +13,16 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_openai import ChatOpenAI
+from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
 from graphs.compiler import OutputError, StageCall
 from nodes import local_model
 from state.context import RoleModel
+from state.roles import Style
 
 T = TypeVar("T", bound=BaseModel)
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
@@ -85,6 +87,14 @@ def role_settings(call: StageCall) -> RoleModel:
     return settings
 
 
+def role_style(call: StageCall) -> Style:
+    """Return the role's communication style: the run's override over the role spec's style."""
+    from nodes.roles import SPECS
+
+    spec = SPECS.get(call.role)
+    return call.context.style_for(call.role, spec.style if spec else Style())
+
+
 RETRY_TEMPERATURE = 0.6
 """A retry at the same temperature mostly repeats the mistake; sampling gives the next try a chance."""
 
@@ -102,11 +112,37 @@ def feedback_text(call: StageCall) -> str:
     return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
 
 
+def prompt(call: StageCall, system: str, user: str) -> list[BaseMessage]:
+    """Return a model call's messages: the role's system prompt in its style, the request with feedback."""
+    return [SystemMessage(system + role_style(call).instruction()), HumanMessage(user + feedback_text(call))]
+
+
 def traced(call: StageCall, action: str, model: str) -> RunnableConfig:
     """Return the run config that names a model call in traces (LangSmith) by role and action."""
     return {"run_name": f"{call.role}: {action}", "tags": [f"role:{call.role}"],
             "metadata": {"accord_role": call.role, "accord_action": action, "accord_stage": call.stage,
                          "accord_round": call.round, "accord_model": model}}
+
+
+def _invoke(runnable: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig,
+            settings: RoleModel) -> tuple[Any, dict[str, Any]]:
+    """Call the model as the traced run ``config`` names; return its reply and the tokens and cost spent.
+
+    The call runs inside its own run so that the spend, known only once the reply is in, joins the
+    run's metadata (``accord_tokens_in``, ``accord_tokens_out``, ``accord_cost``) before it is sent.
+    """
+    spent: dict[str, Any] = {}
+
+    def call_model(prompt: list[BaseMessage]) -> Any:
+        reply = runnable.invoke(prompt)
+        spent.update(_usage(reply["raw"] if isinstance(reply, dict) else reply, settings))
+        run = get_current_run_tree()  # None unless tracing is on
+        if run is not None:
+            run.metadata.update({f"accord_{key}": value for key, value in spent.items()})
+        return reply
+
+    reply = RunnableLambda(call_model).invoke(messages, config=config)
+    return reply, spent
 
 
 def _usage(raw: Any, settings: RoleModel) -> dict[str, Any]:
@@ -129,13 +165,12 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     """
     model, settings, name = chat_model(call, temperature, max_tokens)
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
-    messages = [SystemMessage(system), HumanMessage(user + feedback_text(call))]
     started = time.monotonic()
-    result = runnable.invoke(messages, config=traced(call, schema.__name__, name))
+    result, spent = _invoke(runnable, prompt(call, system, user), traced(call, schema.__name__, name),
+                            settings)
     latency = time.monotonic() - started
     assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
-    raw, parsed, error = result["raw"], result.get("parsed"), result.get("parsing_error")
-    spent = _usage(raw, settings)
+    parsed, error = result.get("parsed"), result.get("parsing_error")
     try:
         if error is not None or parsed is None:
             raise OutputError(f"malformed {schema.__name__}: {error or 'no tool call in the reply'}")
@@ -160,11 +195,9 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     """
     model, settings, name = chat_model(call, temperature)
     started = time.monotonic()
-    reply = model.invoke([SystemMessage(system), HumanMessage(user + feedback_text(call))],
-                         config=traced(call, what, name))
+    reply, spent = _invoke(model, prompt(call, system, user), traced(call, what, name), settings)
     latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
-    spent = _usage(reply, settings)
     if not content.strip():
         call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",
                     **spent)

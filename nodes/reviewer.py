@@ -1,9 +1,13 @@
-"""The Reviewer: runs the integration tests (LOCAL_CODE), reviews the whole codebase (LLM), decides.
+"""The Reviewer: runs the integration tests (LOCAL_CODE), analyses the code statically (MCP_TOOL), reviews
+the whole codebase (LLM), decides.
 
-The integration run executes every test together plus a smoke run of each entry point. The model's
-review lists issues with a severity and a location; the gate, not the model, decides whether the run is
-approved (see ``graphs.development``). A function whose cases all pass is approved on that evidence
-without a model review.
+Every action runs through the role's executor (``nodes.executor``), so each is hooked, checked and in
+the ledger. The integration run executes every test together plus a smoke run of each entry point. The
+static analysis is Accord's MCP server (ruff and bandit; the code is read, never run), falling back to
+the local undefined-names check when the server cannot be started. The model's review lists issues with
+a severity and a location; the gate, not the model, decides whether the run is approved (see
+``graphs.development``). A function whose cases all pass is approved on that evidence without analysis
+or a model review.
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from graphs.compiler import StageCall
-from nodes import testing
+from graphs.compiler import StageCall, stage_handles
+from nodes import static_check, testing
 from nodes.debugger import limits, test_code
+from nodes.executor import Executor
 from nodes.llm import structured
 from nodes.tester import chosen_tests
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
-from state.artifacts import ReviewIssue, ReviewReport, TestReport
+from state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, TestReport
 from state.contracts import Contract
 from state.graph_state import dump
 
@@ -42,6 +47,8 @@ Code:
 
 Integration test run: {integration}
 
+Static analysis (ruff, bandit): {analysis}
+
 Review the code."""
 
 
@@ -60,26 +67,47 @@ class ReviewDraft(BaseModel):
     issues: list[IssueDraft] = Field(default_factory=list, max_length=5, description="problems found")
 
 
+MAX_FINDINGS = 10
+QUIET = {"minor", "low"}
+"""Severities left out of the prompt: unused imports and `assert` are noise to a reviewer of behaviour."""
+
+
 def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Run the integration tests, then review the code."""
+    """Run the integration tests, then analyse and review the code."""
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
-    integration = test_code(task, (*plan.examples, *chosen_tests(state)), code, call)
-    if task.level == "application":
+    cases = (*plan.examples, *chosen_tests(state))
+
+    def integration_run(code: CodeArtifact) -> TestReport:
+        report = test_code(task, cases, code, call)
+        if task.level != "application":
+            return report
         smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)
-        integration = testing.merge(integration, *(
+        return testing.merge(report, *(
             TestReport(ending="passed" if c.passed else "failed", cases=(c,)) for c in smokes))
+
+    def judge(task: TaskSpec, code: CodeArtifact, test_report: TestReport,
+              analysis: dict[str, Any]) -> ReviewDraft:
+        summary = (f"{sum(c.passed for c in test_report.cases)}/{len(test_report.cases)} passed"
+                   if test_report.passed else "FAILED\n" + failures_view(test_report))
+        prompt = REVIEW_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
+                                      integration=summary, analysis=findings_view(analysis))
+        return structured(call, ReviewDraft, SYSTEM, prompt)
+
+    from nodes.roles import SPECS  # the specs import this module
+
+    actions = Executor(SPECS["reviewer"], record=call.record, passthrough=stage_handles,
+                       handlers={"sandbox": integration_run, "ReviewDraft": judge,
+                                 "undefined_names": undefined_names})
+    integration = actions.run("sandbox", code=code)
     if task.level == "function" and integration.passed:
         # A function's executed cases decide its review: on the local model, blocking issues raised
         # against code whose cases all pass never led to a repair, so that review is not paid for.
         return {"review": dump(ReviewReport(decision="approve", integration=integration))}
-    summary = (f"{sum(c.passed for c in integration.cases)}/{len(integration.cases)} passed"
-               if integration.passed else "FAILED\n" + failures_view(integration))
-    prompt = REVIEW_PROMPT.format(task=task_view(task), plan=plan_view(plan),
-                                  code=code_view(code, task), integration=summary)
-    draft = structured(call, ReviewDraft, SYSTEM, prompt)
+    analysis = actions.run("analyse", files=dict(code.files))
+    draft = actions.run("ReviewDraft", task=task, code=code, test_report=integration, analysis=analysis)
     # Small models repeat themselves; an issue said twice is still one issue.
     issues = tuple(dict.fromkeys(
         ReviewIssue(severity=i.severity, location=i.location.strip() or "?",
@@ -87,3 +115,20 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         for i in draft.issues if i.description.strip()))
     report = ReviewReport(decision=draft.decision, issues=issues, integration=integration)
     return {"review": dump(report)}
+
+
+def undefined_names(files: dict[str, str]) -> dict[str, Any]:
+    """The local stand-in for the analysis server: names used but never defined, as findings."""
+    return {"findings": [{"tool": "symtable", "rule": "undefined-name", "severity": "major", "file": path,
+                          "line": 0, "message": problem}
+                         for path in sorted(p for p in files if p.endswith(".py"))
+                         for problem in static_check.undefined_names(path, files)]}
+
+
+def findings_view(analysis: Mapping[str, Any]) -> str:
+    """Return the findings worth a reviewer's attention, one per line (or that there are none)."""
+    shown = [f for f in analysis.get("findings", []) if f.get("severity") not in QUIET][:MAX_FINDINGS]
+    if not shown:
+        return "no findings."
+    return "\n" + "\n".join(f"- {f['file']}:{f['line']} {f['tool']} {f['rule']} ({f['severity']}): "
+                             f"{f['message']}" for f in shown)

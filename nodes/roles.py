@@ -7,6 +7,8 @@ property names the mechanism that enforces it.
 
 from __future__ import annotations
 
+import sys
+
 from nodes import coder, debugger, intake, planner, reviewer, tester
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
@@ -37,6 +39,10 @@ TASK = Param(name="task", type="TaskSpec")
 PLAN = Param(name="plan", type="Plan", optional=True)
 CODE = Param(name="code", type="CodeArtifact")
 REPORT = Param(name="test_report", type="TestReport")
+FILES = Param(name="files", type="dict")
+ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "nodes.mcp_server"]}
+ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
+"""How the analysis server can fail; each falls back to the local check, since a review goes on without it."""
 
 SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
@@ -134,12 +140,21 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     ),
     RoleSpec(
         name="reviewer", goal="approve only code that works and meets the task", domain="code review",
-        duties=(DutySpec(name="review", description="run the integration tests, then review",
-                         contract=reviewer.CONTRACT, actions=("sandbox", "ReviewDraft")),),
+        duties=(DutySpec(name="review", description="run the integration tests, analyse, then review",
+                         contract=reviewer.CONTRACT,
+                         actions=("sandbox", "analyse", "undefined_names", "ReviewDraft")),),
         actions=(
             _sandbox("the integration run: every test and a smoke run of each entry point"),
+            ActionSpec(name="analyse", description="static analysis with ruff and bandit on Accord's MCP "
+                       "server (the code is read, never run)", type=ActionType.MCP_TOOL, params=(FILES,),
+                       returns="dict",
+                       config={"server": ANALYSIS_SERVER, "tool": "analyse", "timeout_s": 60, "retries": 0,
+                               "fallback": "undefined_names",
+                               "policies": dict.fromkeys(ANY_FAILURE, "fallback")}),
+            ActionSpec(name="undefined_names", description="names used but never defined (the analysis "
+                       "without its server)", type=LOCAL, params=(FILES,), returns="dict"),
             _llm("ReviewDraft", "a decision with issues (severity, location)", "ReviewDraft", TASK, CODE,
-                 output="tool call"),
+                 REPORT, Param(name="analysis", type="dict"), output="tool call"),
         ),
         properties=(
             CONTRACT_BOUND, SANDBOXED,

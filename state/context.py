@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from state.artifacts import Frozen
+from state.roles import Style
 
 
 class RoleModel(Frozen):
@@ -40,12 +43,18 @@ class Context:
     price_out_per_1k: float = 0.0
     role_models: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-role overrides of the fields above, e.g. ``{"coder": {"model": "gpt-4o"}}``."""
+    role_styles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per-role overrides of the role spec's communication style, e.g.
+    ``{"reviewer": {"verbosity": "detailed", "languages": ["de", "python"]}}``."""
     max_rounds: int = 5
     """Collaboration rounds (review → implementing) before the run fails."""
     max_debug_attempts: int = 3
     """Debugger fixes per round before the code goes to review as it is."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
+    max_resamples: int = 0
+    """Fresh batches of sampled candidates the Coder writes when no candidate passes every example of
+    the task (0: none; the selected candidate then goes to testing and repair as it is)."""
     max_tests: int = 10
     """Test cases the Tester writes for a function."""
     max_output_retries: int = 2
@@ -63,6 +72,18 @@ class Context:
     max_wall_s: float = 0.0
     """Run budget: seconds of the stages' working time (0: no limit)."""
 
+    def __post_init__(self) -> None:
+        for role, override in self.role_styles.items():  # a bad style is refused before any stage runs
+            try:
+                Style.model_validate(override)
+            except ValidationError as exc:
+                raise ValueError(f"role_styles[{role!r}]: {exc.errors()[0]['loc']}: "
+                                 f"{exc.errors()[0]['msg']}") from None
+
+    def style_for(self, role: str, base: Style) -> Style:
+        """Return the role's communication style: this run's override over ``base`` (the role spec's)."""
+        return Style.model_validate({**base.model_dump(), **self.role_styles.get(role.lower(), {})})
+
     def model_for(self, role: str) -> RoleModel:
         """Return the role's model settings: its override over the run's defaults."""
         base = RoleModel(
@@ -78,4 +99,4 @@ class Context:
 
     def counter_limits(self) -> dict[str, int]:
         """Return the limits for lifecycle counters that this Context sets."""
-        return {"round": self.max_rounds, "debug": self.max_debug_attempts}
+        return {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples}

@@ -70,12 +70,29 @@ class DutySpec(Frozen):
     actions: tuple[str, ...]
 
 
+VERBOSITY = {"terse": "Keep every text field to the point: one sentence where one will do.",
+             "normal": "Explain briefly where an explanation helps the reader.",
+             "detailed": "Explain each point in full: what is wrong or chosen, why, which input shows it."}
+LANGUAGES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+             "pt": "Portuguese", "nl": "Dutch", "zh": "Chinese", "ja": "Japanese", "python": "Python"}
+
+
 class Style(Frozen):
-    """How a role's prompts speak."""
+    """How a role's prompts speak. The prompts are written in the default style; any other setting adds
+    one instruction to the role's system prompt (``instruction``)."""
 
     tone: str = "direct"
     verbosity: Literal["terse", "normal", "detailed"] = "terse"
-    languages: tuple[str, ...] = ("en", "python")
+    languages: tuple[str, ...] = Field(default=("en", "python"), min_length=2)
+    """The natural language of prose first, then the languages code is written in."""
+
+    def instruction(self) -> str:
+        """Return what the system prompt adds for this style ("" for the default)."""
+        if self == Style():
+            return ""
+        prose, *code = (LANGUAGES.get(name.lower(), name) for name in self.languages)
+        return (f"\n\nCommunication style: a {self.tone} tone. {VERBOSITY[self.verbosity]} "
+                f"Write prose in {prose} and code in {', '.join(code)}.")
 
 
 class RoleSpec(Frozen):

@@ -97,3 +97,40 @@ def test_each_roles_agent_card_validates_as_an_a2a_sdk_agent_card(capsys):
         assert [s.name for s in card.skills] == [a.name for a in spec.actions]
         assert spec.goal in card.description and list(card.default_output_modes) == ["application/json"]
     assert list(cards[0].default_input_modes) == ["text/plain"]  # the intake takes the request as text
+
+
+def _prompts_of_a_run(context: Context) -> dict[str, str]:
+    models = {"planner": ScriptedChatModel(script=[PLAN]), "coder": ScriptedChatModel(script=[GOOD]),
+              "tester": ScriptedChatModel(script=[TESTS])}
+    graph = build_graph(models, checkpointer=InMemorySaver())
+    values = graph.invoke({"request": STUB}, {"configurable": {"thread_id": "s"}}, context=context)
+    assert values["status"] == "completed"
+    return {role: model.prompts[0] for role, model in models.items()}
+
+
+def test_a_roles_style_shapes_its_system_prompt_and_no_other():
+    default = _prompts_of_a_run(Context(max_candidates=1))
+    assert not any("Communication style" in p for p in default.values())  # the prompts' own style
+    styled = _prompts_of_a_run(Context(max_candidates=1, role_styles={
+        "planner": {"tone": "formal", "verbosity": "detailed", "languages": ["de", "python"]}}))
+    system, user = styled["planner"].split("\nhuman: ", 1)
+    assert system.endswith("Communication style: a formal tone. Explain each point in full: what is wrong "
+                           "or chosen, why, which input shows it. Write prose in German and code in Python.")
+    assert user == default["planner"].split("\nhuman: ", 1)[1]
+    assert styled["coder"] == default["coder"] and styled["tester"] == default["tester"]
+
+
+def test_a_style_comes_from_the_command_line_and_a_bad_one_is_refused_before_anything_runs(
+        workdir, monkeypatch, capsys):
+    from tests.conftest import APPROVE, script_cli
+
+    models = script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    assert cli.main(["run", "--file", "stub.py", "--max-candidates", "1",
+                     "--style", "planner=languages=fr,python", "--style", "planner=tone=warm"]) == 0
+    assert "a warm tone" in models["planner"].prompts[0] and "prose in French" in models["planner"].prompts[0]
+    for bad, why in [("planner=verbosity=chatty", "verbosity"), ("planner=tone", "ROLE=FIELD=VALUE"),
+                     ("planner=mood=calm", "mood")]:
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["run", "--file", "stub.py", "--style", bad])
+        assert exit_.value.code == 2 and why in capsys.readouterr().err
+    assert models["planner"].calls == 1  # no refused run reached a model

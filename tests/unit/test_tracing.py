@@ -37,7 +37,8 @@ models = {"planner": ScriptedChatModel(script=[PLAN]), "coder": ScriptedChatMode
           "tester": ScriptedChatModel(script=[TESTS])}
 graph = build_graph(models, checkpointer=InMemorySaver())
 config = {"configurable": {"thread_id": "traced"}, "tags": ["accord", "configuration:accountable"]}
-values = graph.invoke({"request": STUB}, config, context=Context(max_candidates=1))
+values = graph.invoke({"request": STUB}, config,
+                      context=Context(max_candidates=1, price_in_per_1k=0.15, price_out_per_1k=0.6))
 wait_for_all_tracers()
 print(values["status"])
 """
@@ -123,6 +124,9 @@ def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
         meta = run["extra"]["metadata"]
         assert meta["accord_role"] == name.split(":")[0] and meta["accord_round"] == 1
         assert meta["accord_model"] == "scripted" and "role:" + meta["accord_role"] in run["tags"]
+        assert meta["accord_tokens_in"] > 0 and meta["accord_tokens_out"] > 0  # spend, once known
+        assert meta["accord_cost"] == pytest.approx(
+            (meta["accord_tokens_in"] * 0.15 + meta["accord_tokens_out"] * 0.6) / 1000)
         ancestor = run  # the call nests under its stage's run
         while ancestor.get("parent_run_id") and ancestor["name"] != meta["accord_stage"]:
             ancestor = runs[ancestor["parent_run_id"]]
