@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from state.roles import RoleSpec
@@ -46,11 +48,44 @@ def agent_card(spec: RoleSpec, version: str = "0.1.0") -> Any:
                      default_input_modes=inputs, default_output_modes=outputs, skills=skills)
 
 
+def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]],
+            names: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Return each role's runtime state in a thread (live or finished), from its checkpointed state.
+
+    ``status``: ``working`` (the thread's current stage is the role's and the run goes on), ``done`` (it
+    has worked in this run), ``waiting`` (not yet); then the stage it last worked in, its model calls,
+    tokens, cost, sandbox runs, executor actions and contract violations, and its last ledger entry.
+    """
+    ledger, running = values.get("ledger", []), values.get("status", "running") == "running"
+    current = values.get("stage", "initialized")
+    states: dict[str, dict[str, Any]] = {}
+    for name in names:
+        mine = [e for e in ledger if e["role"] == name]
+        llm = [e for e in mine if e["kind"] == "llm"]
+        working = running and name in stage_roles.get(current, ())
+        last = mine[-1] if mine else None
+        states[name] = {
+            "status": "working" if working else "done" if mine else "waiting",
+            "stage": current if working else (last["stage"] if last else None),
+            "round": last["round"] if last else None,
+            "llm_calls": len(llm), "tokens_in": sum(e["tokens_in"] for e in llm),
+            "tokens_out": sum(e["tokens_out"] for e in llm), "cost": round(sum(e["cost"] for e in llm), 6),
+            "models": sorted({e["model"] for e in llm if e.get("model")}),
+            "sandbox_runs": sum(e["kind"] == "sandbox" for e in mine),
+            "actions": sum(e["kind"] == "action" and e["outcome"] == "dispatched" for e in mine),
+            "violations": sum(v["role"] == name for v in values.get("violations", [])),
+            "last": f"{last['kind']} {last['outcome']} {last['detail']}".strip()[:120] if last else "",
+        }
+    return states
+
+
 def cmd_roles(args: argparse.Namespace) -> int:
-    """Print every role of the development graph from its spec."""
+    """Print every role of the development graph from its spec, or each role's state in a thread."""
     from nodes.roles import SPECS
     from state.context import Context
 
+    if args.thread:
+        return _thread_roles(args, SPECS)
     default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
@@ -64,9 +99,31 @@ def cmd_roles(args: argparse.Namespace) -> int:
     return 0
 
 
+def _thread_roles(args: argparse.Namespace, specs: Mapping[str, RoleSpec]) -> int:
+    from accord import runs
+    from graphs.development import LIFECYCLE, build_graph
+
+    with runs.checkpointer() as saver:
+        values = dict(build_graph(checkpointer=saver).get_state(runs.config(args.thread)).values)
+    if not values:
+        print(f"no thread {args.thread!r}", file=sys.stderr)
+        return 2
+    states = runtime(values, {s.name: s.roles for s in LIFECYCLE.stages}, specs)
+    if args.json:
+        print(json.dumps(states, indent=2))
+        return 0
+    print(f"thread {args.thread}: {values.get('status', 'running')} at {values.get('stage', 'initialized')}")
+    for name, st in states.items():
+        print(f"  {name:<9} {st['status']:<8} {st['stage'] or '-':<15} calls {st['llm_calls']:>3}  "
+              f"tokens {st['tokens_in'] + st['tokens_out']:>7,}  sandbox {st['sandbox_runs']:>3}  "
+              f"actions {st['actions']:>2}  violations {st['violations']}  {st['last']}")
+    return 0
+
+
 def add_roles_command(sub: Any) -> None:
     """Register ``accord roles`` on the CLI's subparsers."""
     p = sub.add_parser("roles", help="every role: identity, duties, contracts, actions, safety properties")
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
     p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
+    p.add_argument("--thread", help="each role's runtime state in this thread (live or finished)")
     p.set_defaults(func=cmd_roles)

@@ -134,3 +134,30 @@ def test_a_style_comes_from_the_command_line_and_a_bad_one_is_refused_before_any
             cli.main(["run", "--file", "stub.py", "--style", bad])
         assert exit_.value.code == 2 and why in capsys.readouterr().err
     assert models["planner"].calls == 1  # no refused run reached a model
+
+
+def test_each_roles_runtime_state_is_readable_while_a_run_stands_and_after(workdir, monkeypatch, capsys):
+    from accord.introspect import runtime
+    from graphs.development import LIFECYCLE
+    from tests.conftest import APPROVE, script_cli
+
+    # A run that stopped inside the Coder's stage (its model gave out): the state a live run shows.
+    models = {"planner": ScriptedChatModel(script=[PLAN]), "coder": ScriptedChatModel(script=[])}
+    graph = build_graph(models, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "live"}}
+    with pytest.raises(RuntimeError, match="script exhausted"):
+        graph.invoke({"request": STUB}, config, context=Context(max_candidates=1))
+    states = runtime(graph.get_state(config).values, {s.name: s.roles for s in LIFECYCLE.stages}, SPECS)
+    assert states["planner"]["status"] == "done" and states["planner"]["llm_calls"] == 1
+    assert states["planner"]["tokens_in"] > 0 and states["planner"]["models"] == ["scripted"]
+    assert (states["coder"]["status"], states["coder"]["stage"]) == ("working", "implementing")
+    assert states["reviewer"] == {**states["reviewer"], "status": "waiting", "llm_calls": 0, "last": ""}
+
+    script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    assert cli.main(["run", "--file", "stub.py", "--thread", "done", "--max-candidates", "1"]) == 0
+    capsys.readouterr()
+    assert cli.main(["roles", "--thread", "done", "--json"]) == 0
+    finished = json.loads(capsys.readouterr().out)
+    assert {name: s["status"] for name, s in finished.items()} == dict.fromkeys(SPECS, "done")
+    assert finished["reviewer"]["actions"] == 1 and finished["reviewer"]["sandbox_runs"] >= 1
+    assert cli.main(["roles", "--thread", "nowhere"]) == 2
