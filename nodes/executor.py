@@ -14,6 +14,7 @@ message or ledger entry.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -98,7 +99,8 @@ class Executor:
     passthrough: Callable[[BaseException], bool] = lambda exc: False
     """Errors the caller handles itself, raised unclassified: in a graph stage, those the stage's own
     retry policy, output feedback and budgets handle (``graphs.compiler.stage_handles``)."""
-    client: httpx.Client = field(default_factory=httpx.Client)
+    client: httpx.Client | None = None
+    """The HTTP client for WEB_SERVICE actions; None opens one per call (most roles never make one)."""
 
     def __post_init__(self) -> None:
         names = {a.name for a in self.role.actions}
@@ -181,10 +183,11 @@ class Executor:
         method = str(config.get("method", "POST")).upper()
         try:
             get = method == "GET"
-            response = self.client.request(method, config["endpoint"], headers=request.headers,
-                                           timeout=float(config.get("timeout_s", 10.0)),
-                                           params=request.params if get else None,
-                                           json=None if get else request.params)
+            with contextlib.nullcontext(self.client) if self.client else httpx.Client() as client:
+                response = client.request(method, config["endpoint"], headers=request.headers,
+                                          timeout=float(config.get("timeout_s", 10.0)),
+                                          params=request.params if get else None,
+                                          json=None if get else request.params)
         except httpx.TimeoutException as exc:
             raise _Failure("timeout", str(exc) or "timed out") from None
         except httpx.TransportError as exc:
@@ -216,11 +219,11 @@ def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    server = StdioServerParameters(**config["server"])
     timeout = float(config.get("timeout_s", 60.0))
 
     async def call(errlog: Any) -> Any:
         # errlog is given: stdio_client's default is whatever sys.stderr was when mcp was imported.
+        server = StdioServerParameters(**config["server"])  # in here, so bad settings are classified
         async with stdio_client(server, errlog=errlog) as streams, ClientSession(*streams) as session:
             await session.initialize()
             tools = await load_mcp_tools(session)
