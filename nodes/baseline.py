@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphs.compiler import StageCall
-from nodes.coder import ALONE_PROMPT, SYSTEM, Implementation, write_function
-from nodes.llm import structured
+from nodes.coder import ALONE_PROMPT, SYSTEM, implementation, write_function
 from nodes.views import APP_FILE, artifacts, strip_fences, task_view
 from state.artifacts import CodeArtifact
 from state.contracts import Contract
@@ -26,6 +25,6 @@ def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]
     if task.level == "function":
         prompt = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
         return {"code": dump(write_function(call, SYSTEM, task, prompt))}
-    answer = structured(call, Implementation, SYSTEM, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
-    code = CodeArtifact(files={APP_FILE: strip_fences(answer.code)}, entry_points=(APP_FILE,))
+    source = implementation(call, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
+    code = CodeArtifact(files={APP_FILE: strip_fences(source)}, entry_points=(APP_FILE,))
     return {"code": dump(code)}

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, create_model
 
 from graphs.compiler import OutputError, StageCall
 from nodes import sandbox, testing
+from nodes.executor import perform
 from nodes.llm import retry_temperature, structured, text
 from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
 from nodes.static_check import test_functions, undefined_names
@@ -35,7 +36,7 @@ from nodes.views import (
     strip_fences,
     task_view,
 )
-from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
+from state.artifacts import Candidates, CaseResult, CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
 from state.contracts import Contract
 from state.graph_state import code_versions, dump, read
 
@@ -180,16 +181,33 @@ def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) 
 
     The test file is always a choice, so a fix can write the tests an application still lacks.
     """
-    paths = sorted({p for p in code.files if p.endswith(".py")} | {TEST_FILE})
-    answer: Any = structured(call, file_fix_schema(paths), system, prompt)
-    return merged(code, str(answer.path), str(answer.code))
+    def fix(code: CodeArtifact, prompt: str) -> CodeArtifact:
+        paths = sorted({p for p in code.files if p.endswith(".py")} | {TEST_FILE})
+        answer: Any = structured(call, file_fix_schema(paths), system, prompt)
+        return merged(code, str(answer.path), str(answer.code))
+
+    return perform(call, "FileFix", fix, code=code, prompt=prompt)
 
 
 def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
                    temperature: float | None = None) -> CodeArtifact:
     """Ask for a function task's implementation as a fenced block in plain text; return its module."""
-    reply = text(call, system, prompt, temperature, what="code")
-    return function_module(task, code_block(reply, task.entry_point or ""))
+
+    def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
+        reply = text(call, system, prompt, temperature, what="code")
+        return function_module(task, code_block(reply, task.entry_point or ""))
+
+    return perform(call, "code", code, task=task, prompt=prompt,
+                   temperature=temperature)
+
+
+def implementation(call: StageCall, prompt: str, temperature: float | None = None) -> str:
+    """Ask for a piece of Python source through the flat ``Implementation`` schema; return the source."""
+
+    def ask(prompt: str, temperature: float | None) -> Implementation:
+        return structured(call, Implementation, SYSTEM, prompt, temperature=temperature)
+
+    return perform(call, "Implementation", ask, prompt=prompt, temperature=temperature).code
 
 
 REDRAWS = 2
@@ -244,7 +262,7 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else retry_temperature(call)
         try:
-            code = structured(call, Implementation, SYSTEM, prompt + feedback, temperature=temperature).code
+            code = implementation(call, prompt + feedback, temperature)
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
             result = merged(app, path, code)
@@ -288,11 +306,19 @@ def write_tests(call: StageCall, plan: Plan, app: CodeArtifact) -> CodeArtifact:
 
 
 def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> CodeArtifact:
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def run_test(code: CodeArtifact) -> TestReport:
+        report, result = testing.run_pytest(code, limits)
+        mine = _tests_of(report, name)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"test of {name}: {sum(c.passed for c in mine)}/{len(mine)} passed")
+        return report
+
     for attempt in range(TEST_SAMPLES):
         temperature = None if attempt == 0 else retry_temperature(call)
         try:
-            answer = structured(call, Implementation, SYSTEM, prompt, temperature=temperature).code
-            piece = named_tests(strip_fences(answer), name)
+            piece = named_tests(strip_fences(implementation(call, prompt, temperature)), name)
         except (OutputError, SyntaxError) as exc:
             call.record("retry", outcome=str(attempt + 1), detail=f"test of {name}: {exc}"[:300])
             continue
@@ -301,11 +327,8 @@ def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> 
                         detail=f"test of {name}: no test_{name} with an assert")
             continue
         candidate = merged(app, TEST_FILE, piece)
-        limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
-        report, result = testing.run_pytest(candidate, limits)
-        mine = [c for c in report.cases if c.name.rpartition("::")[2].startswith(f"test_{name}")]
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"test of {name}: {sum(c.passed for c in mine)}/{len(mine)} passed")
+        report = perform(call, "sandbox", run_test, code=candidate)
+        mine = _tests_of(report, name)
         if mine and all(c.passed for c in mine):
             return candidate
         why = next((c.message for c in mine if not c.passed), report.output)
@@ -313,6 +336,11 @@ def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> 
                     detail=f"test of {name} disagrees with the code: {why.strip()[-200:]}")
     call.record("error", outcome="skipped", detail=f"no test of {name} agreed with the code")
     return app
+
+
+def _tests_of(report: TestReport, name: str) -> list[CaseResult]:
+    """Return the results of the tests of function ``name``."""
+    return [c for c in report.cases if c.name.rpartition("::")[2].startswith(f"test_{name}")]
 
 
 def has_tests(code: CodeArtifact) -> bool:

@@ -20,6 +20,7 @@ from nodes.coder import (
     write_tests,
 )
 from nodes.coder import SYSTEM as CODER_SYSTEM
+from nodes.executor import perform
 from nodes.tester import chosen_tests
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
 from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
@@ -53,6 +54,14 @@ def limits(call: StageCall) -> sandbox.Limits:
 
 def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
               call: StageCall) -> TestReport:
+    """Run the examples (function tasks) and the code's pytest files, and check an application's code
+    statically; record each sandbox run."""
+    report = executed(task, examples, code, call)
+    return testing.merge(report, static_report(code)) if task.level == "application" else report
+
+
+def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
+             call: StageCall) -> TestReport:
     """Run the examples (function tasks) and the code's pytest files; record each sandbox run."""
     reports = []
     if task.level == "function":
@@ -61,8 +70,6 @@ def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
             code, FUNCTION_FILE, (defined, *examples), limits(call))))
     if code.test_files or task.level == "application":
         reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
-    if task.level == "application":
-        reports.append(static_report(code))
     return testing.merge(*reports)
 
 
@@ -85,7 +92,10 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
     examples = (*plan.examples, *chosen_tests(state))
-    return {"test_report": dump(test_code(task, examples, code, call))}
+    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call), code=code)
+    if task.level == "application":
+        report = testing.merge(report, perform(call, "static_check", static_report, code=code))
+    return {"test_report": dump(report)}
 
 
 def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

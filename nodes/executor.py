@@ -21,11 +21,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from graphs.compiler import StageCall, stage_handles
 from state.artifacts import ARTIFACT_MODELS
 from state.roles import ActionSpec, ActionType, RoleSpec
 
@@ -39,6 +40,7 @@ POLICIES: dict[str, Policy] = {
 }
 """The default policy per failure kind; an action overrides any of them in ``config["policies"]``."""
 RETRIES = 2
+T = TypeVar("T")
 SIMPLE_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict,
                                  "list": list}
 
@@ -206,6 +208,19 @@ class Executor:
         self.record("action", outcome=outcome, detail=note, **fields)
 
 
+def perform(call: StageCall, action: str, handler: Callable[..., T], **params: Any) -> T:
+    """Take one action of the calling stage's role through the role's executor; return its result.
+
+    ``handler`` is the code behind the action in this call (its prompt, its sandbox run). Errors the
+    stage handles itself (output feedback, transient endpoint errors, budgets) pass through.
+    """
+    from nodes.roles import SPECS  # the specs import the role modules, which import this one
+
+    actions = Executor(SPECS[call.role].narrowed(action), handlers={action: handler}, record=call.record,
+                       passthrough=stage_handles)
+    return cast(T, actions.run(action, **params))
+
+
 def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
     """Start the action's MCP server over stdio, call its tool with ``params`` and return the result.
 
@@ -313,10 +328,10 @@ def _converted(action: ActionSpec, params: dict[str, Any]) -> dict[str, Any]:
         raise _Failure("parameters", f"unknown parameters {unknown}")
     out: dict[str, Any] = {}
     for name, param in declared.items():
-        if name not in params:
+        if name not in params or (param.optional and params[name] is None):
             if not param.optional:
                 raise _Failure("parameters", f"missing parameter {name!r}")
-            out[name] = param.default
+            out[name] = params.get(name, param.default)  # an optional parameter may be given as None
             continue
         adapter = _adapter(param.type)
         try:

@@ -9,9 +9,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphs.compiler import OutputError, StageCall
+from nodes.executor import perform
 from nodes.llm import retry_temperature, structured
 from nodes.views import artifacts, task_view
-from state.artifacts import Plan, Subtask
+from state.artifacts import Plan, Subtask, TaskSpec
 from state.contracts import Contract
 from state.graph_state import dump
 
@@ -143,11 +144,19 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if task.level == "application":
         # A refused answer is asked for again by sampling, not greedily.
         temperature = retry_temperature(call) if call.feedback else None
-        features = structured(call, FeaturesDraft, FEATURES_SYSTEM, task_view(task), temperature=temperature)
+
+        def list_features(task: TaskSpec) -> FeaturesDraft:
+            return structured(call, FeaturesDraft, FEATURES_SYSTEM, task_view(task), temperature=temperature)
+
+        features = perform(call, "FeaturesDraft", list_features, task=task)
         storage = STORAGE if PERSISTENCE.search(task.request) else ()
         subtasks = (*storage, *feature_subtasks(features), INTERFACE)
     else:
-        draft = structured(call, PlanDraft, SYSTEM, task_view(task), max_tokens=FUNCTION_PLAN_TOKENS)
+
+        def draft_plan(task: TaskSpec) -> PlanDraft:
+            return structured(call, PlanDraft, SYSTEM, task_view(task), max_tokens=FUNCTION_PLAN_TOKENS)
+
+        draft = perform(call, "PlanDraft", draft_plan, task=task)
         subtasks = tuple(
             Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
                     acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())

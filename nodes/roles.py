@@ -31,15 +31,19 @@ def _sandbox(description: str, returns: str = "TestReport") -> ActionSpec:
 
 
 def _llm(name: str, description: str, returns: str, *params: Param, output: str) -> ActionSpec:
+    # No executor retries: the stage retries a model call itself (LangGraph's retry policy for a
+    # transient endpoint error, the contract wrapper with feedback for malformed output).
     return ActionSpec(name=name, description=description, type=LLM, params=params, returns=returns,
-                      config={"output": output})
+                      config={"output": output, "retries": 0})
 
 
 TASK = Param(name="task", type="TaskSpec")
-PLAN = Param(name="plan", type="Plan", optional=True)
 CODE = Param(name="code", type="CodeArtifact")
 REPORT = Param(name="test_report", type="TestReport")
 FILES = Param(name="files", type="dict")
+PROMPT = Param(name="prompt", type="str")
+TEMPERATURE = Param(name="temperature", type="float", optional=True)
+"""Sampling temperature of one call; None is the role's own (0 for the local model)."""
 ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "nodes.mcp_server"]}
 ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
 """How the analysis server can fail; each falls back to the local check, since a review goes on without it."""
@@ -82,11 +86,12 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                          "files; revise them against review issues", contract=coder.CONTRACT,
                          actions=("code", "Implementation", "FileFix", "sandbox")),),
         actions=(
-            _llm("code", "a function implementation as a fenced code block (candidates are sampled)",
-                 "str", TASK, PLAN, output="text"),
+            _llm("code", "a function implementation as a fenced code block: from the task alone, with "
+                 "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
+                 PROMPT, TEMPERATURE, output="text"),
             _llm("Implementation", "an application subtask's definitions, or a test for one function",
-                 "Implementation", TASK, PLAN, output="tool call"),
-            _llm("FileFix", "the changed functions of one application file", "FileFix", TASK, CODE,
+                 "Implementation", PROMPT, TEMPERATURE, output="tool call"),
+            _llm("FileFix", "the changed functions of one application file", "CodeArtifact", CODE, PROMPT,
                  output="tool call"),
             _sandbox("keep a generated test only when it passes against the code"),
         ),
@@ -104,7 +109,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         actions=(
             _llm("tests", "assert lines from the specification: examples, edge cases, properties",
                  "TestSuite", TASK, output="text"),
-            _sandbox("run each candidate on the examples and the Tester's cases", returns="Selection"),
+            _sandbox("run a candidate on the examples and the Tester's cases"),
         ),
         properties=(
             CONTRACT_BOUND, SANDBOXED,
@@ -119,17 +124,20 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         duties=(
             DutySpec(name="run_tests", description="run the examples, the undisputed cases and the pytest "
                      "files", contract=debugger.RUN_CONTRACT, actions=("sandbox", "static_check")),
-            DutySpec(name="fix", description="fix the code against the failing cases",
-                     contract=debugger.FIX_CONTRACT, actions=("code", "FileFix")),
+            DutySpec(name="fix", description="fix the code against the failing cases (untested code: "
+                     "write its tests first)", contract=debugger.FIX_CONTRACT,
+                     actions=("code", "FileFix", "Implementation", "sandbox")),
         ),
         actions=(
-            _sandbox("run the tests against the code"),
+            _sandbox("run the tests against the code (or a generated test, kept only when it passes)"),
             ActionSpec(name="static_check", description="undefined names and syntax, without running",
                        type=LOCAL, params=(CODE,), returns="TestReport"),
-            _llm("code", "the corrected implementation of the function", "str", TASK, CODE, REPORT,
-                 output="text"),
-            _llm("FileFix", "the changed functions of one file", "FileFix", TASK, CODE, REPORT,
+            _llm("code", "the corrected implementation of the function", "CodeArtifact", TASK, PROMPT,
+                 TEMPERATURE, output="text"),
+            _llm("FileFix", "the changed functions of one file", "CodeArtifact", CODE, PROMPT,
                  output="tool call"),
+            _llm("Implementation", "a test for one function of untested code", "Implementation", PROMPT,
+                 TEMPERATURE, output="tool call"),
         ),
         properties=(
             CONTRACT_BOUND, SANDBOXED,

@@ -17,11 +17,13 @@ from typing import Any
 
 from graphs.compiler import OutputError, StageCall
 from nodes import sandbox, testing
+from nodes.executor import perform
 from nodes.llm import text
 from nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
 from state.artifacts import (
     Candidates,
     CandidateScore,
+    CodeArtifact,
     Example,
     Selection,
     TaskSpec,
@@ -89,14 +91,18 @@ def design_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         raise OutputError("the Tester designs cases for a function; an application's tests are pytest "
                           "files the Coder writes with its code")
     budget = max(1, call.context.max_tests)
-    reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=task.entry_point,
-                                                    count=budget), what="tests")
-    known = {e.call for e in task.examples}
-    cases = [c for c in parse_asserts(code_block(reply), task.entry_point) if c.call not in known]
-    if not cases:
-        raise OutputError(f"no `assert {task.entry_point}(...) == value` line beyond the docstring's "
-                          "examples")
-    return {"tests": dump(TestSuite(cases=tuple(cases[:budget])))}
+
+    def write(task: TaskSpec) -> TestSuite:
+        name = task.entry_point or ""
+        reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=name, count=budget),
+                     what="tests")
+        known = {e.call for e in task.examples}
+        cases = [c for c in parse_asserts(code_block(reply), name) if c.call not in known]
+        if not cases:
+            raise OutputError(f"no `assert {name}(...) == value` line beyond the docstring's examples")
+        return TestSuite(cases=tuple(cases[:budget]))
+
+    return {"tests": dump(perform(call, "tests", write, task=task))}
 
 
 def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -107,13 +113,18 @@ def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert plan is not None and candidates is not None
     examples, cases = plan.examples, suite.cases if suite else ()
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
-    reports = []
-    for number, code in enumerate(candidates.items, 1):
+
+    def run(code: CodeArtifact) -> TestReport:
         report, result = testing.run_examples(code, FUNCTION_FILE, (*examples, *cases), limits)
         call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"candidate {number}: {_passed(report, 0, len(examples))}/{len(examples)} "
-                           f"examples, {_passed(report, len(examples), len(cases))}/{len(cases)} tests")
-        reports.append(report)
+                    detail=f"candidate {len(reports) + 1}: {_passed(report, 0, len(examples))}/"
+                           f"{len(examples)} examples, {_passed(report, len(examples), len(cases))}/"
+                           f"{len(cases)} tests")
+        return report
+
+    reports: list[TestReport] = []
+    for code in candidates.items:
+        reports.append(perform(call, "sandbox", run, code=code))
     scores = score(reports, len(examples), len(cases))
     best = max(scores, key=rank)
     chosen = reports[best.index].cases[len(examples):]

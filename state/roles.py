@@ -125,6 +125,14 @@ class RoleSpec(Frozen):
         """Return the action called ``name``."""
         return next(a for a in self.actions if a.name == name)
 
+    def narrowed(self, *names: str) -> RoleSpec:
+        """Return the role with only the actions ``names`` and those they fall back to (and no duties):
+        what an executor for just those actions needs."""
+        wanted = set(names)
+        wanted |= {a.config["fallback"] for a in self.actions if a.name in wanted and "fallback" in a.config}
+        return self.model_copy(update={"duties": (), "actions": tuple(a for a in self.actions
+                                                                        if a.name in wanted)})
+
     def accepts(self) -> frozenset[str]:
         """Return the artifact kinds a message to this role may carry (its message interface)."""
         return frozenset().union(*(d.contract.accepts() for d in self.duties))
