@@ -197,8 +197,7 @@ def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
         reply = text(call, system, prompt, temperature, what="code")
         return function_module(task, code_block(reply, task.entry_point or ""))
 
-    return perform(call, "code", code, task=task, prompt=prompt,
-                   temperature=temperature)
+    return perform(call, "code", code, task=task, prompt=prompt, temperature=temperature)
 
 
 def implementation(call: StageCall, prompt: str, temperature: float | None = None) -> str:
