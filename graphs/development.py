@@ -176,7 +176,8 @@ def gate_fix(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Approve only when the integration run passed and no blocking issue was raised."""
+    """Approve only when the integration run passed and no blocking issue was raised, or the only blocking
+    issues are ones the Coder disputed (``disputed``)."""
     review = read(state, "review", ReviewReport)
     assert review is not None and review.integration is not None
     blocking = [i for i in review.issues if i.severity in BLOCKING]
@@ -184,8 +185,25 @@ def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
         failing = "; ".join(c.name for c in review.integration.failures()[:3]) or review.integration.ending
         return "changes", f"integration tests failed: {failing}"
     if review.decision == "request_changes" and blocking:
-        return "changes", "; ".join(f"[{i.severity}] {i.location}: {i.description}" for i in blocking)[:600]
+        issues = "; ".join(f"[{i.severity}] {i.location}: {i.description}" for i in blocking)[:600]
+        if disputed(state, issues):
+            return "pass", f"approved on the executed evidence; disputed by the Coder: {issues}"[:600]
+        return "changes", issues
     return "pass", f"approved; {len(review.issues)} non-blocking issues"
+
+
+def disputed(state: Mapping[str, Any], issues: str) -> bool:
+    """Return whether the Reviewer repeats the blocking issues of its last review about code the Coder
+    handed back unchanged in answer to them.
+
+    The Coder keeping its code is its reply to the review; with every executed check passing, the
+    Reviewer saying the same again is a disagreement no further round resolves. The small local model's
+    reviewers repeated such claims against the plan and against passing tests round after round.
+    """
+    last = next((v for v in reversed(state.get("verdicts") or []) if v["stage"] == "reviewing"), None)
+    versions = code_versions(state)
+    return (last is not None and last["outcome"] == "changes" and last["evidence"] == issues
+            and len(versions) >= 2 and versions[-1] == versions[-2])
 
 
 def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

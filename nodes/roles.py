@@ -84,15 +84,17 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="coder", goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=coder.CONTRACT,
-                         actions=("code", "Implementation", "FileFix", "sandbox")),),
+                         actions=("code", "Implementation", "test", "FileFix", "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
                  "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
                  PROMPT, TEMPERATURE, output="text"),
-            _llm("Implementation", "an application subtask's definitions, or a test for one function",
-                 "Implementation", PROMPT, TEMPERATURE, output="tool call"),
-            _llm("FileFix", "the changed functions of one application file", "CodeArtifact", CODE, PROMPT,
-                 output="tool call"),
+            _llm("Implementation", "an application subtask's definitions", "Implementation", PROMPT,
+                 TEMPERATURE, output="tool call"),
+            _llm("test", "a pytest test of one application function, as a fenced code block", "str",
+                 PROMPT, TEMPERATURE, output="text"),
+            _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
+                 "CodeArtifact", CODE, PROMPT, output="text"),
             _sandbox("keep a generated test only when it passes against the code"),
         ),
         properties=(CONTRACT_BOUND, SANDBOXED),
@@ -126,7 +128,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                      "files", contract=debugger.RUN_CONTRACT, actions=("sandbox", "static_check")),
             DutySpec(name="fix", description="fix the code against the failing cases (untested code: "
                      "write its tests first)", contract=debugger.FIX_CONTRACT,
-                     actions=("code", "FileFix", "Implementation", "sandbox")),
+                     actions=("code", "FileFix", "test", "sandbox")),
         ),
         actions=(
             _sandbox("run the tests against the code (or a generated test, kept only when it passes)"),
@@ -134,10 +136,10 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                        type=LOCAL, params=(CODE,), returns="TestReport"),
             _llm("code", "the corrected implementation of the function", "CodeArtifact", TASK, PROMPT,
                  TEMPERATURE, output="text"),
-            _llm("FileFix", "the changed functions of one file", "CodeArtifact", CODE, PROMPT,
-                 output="tool call"),
-            _llm("Implementation", "a test for one function of untested code", "Implementation", PROMPT,
-                 TEMPERATURE, output="tool call"),
+            _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
+                 "CodeArtifact", CODE, PROMPT, output="text"),
+            _llm("test", "a pytest test of one function of untested code, as a fenced code block", "str",
+                 PROMPT, TEMPERATURE, output="text"),
         ),
         properties=(
             CONTRACT_BOUND, SANDBOXED,

@@ -8,7 +8,7 @@ from nodes.scripted import ScriptedChatModel
 from state.artifacts import CodeArtifact
 from state.context import Context
 from state.graph_state import code_versions
-from tests.conftest import APPROVE, CHANGES
+from tests.conftest import APPROVE, CHANGES, fenced
 
 TASK = "Build a command-line counter: add numbers and show the total."
 PLAN = {"features": [
@@ -20,20 +20,20 @@ STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
 # Each subtask answers only what is new; code merges it into app.py by name.
 STEP2 = {"code": "def total():\n    return sum(_items)\n"}
 MAIN = {"code": "def main():\n    print(total())\n\nif __name__ == '__main__':\n    main()\n"}
-TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"}
-"""The test the Coder is asked for first: one test per planned function."""
-TEST_TOTAL = {"code": "def test_total():\n    before = total()\n    add(3)\n"
-                      "    assert total() == before + 3\n"}
-WRONG_TESTS = {"code": "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n"}
+TESTS_SOURCE = "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"
+TESTS = fenced(TESTS_SOURCE)
+"""The test the Coder is asked for first: one test per planned function, as a fenced block."""
+TEST_TOTAL_SOURCE = "def test_total():\n    before = total()\n    add(3)\n    assert total() == before + 3\n"
+TEST_TOTAL = fenced(TEST_TOTAL_SOURCE)
+WRONG_TESTS = fenced("from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n")
 BUILT = [STEP1, STEP2, MAIN, TESTS, TEST_TOTAL]
 """The Coder's answers for a first round that goes right."""
-BREAK = {"path": "app.py", "code": "def total():\n    return 0\n"}
+BREAK = fenced("def total():\n    return 0\n")
 """A revision that breaks total()."""
 USES_ITEMS = {"code": "def add(n):\n    _items.append(n)\n"}
 """A first subtask that uses data it never defines."""
-NO_TESTS = {"code": "from app import *\n\nimport json\n"}
+NO_TESTS = fenced("from app import *\n\nimport json\n")
 """A test module without a test in it."""
-FIXED_TESTS = {"path": "test_app.py", "code": TESTS["code"]}
 
 
 def test_application_is_built_subtask_by_subtask_and_tested(scripted):
@@ -54,9 +54,11 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
     prompts = run.models["coder"].prompts
     assert "_items.append(n)" in prompts[1] and "(empty)" in prompts[0]
     # each test is asked for one function, shown alone with its acceptance criteria
-    assert "as the function `main()`" in prompts[2]
+    # the interface completes an outline that defines what it uses (this task keeps nothing in a file)
+    assert "Complete this outline" in prompts[2] and "items = []" in prompts[2] and "def total" in prompts[2]
+    assert "load_items" not in prompts[2]
     assert "Here is `add` from app.py" in prompts[3] and "def total" not in prompts[3]
-    assert "add(2) then total() == 2" in prompts[3] and "`def test_total(tmp_path):`" in prompts[4]
+    assert "add(2) then total() == 2" in prompts[3] and "def test_total(tmp_path):" in prompts[4]
     runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
     assert runs == ["test of add: 1/1 passed", "test of total: 1/1 passed"]
 
@@ -72,6 +74,16 @@ def test_a_test_that_disagrees_with_the_code_is_sampled_again(scripted):
     assert run.models["coder"].prompts[4] == run.models["coder"].prompts[3]  # a new sample, same question
 
 
+def test_a_test_left_with_the_outlines_placeholders_is_sampled_again(scripted):
+    outline = fenced("def test_total(tmp_path):\n    assert total(...) == ...\n")
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, TESTS, outline, TEST_TOTAL], reviewer=[APPROVE])
+    values = run(TASK)
+    assert values["status"] == "completed"
+    assert "before + 3" in values["code"]["files"]["test_app.py"]
+    retry = next(e for e in values["ledger"] if e["kind"] == "retry")
+    assert retry["detail"] == "test of total: `...` left in it"
+
+
 def test_a_function_no_test_agrees_with_stays_untested_and_recorded(scripted):
     run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, *[WRONG_TESTS] * 3, TEST_TOTAL],
                    reviewer=[APPROVE])
@@ -85,20 +97,20 @@ def test_a_function_no_test_agrees_with_stays_untested_and_recorded(scripted):
 
 def test_debugger_replaces_the_wrong_file(scripted):
     run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], reviewer=[CHANGES, APPROVE],
-                   debugger=[{"path": "app.py", "code": "def total():\n    return sum(_items)\n"}])
+                   debugger=[fenced("def total():\n    return sum(_items)\n")])
     values = run(TASK)
     assert values["status"] == "completed"
     assert "return sum(_items)" in values["code"]["files"]["app.py"]
     assert "assert 0 == 2" in run.models["debugger"].prompts[0]
 
 
-def test_fix_naming_an_unknown_file_is_a_violation(scripted):
-    bad = {"path": "elsewhere.py", "code": "x = 1\n"}
+def test_a_fix_that_does_not_parse_is_a_violation(scripted):
+    bad = fenced("def total(:\n    return sum(_items)\n")
     run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], debugger=[bad] * 3,
                    reviewer=[CHANGES, APPROVE, APPROVE])
     values = run(TASK, max_rounds=2)
     debugging = [v for v in values["verdicts"] if v["stage"] == "debugging"]
-    assert debugging[0]["outcome"] == "fail" and "path" in debugging[0]["evidence"]
+    assert debugging[0]["outcome"] == "fail" and "does not parse" in debugging[0]["evidence"]
     assert any(v["phase"] == "output" and v["role"] == "debugger" for v in values["violations"])
 
 
@@ -113,7 +125,7 @@ def test_crashing_entry_point_blocks_approval(scripted):
 
 def test_missing_cli_gets_an_interface_step_and_tests_never_shadow_the_app(scripted):
     no_block = {"code": "def main():\n    print(total())\n"}
-    shadowing = {"code": "def total():\n    return 2\n\n" + TEST_TOTAL["code"]}
+    shadowing = fenced("def total():\n    return 2\n\n" + TEST_TOTAL_SOURCE)
     run = scripted(planner=[PLAN], coder=[STEP1, STEP2, no_block, MAIN, TESTS, shadowing], reviewer=[APPROVE])
     values = run(TASK)
     assert "Write `main()`" in run.models["coder"].prompts[3]
@@ -151,9 +163,9 @@ def test_an_undefined_global_is_asked_for_before_testing(scripted):
 
 
 def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
-    typo = {"path": "app.py", "code": "def total():\n    return sum(_itemz)\n"}
+    typo = fenced("def total():\n    return sum(_itemz)\n")
     run = scripted(planner=[PLAN], coder=[*BUILT, typo], reviewer=[CHANGES, APPROVE],
-                   debugger=[{"path": "app.py", "code": STEP2["code"]}])
+                   debugger=[fenced(STEP2["code"])])
     values = run(TASK)
     report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
     assert report["outcome"] == "tests_failed"
@@ -244,7 +256,7 @@ def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
 
 
 def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
-    model = ScriptedChatModel(script=[{"path": "test_app.py", "code": TESTS["code"]}])
+    model = ScriptedChatModel(script=[TESTS])
     call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model})
     app = CodeArtifact(files={"app.py": STEP1["code"] + STEP2["code"]}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
@@ -256,7 +268,7 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
     # _items is never defined, so no test can agree with the code: none is written
     run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, MAIN, *[broken] * 3, *[TESTS] * 3,
                                           *[TEST_TOTAL] * 3],
-                   debugger=[{"path": "app.py", "code": "_items = []\n"}, TESTS, TEST_TOTAL],
+                   debugger=[fenced("_items = []\n"), TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
@@ -264,3 +276,49 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
     assert "`_items` is used in add(), total()" in prompts[0] and "Here is" not in prompts[0]
     assert "Here is `add` from app.py" in prompts[1]
     assert values["status"] == "completed"
+
+
+def test_the_interface_outline_loads_and_saves_the_items_when_the_plan_keeps_them():
+    from nodes.coder import interface_prompt
+    from nodes.intake import parse_request
+    from nodes.planner import INTERFACE, STORAGE
+    from state.artifacts import Plan
+
+    task = parse_request("Build a to-do list app that keeps the list in a file.")
+    app = CodeArtifact(files={"app.py": "def add_task(items, text):\n    return [*items, text]\n"},
+                       entry_points=("app.py",))
+    stored = interface_prompt(task, Plan(subtasks=(*STORAGE, INTERFACE)), app)
+    assert "items = load_items('items.json')" in stored and "save_items('items.json', items)" in stored
+    assert "def add_task(items, text)" in stored and "except EOFError" in stored
+    kept_nowhere = interface_prompt(task, Plan(subtasks=(INTERFACE,)), app)
+    assert "items = []" in kept_nowhere and "save_items" not in kept_nowhere
+
+
+KEEP = fenced(STEP2["code"])
+"""A revision that hands the code back unchanged: the Coder's answer that it disagrees."""
+OTHER = {"decision": "request_changes",
+         "issues": [{"severity": "major", "location": "app.py:add", "description": "add() ignores zero"}]}
+
+
+def test_a_review_repeated_against_code_the_coder_kept_is_disputed_not_blocking(scripted):
+    run = scripted(planner=[PLAN], coder=[*BUILT, KEEP], reviewer=[CHANGES, CHANGES])
+    values = run(TASK, max_rounds=3)
+    assert values["status"] == "completed"
+    reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
+    assert [v["outcome"] for v in reviews] == ["changes", "pass"]
+    assert reviews[1]["evidence"].startswith(
+        "approved on the executed evidence; disputed by the Coder: [major]")
+
+
+def test_a_dispute_needs_the_same_issues_and_the_same_code(scripted):
+    # a new issue about kept code is another round's work
+    run = scripted(planner=[PLAN], coder=[*BUILT, KEEP, KEEP], reviewer=[CHANGES, OTHER, APPROVE])
+    values = run(TASK, max_rounds=3)
+    outcomes = [v["outcome"] for v in values["verdicts"] if v["stage"] == "reviewing"]
+    assert outcomes == ["changes", "changes", "pass"]
+    # the same issue about changed code stands: the Coder changed it, so it did not dispute it
+    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK, fenced(STEP2["code"])], reviewer=[CHANGES] * 3,
+                   debugger=[fenced(STEP2["code"])])
+    values = run(TASK, max_rounds=2)
+    assert values["status"] == "failed"
+    assert all(v["outcome"] != "pass" for v in values["verdicts"] if v["stage"] == "reviewing")

@@ -51,6 +51,6 @@ def test_an_applications_roles_act_through_their_executors(scripted):
     taken = actions_taken(values["ledger"])
     assert taken["planner"] == ["FeaturesDraft"]
     # Three pieces of app.py, then a test per function, each run in the sandbox before it is kept.
-    assert taken["coder"] == ["Implementation"] * 3 + ["Implementation", "sandbox"] * 2
+    assert taken["coder"] == ["Implementation"] * 3 + ["test", "sandbox"] * 2
     assert taken["debugger"] == ["sandbox", "static_check"]
     assert taken["reviewer"] == ["sandbox", "analyse", "ReviewDraft"]
