@@ -3,10 +3,10 @@
 A function-level task gets several candidate implementations, each a fenced block in a plain-text reply
 (the Tester's selection keeps one). An application is built subtask by subtask into ``app.py``: each call
 sees the plan and the code so far and returns only the new or changed definitions, which code merges in
-by name (``nodes.merge``); then ``main()`` if no subtask wrote a command-line entry, then pytest tests in
-``test_app.py``. Those calls answer through a flat schema: the small local model handles a single ``code``
-field well, and nested lists of files or whole growing modules badly. In later rounds the Coder answers
-the Reviewer's issues the same way.
+by name (``nodes.merge``); ``main()`` completes an outline; then one pytest test per function in
+``test_app.py``. The pieces answer through a flat schema (a single ``code`` field: the small local model
+handles that well, and nested lists of files or whole growing modules badly); tests and, in later rounds,
+the changed functions answering the Reviewer come as fenced blocks in plain text, like a function's code.
 """
 
 from __future__ import annotations
