@@ -1,12 +1,13 @@
 """The Coder: implements the plan into the shared file map (LLM).
 
 A function-level task gets several candidate implementations, each a fenced block in a plain-text reply
-(the Tester's selection keeps one). An application is built subtask by subtask into ``app.py``: each call
+(the Tester's selection keeps one). An application is built feature by feature into ``app.py``: each call
 sees the plan and the code so far and returns only the new or changed definitions, which code merges in
-by name (``nodes.merge``); ``main()`` completes an outline; then one pytest test per function in
-``test_app.py``. The pieces answer through a flat schema (a single ``code`` field: the small local model
-handles that well, and nested lists of files or whole growing modules badly); tests and, in later rounds,
-the changed functions answering the Reviewer come as fenced blocks in plain text, like a function's code.
+by name (``nodes.merge``); code writes ``main()`` from the plan (``nodes.interface``); then one pytest
+test per function in ``test_app.py``. The pieces answer through a flat schema (a single ``code`` field:
+the small local model handles that well, and nested lists of files or whole growing modules badly); tests
+and, in later rounds, the changed functions answering the Reviewer come as fenced blocks in plain text,
+like a function's code.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphs.compiler import OutputError, StageCall
-from nodes import sandbox, testing
+from nodes import interface, sandbox, testing
 from nodes.executor import perform
 from nodes.llm import retry_temperature, structured, text
 from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
+from nodes.planner import STORAGE_NAMES
 from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
     APP_FILE,
@@ -65,9 +67,6 @@ code block."""
 SAMPLE_TEMPERATURE = 0.8
 """Sampled candidates: hot enough to differ from the greedy ones."""
 
-DATA_FILE = "items.json"
-"""Where an application's interface keeps its items (the storage steps take the path as a parameter)."""
-
 QUOTES = """Write every Python string with single quotes ('like this'), never double quotes."""
 """The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line. (A
 longer version that explained why was copied into the code as a comment.)"""
@@ -83,38 +82,17 @@ Current {app}:
 Now implement subtask {number}: {title} ({description}){function}. Return only the new or changed
 functions, with the imports and constants they need: they are merged into {app} by name. Do not repeat
 unchanged code.
-
+{conventions}
 {quotes}"""
 
-INTERFACE_PROMPT = """{task}
-
-Current {app}:
-{code}
-
-Write `main()`, the command-line interface: one command per feature above, each calling the feature's
-function with `items` and the command's argument. Complete this outline:
-```python
-def main():
-    items = {load}
-    while True:
-        try:
-            command, _, argument = input('> ').strip().partition(' ')
-        except EOFError:
-            return
-        if command == 'quit':
-            return
-        # one branch per feature{save}
-
-
-if __name__ == '__main__':
-    main()
-```
-Return only `main()` and the last block.
-
-{quotes}"""
-"""The interface is an outline to complete: written from a description, the small local model used
-``items`` in ``main()`` without defining it, and no fix ever added the line (to-do runs, sessions 3 and
-10)."""
+CONVENTIONS = """
+The command-line interface calls each feature with the items and the words the user typed: a number that
+picks an item is its position as listed, 1 for the first. A feature changes the items in place and returns
+them, or returns what it reports; marking or updating an item changes its fields and keeps it in the list.
+"""
+"""What every feature of an application agrees on with the generated interface (``nodes.interface``). The
+AgentMesh case study's Debugger caught an off-by-one in "mark done" (1-based user numbers); the to-do run
+of session 11 wrote a "mark done" that deleted the item."""
 
 MISSING_PROMPT = """{task}
 
@@ -366,6 +344,9 @@ def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> 
         if _placeholder(piece):  # `f(...) == ...` passes for a function that returns its argument
             call.record("retry", outcome=str(attempt + 1), detail=f"test of {name}: `...` left in it")
             continue
+        if _patches(piece, name):  # it tests the mock, so it passes whatever the function does
+            call.record("retry", outcome=str(attempt + 1), detail=f"test of {name}: it mocks `{name}`")
+            continue
         candidate = merged(app, TEST_FILE, piece)
         report = perform(call, "sandbox", run_test, code=candidate)
         mine = _tests_of(report, name)
@@ -382,6 +363,17 @@ def _placeholder(source: str) -> bool:
     """Return whether ``source`` still holds the outline's ``...`` (an Ellipsis literal)."""
     return any(isinstance(node, ast.Constant) and node.value is Ellipsis
                for node in ast.walk(ast.parse(source)))
+
+
+def _patches(source: str, name: str) -> bool:
+    """Return whether ``source`` patches function ``name`` (``patch('app.name')``, ``patch.object(app,
+    'name')``): the to-do run of session 11 kept such a test of ``mark_task_as_done``; it could not fail."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and "patch" in ast.unparse(node.func):
+            strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            if any(s == name or s.endswith(f".{name}") for s in strings):
+                return True
+    return False
 
 
 def _tests_of(report: TestReport, name: str) -> list[CaseResult]:
@@ -430,19 +422,16 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     app: CodeArtifact | None = None
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
-        if name == "main" and app is not None:
-            # The interface is the piece the model most often cuts off; without it the features still
-            # stand, and the interface step below asks again.
-            app = _best_effort(call, app, "the command-line interface", interface_prompt(task, plan, app))
-            continue
+        if name == "main":
+            continue  # the interface is written from the plan below
+        feature = name not in STORAGE_NAMES
         prompt = SUBTASK_PROMPT.format(quotes=QUOTES, task=task_view(task), plan=plan_view(plan),
             app=APP_FILE, code=_app_view(app), number=number, title=subtask.title,
-            description=subtask.description,
+            description=subtask.description, conventions=CONVENTIONS if feature else "",
             function=f" as the function `{subtask.function}`" if name else "")
         app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None)
-    assert app is not None  # a plan has at least one subtask
-    if "__main__" not in app.files[APP_FILE]:
-        app = _best_effort(call, app, "the command-line interface", interface_prompt(task, plan, app))
+    assert app is not None  # an application's plan has at least one feature
+    app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(quotes=QUOTES,
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
@@ -504,13 +493,9 @@ def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidat
     return Candidates(items=tuple(items))
 
 
-def interface_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact) -> str:
-    """Return the prompt for ``main()``: loading and saving the items where the plan keeps them in a file."""
-    stored = any(function_name(s.function) == "load_items" for s in plan.subtasks)
-    return INTERFACE_PROMPT.format(
-        task=task_view(task), app=APP_FILE, code=_app_view(app), quotes=QUOTES,
-        load=f"load_items({DATA_FILE!r})" if stored else "[]",
-        save=f", then save_items({DATA_FILE!r}, items) after a change" if stored else "")
+def with_interface(plan: Plan, code: CodeArtifact) -> CodeArtifact:
+    """Return the app with ``main()`` written from the plan's features (LOCAL_CODE, ``nodes.interface``)."""
+    return merged(code, APP_FILE, interface.interface(plan, interface.data_file(plan)))
 
 
 def _app_view(code: CodeArtifact | None) -> str:

@@ -171,6 +171,45 @@ class Server:
         except OSError:
             return False
 
+    def exists(self) -> bool:
+        """Return whether the server's process is still there, busy or not (a dead child is reaped)."""
+        try:
+            if self.owned and os.waitpid(self.pid, os.WNOHANG)[0] == self.pid:
+                return False
+        except ChildProcessError:
+            pass  # not our child (any more): ask the kernel below
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def listening(self) -> bool:
+        """Return whether the server accepts connections (it opens its port once the model is loaded)."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+                return True
+        except OSError:
+            return False
+
+    def answers(self, patience_s: float) -> bool:
+        """Return whether the server listens within ``patience_s`` while its process lives.
+
+        Not an HTTP health check: llama-cpp-python's server takes the model's lock for ``/v1/models`` too,
+        so a server generating for another client left it unanswered for over 60 s; taken for dead, a
+        second server started, and two on 2 cores slowed both about tenfold (session 11).
+        """
+        deadline = time.monotonic() + patience_s
+        while self.exists():
+            if self.listening():
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.5)
+        return False
+
     def stop(self) -> None:
         """Stop the server and its process group."""
         try:
@@ -254,14 +293,25 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
 _shared: dict[str, Server] = {}
 
 
+BUSY_PATIENCE_S = 120.0
+"""How long a live server process may take to open its port (a detached server still loading its model)."""
+
+
 def ensure_server(name: str = DEFAULT_MODEL) -> Server:
-    """Return a live server for ``name``: a detached one if running, else one this process owns."""
-    if (server := _shared.get(name)) and server.alive():
-        return server
-    server = running_server()
-    if server is None or server.model != name:
-        server = start_server(name)
-        atexit.register(server.stop)
+    """Return a live server for ``name``: this process's, else a detached one, else a new one it owns.
+
+    A server whose process lives is waited for, not replaced: it may be busy with another client.
+    """
+    for server in (_shared.get(name), detached_server()):
+        if server is None or server.model != name:
+            continue
+        if server.answers(BUSY_PATIENCE_S):
+            _shared[name] = server
+            return server
+        if server.owned:
+            server.stop()  # hung: it would go on holding the cores
+    server = start_server(name)
+    atexit.register(server.stop)
     _shared[name] = server
     return server
 

@@ -2,7 +2,8 @@
 the whole codebase (LLM), decides.
 
 Every action runs through the role's executor (``nodes.executor``), so each is hooked, checked and in
-the ledger. The integration run executes every test together plus a smoke run of each entry point. The
+the ledger. The integration run executes every test together plus a smoke run of each entry point and, for
+an application, the scripted sessions of its command-line interface (``nodes.interface.play``). The
 static analysis is Accord's MCP server (ruff and bandit; the code is read, never run), falling back to
 the local undefined-names check when the server cannot be started. The model's review lists issues with
 a severity and a location; the gate, not the model, decides whether the run is approved (see
@@ -18,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from graphs.compiler import StageCall, stage_handles
-from nodes import static_check, testing
+from nodes import interface, static_check, testing
 from nodes.debugger import limits, test_code
 from nodes.executor import Executor
 from nodes.llm import structured
@@ -83,6 +84,8 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         if task.level != "application":
             return report
         smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
+        smokes += [case for entry in code.entry_points
+                   for case in interface.play(code, entry, plan, limits(call))]
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)
         return testing.merge(report, *(

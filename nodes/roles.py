@@ -84,13 +84,16 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="coder", goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=coder.CONTRACT,
-                         actions=("code", "Implementation", "test", "FileFix", "sandbox")),),
+                         actions=("code", "Implementation", "interface", "test", "FileFix", "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
                  "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
                  PROMPT, TEMPERATURE, output="text"),
             _llm("Implementation", "an application subtask's definitions", "Implementation", PROMPT,
                  TEMPERATURE, output="tool call"),
+            ActionSpec(name="interface", description="an application's command-line interface, written "
+                       "from the plan's features (nodes/interface.py)", type=LOCAL,
+                       params=(Param(name="plan", type="Plan"), CODE), returns="CodeArtifact"),
             _llm("test", "a pytest test of one application function, as a fenced code block", "str",
                  PROMPT, TEMPERATURE, output="text"),
             _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
@@ -154,7 +157,8 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                          contract=reviewer.CONTRACT,
                          actions=("sandbox", "analyse", "undefined_names", "ReviewDraft")),),
         actions=(
-            _sandbox("the integration run: every test and a smoke run of each entry point"),
+            _sandbox("the integration run: every test, a smoke run of each entry point and, for an "
+                     "application, the scripted sessions of its command-line interface"),
             ActionSpec(name="analyse", description="static analysis with ruff and bandit on Accord's MCP "
                        "server (the code is read, never run)", type=ActionType.MCP_TOOL, params=(FILES,),
                        returns="dict",

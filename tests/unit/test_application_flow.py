@@ -19,14 +19,13 @@ PLAN = {"features": [
 STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
 # Each subtask answers only what is new; code merges it into app.py by name.
 STEP2 = {"code": "def total():\n    return sum(_items)\n"}
-MAIN = {"code": "def main():\n    print(total())\n\nif __name__ == '__main__':\n    main()\n"}
 TESTS_SOURCE = "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"
 TESTS = fenced(TESTS_SOURCE)
 """The test the Coder is asked for first: one test per planned function, as a fenced block."""
 TEST_TOTAL_SOURCE = "def test_total():\n    before = total()\n    add(3)\n    assert total() == before + 3\n"
 TEST_TOTAL = fenced(TEST_TOTAL_SOURCE)
 WRONG_TESTS = fenced("from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 3\n")
-BUILT = [STEP1, STEP2, MAIN, TESTS, TEST_TOTAL]
+BUILT = [STEP1, STEP2, TESTS, TEST_TOTAL]
 """The Coder's answers for a first round that goes right."""
 BREAK = fenced("def total():\n    return 0\n")
 """A revision that breaks total()."""
@@ -49,34 +48,35 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
     tests = {"test_app::test_add", "test_app::test_total"}
     assert {c["name"] for c in values["test_report"]["cases"]} == tests | static
     integration = values["review"]["integration"]["cases"]
-    assert {c["name"] for c in integration} == tests | {"smoke: python app.py", *static}
+    session = "session: add 1, total, quit"  # the interface's commands, played in the sandbox
+    assert {c["name"] for c in integration} == tests | {"smoke: python app.py", session, *static}
+    # the interface is written from the plan: a command per feature, nothing kept in a file
+    assert "result = add(int(words[0]))" in app and "result = total()" in app and "items = []" in app
+    assert "save_items" not in app
     # the second subtask's call sees the code the first one wrote
     prompts = run.models["coder"].prompts
     assert "_items.append(n)" in prompts[1] and "(empty)" in prompts[0]
     # each test is asked for one function, shown alone with its acceptance criteria
-    # the interface completes an outline that defines what it uses (this task keeps nothing in a file)
-    assert "Complete this outline" in prompts[2] and "items = []" in prompts[2] and "def total" in prompts[2]
-    assert "load_items" not in prompts[2]
-    assert "Here is `add` from app.py" in prompts[3] and "def total" not in prompts[3]
-    assert "add(2) then total() == 2" in prompts[3] and "def test_total(tmp_path):" in prompts[4]
+    assert "Here is `add` from app.py" in prompts[2] and "def total" not in prompts[2]
+    assert "add(2) then total() == 2" in prompts[2] and "def test_total(tmp_path):" in prompts[3]
     runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
     assert runs == ["test of add: 1/1 passed", "test of total: 1/1 passed"]
 
 
 def test_a_test_that_disagrees_with_the_code_is_sampled_again(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, WRONG_TESTS, TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, WRONG_TESTS, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     assert "assert total() == 2" in values["code"]["files"]["test_app.py"]
     retry = next(e for e in values["ledger"] if e["kind"] == "retry")
     assert "test of add disagrees with the code" in retry["detail"] and "assert 2 == 3" in retry["detail"]
-    assert run.models["coder"].prompts[4] == run.models["coder"].prompts[3]  # a new sample, same question
+    assert run.models["coder"].prompts[3] == run.models["coder"].prompts[2]  # a new sample, same question
 
 
 def test_a_test_left_with_the_outlines_placeholders_is_sampled_again(scripted):
     outline = fenced("def test_total(tmp_path):\n    assert total(...) == ...\n")
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, TESTS, outline, TEST_TOTAL], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, TESTS, outline, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     assert "before + 3" in values["code"]["files"]["test_app.py"]
@@ -85,7 +85,7 @@ def test_a_test_left_with_the_outlines_placeholders_is_sampled_again(scripted):
 
 
 def test_a_function_no_test_agrees_with_stays_untested_and_recorded(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, *[WRONG_TESTS] * 3, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, *[WRONG_TESTS] * 3, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     tests = values["code"]["files"]["test_app.py"]
@@ -114,32 +114,36 @@ def test_a_fix_that_does_not_parse_is_a_violation(scripted):
     assert any(v["phase"] == "output" and v["role"] == "debugger" for v in values["violations"])
 
 
-def test_crashing_entry_point_blocks_approval(scripted):
-    crash = {"code": MAIN["code"].replace("print(total())", "print(total() / 0)")}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, crash, TESTS, TEST_TOTAL], reviewer=[APPROVE])
+def test_a_command_that_crashes_in_the_scripted_session_blocks_approval(scripted):
+    # add(2), which the test uses, works; add(1), which the session types, crashes
+    crash = {"code": "_items = []\n\ndef add(n):\n    _items.append(n if n != 1 else 1 / 0)\n"}
+    run = scripted(planner=[PLAN], coder=[crash, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     review = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
-    assert review["outcome"] == "exhausted" and "smoke: python app.py" in review["evidence"]
+    assert review["outcome"] == "exhausted" and "session: add 1, total, quit" in review["evidence"]
     assert values["status"] == "failed"
 
 
-def test_missing_cli_gets_an_interface_step_and_tests_never_shadow_the_app(scripted):
-    no_block = {"code": "def main():\n    print(total())\n"}
+def test_the_interface_is_written_from_the_plan_and_tests_never_shadow_the_app(scripted):
+    # a subtask that also writes its own main(): the interface written from the plan replaces it
+    with_main = {"code": STEP2["code"] + "\ndef main():\n    print(total())\n"}
     shadowing = fenced("def total():\n    return 2\n\n" + TEST_TOTAL_SOURCE)
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, no_block, MAIN, TESTS, shadowing], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, with_main, TESTS, shadowing], reviewer=[APPROVE])
     values = run(TASK)
-    assert "Write `main()`" in run.models["coder"].prompts[3]
+    app = values["code"]["files"]["app.py"]
+    assert "print(total())" not in app and "if command == 'add':" in app and app.count("def main") == 1
+    assert any(e["kind"] == "action" and "interface" in e["detail"] for e in values["ledger"])
     tests = values["code"]["files"]["test_app.py"]
     assert tests.startswith("from app import *") and "return 2" not in tests and "def test_total" in tests
     assert values["status"] == "completed"
 
 
 def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, MAIN, TESTS,
+    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, TESTS,
                                           TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
-    assert run.models["coder"].calls == 6  # only the broken subtask was asked again
+    assert run.models["coder"].calls == 5  # only the broken subtask was asked again
     assert "does not parse: line 1: invalid syntax: `def total(:`" in run.models["coder"].prompts[2]
     retries = [e for e in values["ledger"] if e["kind"] == "retry" and e["stage"] == "implementing"]
     assert len(retries) == 1 and "app.py" in retries[0]["detail"]
@@ -154,10 +158,10 @@ def test_a_piece_that_never_parses_fails_the_duty(scripted):
 
 def test_an_undefined_global_is_asked_for_before_testing(scripted):
     missing = {"code": "_items = []\n"}
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, MAIN, missing, TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, missing, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
-    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[3]
+    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[2]
     assert values["code"]["files"]["app.py"].startswith("_items = []")
     assert values["status"] == "completed"
 
@@ -174,7 +178,7 @@ def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
 
 
 def test_an_answer_without_a_test_is_sampled_again(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, NO_TESTS, TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert any(e["kind"] == "retry" and "no test_add with an assert" in e["detail"] for e in values["ledger"])
@@ -193,32 +197,12 @@ def test_each_subtask_writes_the_function_the_plan_names(scripted):
 
 
 def test_a_malformed_reply_is_retried_within_the_piece(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, MAIN, TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     retries = [e for e in values["ledger"] if e["kind"] == "retry"]
     assert len(retries) == 1 and "malformed Implementation" in retries[0]["detail"]
     assert not values["violations"] and values["status"] == "completed"
-
-
-def test_a_command_line_interface_the_model_cannot_write_is_left_to_the_review(scripted):
-    no_block = {"code": "def main():\n    print(total())\n"}
-    broken = {"code": "def main(:\n"}
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, no_block, broken, broken, broken, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
-    values = run(TASK, max_rounds=1)
-    assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
-    assert values["code"]["files"]["test_app.py"].startswith("from app import *")
-
-
-def test_an_interface_subtask_the_model_cuts_off_is_asked_again_by_the_interface_step(scripted):
-    cut = {"code": "def main():\n    command = input(\n"}  # what an unescaped double quote leaves
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, cut, cut, cut, MAIN, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
-    values = run(TASK)
-    assert any(e["kind"] == "error" and "command-line interface" in e["detail"] for e in values["ledger"])
-    assert "Write `main()`" in run.models["coder"].prompts[5]
-    assert values["status"] == "completed"
 
 
 def test_a_plan_without_features_is_retried_with_the_reason(scripted):
@@ -244,7 +228,7 @@ def test_a_request_to_keep_data_gets_storage_steps_before_the_features(scripted)
 
 
 def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, MAIN, *[NO_TESTS] * 6], debugger=[TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, *[NO_TESTS] * 6], debugger=[TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     assert "test_app.py" not in code_versions(values)[0]  # the Coder handed over no test
@@ -266,7 +250,7 @@ def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
     broken = {"code": "_items = [\n"}
     # _items is never defined, so no test can agree with the code: none is written
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, MAIN, *[broken] * 3, *[TESTS] * 3,
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, *[broken] * 3, *[TESTS] * 3,
                                           *[TEST_TOTAL] * 3],
                    debugger=[fenced("_items = []\n"), TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
@@ -278,19 +262,19 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
     assert values["status"] == "completed"
 
 
-def test_the_interface_outline_loads_and_saves_the_items_when_the_plan_keeps_them():
-    from nodes.coder import interface_prompt
-    from nodes.intake import parse_request
+def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
+    from nodes.coder import with_interface
     from nodes.planner import INTERFACE, STORAGE
-    from state.artifacts import Plan
+    from state.artifacts import Plan, Subtask
 
-    task = parse_request("Build a to-do list app that keeps the list in a file.")
+    add = Subtask(title="Add", description="Add", function="add_task(items, text)",
+                  acceptance_criteria=("x",))
     app = CodeArtifact(files={"app.py": "def add_task(items, text):\n    return [*items, text]\n"},
                        entry_points=("app.py",))
-    stored = interface_prompt(task, Plan(subtasks=(*STORAGE, INTERFACE)), app)
+    stored = with_interface(Plan(subtasks=(*STORAGE, add, INTERFACE)), app).files["app.py"]
     assert "items = load_items('items.json')" in stored and "save_items('items.json', items)" in stored
-    assert "def add_task(items, text)" in stored and "except EOFError" in stored
-    kept_nowhere = interface_prompt(task, Plan(subtasks=(INTERFACE,)), app)
+    assert "result = add_task(items, words[0])" in stored and "except EOFError" in stored
+    kept_nowhere = with_interface(Plan(subtasks=(add, INTERFACE)), app).files["app.py"]
     assert "items = []" in kept_nowhere and "save_items" not in kept_nowhere
 
 

@@ -59,3 +59,56 @@ def test_a_detached_server_is_found_by_pid_even_when_busy_and_can_be_stopped(tmp
     server.stop()
     assert busy.wait(timeout=10) is not None
     assert local_model.detached_server() is None
+
+
+SLOW_SERVER = """
+import http.server, sys, time
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(30)  # busy generating for another client: llama-cpp-python holds even /v1/models
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{"data": []}')
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()
+"""
+
+
+def test_a_busy_detached_server_is_waited_for_not_replaced(tmp_path, monkeypatch):
+    import json
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    monkeypatch.setattr(local_model, "_shared", {})
+
+    def second_server(*args, **kwargs):
+        raise AssertionError("a second server was started beside a busy one")
+
+    monkeypatch.setattr(local_model, "start_server", second_server)
+    port = local_model.free_port()
+    busy = subprocess.Popen([sys.executable, "-c", SLOW_SERVER, str(port)], start_new_session=True)
+    try:
+        (tmp_path / "server.json").write_text(json.dumps({"pid": busy.pid, "port": port, "model": "m"}))
+        assert local_model.ensure_server("m").pid == busy.pid
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def test_a_dead_owned_server_is_replaced_at_once(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import time
+
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    time.sleep(0.5)  # exited, not yet reaped: a zombie still answers kill(pid, 0)
+    fresh = local_model.Server(pid=0, port=0, model="m")
+    monkeypatch.setattr(local_model, "_shared", {"m": local_model.Server(pid=dead.pid, port=9, model="m")})
+    monkeypatch.setattr(local_model, "start_server", lambda name: fresh)
+    monkeypatch.setattr(local_model.atexit, "register", lambda stop: None)
+    started = time.monotonic()
+    assert local_model.ensure_server("m") is fresh
+    assert time.monotonic() - started < 5

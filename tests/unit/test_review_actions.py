@@ -8,7 +8,7 @@ import pytest
 from nodes import roles
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD
 from tests.conftest import PLAN as FUNCTION_PLAN
-from tests.unit.test_application_flow import MAIN, PLAN, STEP2, TASK, TEST_TOTAL, TESTS
+from tests.unit.test_application_flow import PLAN, STEP2, TASK, TEST_TOTAL, TESTS
 
 EVAL_STEP = {"code": "_items = []\n\ndef add(n):\n    _items.append(eval(str(n)))\n"}
 """A first subtask that works (its tests pass) but hands its input to ``eval``: bandit's B307."""
@@ -20,7 +20,7 @@ def reviewer_actions(values: dict) -> list[str]:
 
 
 def test_the_reviewer_weighs_static_analysis_from_accords_mcp_server(scripted):
-    run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, MAIN, TESTS, TEST_TOTAL], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     prompt = run.models["reviewer"].prompts[0]
@@ -41,7 +41,7 @@ def test_without_its_server_the_analysis_falls_back_to_the_local_check(scripted,
     broken = [a.model_copy(update={"config": {**a.config, "server": missing}}) if a.name == "analyse" else a
               for a in spec.actions]
     monkeypatch.setitem(roles.SPECS, "reviewer", spec.model_copy(update={"actions": tuple(broken)}))
-    run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, MAIN, TESTS, TEST_TOTAL], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     actions = reviewer_actions(values)

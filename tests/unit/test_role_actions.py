@@ -50,7 +50,8 @@ def test_an_applications_roles_act_through_their_executors(scripted):
     assert values["status"] == "completed"
     taken = actions_taken(values["ledger"])
     assert taken["planner"] == ["FeaturesDraft"]
-    # Three pieces of app.py, then a test per function, each run in the sandbox before it is kept.
-    assert taken["coder"] == ["Implementation"] * 3 + ["test", "sandbox"] * 2
+    # A piece of app.py per feature, the interface from the plan, then a test per function, each run in
+    # the sandbox before it is kept.
+    assert taken["coder"] == ["Implementation"] * 2 + ["interface"] + ["test", "sandbox"] * 2
     assert taken["debugger"] == ["sandbox", "static_check"]
     assert taken["reviewer"] == ["sandbox", "analyse", "ReviewDraft"]

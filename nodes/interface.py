@@ -1,0 +1,187 @@
+"""The command-line interface of an application, written from its plan (LOCAL_CODE), and its check.
+
+The interface is glue: one command per planned feature, calling the feature's function with the items and
+the command's arguments, printing what it returns and saving after a change. Asked to complete an outline
+for it, the small local model kept the loop and dropped every branch (to-do run 659e467bd95e, session 11:
+a ``main()`` that knew only ``quit``), so code writes it. The same command table gives the scripted
+session the integration run plays: every command once, with arguments that are valid in that order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nodes import sandbox
+from nodes.planner import STORAGE_NAMES, parameters
+from state.artifacts import CaseResult, CodeArtifact, Plan
+
+NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
+"""Parameter names that take a whole number (``task_id``, ``index``, ``n``): the command's word is int()ed."""
+QUERIES = frozenset({"list", "show", "view", "display", "print", "search", "find", "get", "count", "total",
+                     "filter", "sort", "stats", "summary"})
+"""First words of features that only read the items: a list they return is shown, never kept as the items
+(a search's matches must not replace the data)."""
+SAMPLE_TEXT = "example item"
+"""The text argument of the scripted session; after the first command it must be in the data file."""
+DATA_FILE = "items.json"
+"""Where the interface keeps the items when the plan stores them (storage steps take it as a parameter)."""
+ERROR = "error:"
+"""How the interface reports a command that raised; in the scripted session any such line is a failure."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of the interface: the word the user types and the feature function it calls."""
+
+    word: str
+    function: str
+    takes_items: bool
+    """Whether the function's first parameter is the items list."""
+    arguments: tuple[str, ...]
+    """The parameters filled from the command's words, in order."""
+
+    def sample(self) -> str:
+        """Return a line that runs this command with valid arguments (numbers pick the first item)."""
+        words = ["1" if NUMBER.search(a) else SAMPLE_TEXT for a in self.arguments]
+        return " ".join((self.word, *words))
+
+
+def _is_items(name: str) -> bool:
+    """Return whether a first parameter names the collection (``items``, ``tasks``, ``todo_list``)."""
+    return not NUMBER.search(name) and (name in {"items", "data", "lst"} or name.endswith(("s", "_list")))
+
+
+def commands(plan: Plan) -> tuple[Command, ...]:
+    """Return one command per feature of ``plan`` (its storage steps and ``main()`` aside).
+
+    A command's word is the first word of its function's name (``mark_task_as_done`` → ``mark``); features
+    whose first words collide keep their whole names.
+    """
+    found = []
+    for subtask in plan.subtasks:
+        name = subtask.function.split("(")[0].strip()
+        if not name or name in STORAGE_NAMES:
+            continue
+        names = parameters(subtask.function)
+        takes_items = bool(names) and _is_items(names[0])
+        found.append((name, takes_items, tuple(names[1:] if takes_items else names)))
+    firsts = [name.split("_")[0] for name, _, _ in found]
+    return tuple(Command(word=first if firsts.count(first) == 1 else name, function=name,
+                         takes_items=takes_items, arguments=arguments)
+                 for first, (name, takes_items, arguments) in zip(firsts, found, strict=True))
+
+
+def _call(command: Command) -> list[str]:
+    """Return the lines of ``main()``'s branch for ``command`` (inside the loop's try)."""
+    conversions = [f"int(words[{i}])" if NUMBER.search(a) else f"words[{i}]"
+                   for i, a in enumerate(command.arguments)]
+    arguments = ", ".join((*(["items"] if command.takes_items else []), *conversions))
+    lines = [f"elif command == {command.word!r}:"]
+    if command.arguments:
+        usage = f"usage: {command.sample().replace(SAMPLE_TEXT, 'TEXT')}"
+        lines += [f"    words = argument.split(maxsplit={len(command.arguments) - 1})",
+                  f"    if len(words) < {len(command.arguments)}:",
+                  f"        print({usage!r})",
+                  "        continue"]
+    lines.append(f"    result = {command.function}({arguments})")
+    if command.takes_items and command.word.split("_")[0] not in QUERIES:
+        lines += ["    if isinstance(result, list):",
+                  "        items = result"]
+    return lines
+
+
+def interface(plan: Plan, data_file: str | None) -> str:
+    """Return ``main()`` and the ``__main__`` block for ``plan``'s features.
+
+    Args:
+        plan: the plan whose features become commands.
+        data_file: where the items are kept (loaded at start, saved after every command), or None.
+    """
+    table = commands(plan)
+    known = tuple(c.word for c in table)
+    branches = [line for c in table for line in _call(c)] or ["result = None"]
+    branches[0] = branches[0].removeprefix("el")
+    body = [f"items = load_items({data_file!r})" if data_file else "items = []",
+            "while True:",
+            "    try:",
+            "        command, _, argument = input('> ').strip().partition(' ')",
+            "    except EOFError:",
+            "        return",
+            "    if command == 'quit':",
+            "        return",
+            f"    if command not in {known!r}:",
+            f"        print({'commands: ' + ', '.join((*known, 'quit'))!r})",
+            "        continue",
+            "    try:",
+            *(f"        {line}" for line in branches),
+            "    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:",
+            f"        print({ERROR!r}, exc)",
+            "        continue",
+            "    if isinstance(result, list):",
+            "        for number, item in enumerate(result, 1):",
+            "            print(f'{number}. {item}')",
+            "    elif result is not None:",
+            "        print(result)",
+            *([f"    save_items({data_file!r}, items)"] if data_file else [])]
+    return ("def main():\n" + "".join(f"    {line}\n" for line in body)
+            + "\n\nif __name__ == '__main__':\n    main()\n")
+
+
+def data_file(plan: Plan) -> str | None:
+    """Return the file the interface keeps the items in, or None when the plan stores nothing."""
+    return DATA_FILE if any(s.function.startswith("load_items(") for s in plan.subtasks) else None
+
+
+def session(plan: Plan) -> list[str]:
+    """Return the scripted session's input: every command once, with valid arguments, then ``quit``."""
+    return [*(c.sample() for c in commands(plan)), "quit"]
+
+
+def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limits) -> list[CaseResult]:
+    """Play the scripted sessions against ``entry_point`` in the sandbox; return one case per session.
+
+    The whole session starts with no data, so its numbers pick items it has just added: an off-by-one
+    numbering shows up. With a data file, a run adds an item and quits, the item must be in the file, and
+    the next run must load it. A session fails on a crash, a hang or an ``error:`` line.
+    """
+    lines = session(plan)
+    result = sandbox.run(sandbox.python(entry_point), code.files, limits, stdin="\n".join(lines) + "\n")
+    cases = [_case(f"session: {', '.join(lines)}", lines, result, _problem(result))]
+    table, stored = commands(plan), data_file(plan)
+    if stored and table:
+        cases.append(_kept_between_runs(code, entry_point, table[0].sample(), stored, limits))
+    return cases
+
+
+def _kept_between_runs(code: CodeArtifact, entry_point: str, first: str, stored: str,
+                       limits: sandbox.Limits) -> CaseResult:
+    """Run ``first`` then quit; the data file must hold what it added, and a new run must load it."""
+    name = f"kept between runs: {first!r}, quit; then a new run"
+    result = sandbox.run(sandbox.python(entry_point), code.files, limits, stdin=f"{first}\nquit\n")
+    saved = result.files.get(stored)
+    if problem := _problem(result):
+        return _case(name, [first, "quit"], result, problem)
+    if saved is None:
+        return _case(name, [first, "quit"], result, f"{stored} was not written")
+    if SAMPLE_TEXT in first and SAMPLE_TEXT not in saved:
+        return _case(name, [first, "quit"], result, f"{stored} lacks {SAMPLE_TEXT!r}: {saved[:300]!r}")
+    result = sandbox.run(sandbox.python(entry_point), {**code.files, stored: saved}, limits, stdin="quit\n")
+    problem = _problem(result)
+    return _case(name, ["quit"], result, problem and f"the next run could not load {stored}: {problem}")
+
+
+def _problem(result: sandbox.SandboxResult) -> str:
+    """Return what went wrong in a session run, or ''."""
+    if result.ending != "exited" or result.exit_code != 0:
+        return f"{result.ending}, exit {result.exit_code}"
+    if "Traceback" in result.stderr:
+        return "it crashed"
+    if ERROR in result.stdout:
+        return "a command reported an error"
+    return ""
+
+
+def _case(name: str, lines: list[str], result: sandbox.SandboxResult, problem: str) -> CaseResult:
+    transcript = "input:\n" + "\n".join(lines) + f"\noutput:\n{result.stdout[-1200:]}{result.stderr[-1200:]}"
+    return CaseResult(name=name, passed=not problem, message=f"{problem}\n{transcript}" if problem else "")

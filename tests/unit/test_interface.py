@@ -1,0 +1,110 @@
+"""The command-line interface written from a plan, and the scripted sessions that check an application."""
+
+from __future__ import annotations
+
+import pytest
+
+from nodes import sandbox
+from nodes.coder import _patches, with_interface
+from nodes.interface import commands, play, session
+from nodes.planner import INTERFACE, STORAGE
+from state.artifacts import CodeArtifact, Plan, Subtask
+
+FEATURES = {"Add a task": "add_task(items, text)", "Mark a task done": "mark_done(items, number)",
+            "Remove a task": "remove_task(items, task_id)", "List the tasks": "list_tasks(items)"}
+PLAN = Plan(subtasks=(*STORAGE, *(Subtask(title=t, description=t, function=f, acceptance_criteria=(t,))
+                                  for t, f in FEATURES.items()), INTERFACE))
+STORE = """import json, os
+
+def load_items(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)
+
+def save_items(path, items):
+    with open(path, 'w') as f:
+        json.dump(items, f)
+"""
+FEATURES_CODE = """
+def add_task(items, text):
+    items.append({'text': text, 'done': False})
+    return items
+
+def mark_done(items, number):
+    items[number - 1]['done'] = True
+    return items
+
+def remove_task(items, task_id):
+    del items[task_id - 1]
+    return items
+
+def list_tasks(items):
+    return items
+"""
+LIMITS = sandbox.Limits(timeout_s=20)
+
+
+def app(source: str, plan: Plan = PLAN) -> CodeArtifact:
+    return with_interface(plan, CodeArtifact(files={"app.py": source}, entry_points=("app.py",)))
+
+
+def test_each_feature_gets_a_command_named_by_its_first_word():
+    table = commands(PLAN)
+    assert [c.word for c in table] == ["add", "mark", "remove", "list"]
+    assert session(PLAN) == ["add example item", "mark 1", "remove 1", "list", "quit"]
+    clash = Plan(subtasks=tuple(Subtask(title=f, description=f, function=f"{f}(items)",
+                                        acceptance_criteria=("x",)) for f in ("show_all", "show_done")))
+    assert [c.word for c in commands(clash)] == ["show_all", "show_done"]
+
+
+def test_a_right_application_passes_both_sessions_and_keeps_its_items():
+    code = app(STORE + FEATURES_CODE)
+    whole, kept = play(code, "app.py", PLAN, LIMITS)
+    assert whole.passed and kept.passed, (whole.message, kept.message)
+    again = sandbox.run(sandbox.python("app.py"), code.files, LIMITS,
+                        stdin="add buy milk\nadd walk the dog\nmark 2\nlist\nquit\n")
+    assert "2. {'text': 'walk the dog', 'done': True}" in again.stdout
+    assert "1. {'text': 'buy milk', 'done': False}" in again.stdout
+
+
+def test_zero_based_numbers_fail_the_session_with_its_transcript():
+    off_by_one = FEATURES_CODE.replace("items[number - 1]", "items[number]")
+    whole, kept = play(app(STORE + off_by_one), "app.py", PLAN, LIMITS)
+    assert kept.passed and not whole.passed
+    assert "a command reported an error" in whole.message and "mark 1" in whole.message
+    assert "list index out of range" in whole.message
+
+
+def test_items_that_are_not_saved_fail_the_kept_between_runs_session():
+    forgetful = STORE.replace("json.dump(items, f)", "json.dump([], f)")
+    whole, kept = play(app(forgetful + FEATURES_CODE), "app.py", PLAN, LIMITS)
+    assert whole.passed and not kept.passed and "items.json lacks 'example item'" in kept.message
+
+
+def test_a_saved_file_the_next_run_cannot_load_fails():
+    unreadable = STORE.replace("json.dump(items, f)", "f.write(repr(items))")
+    _, kept = play(app(unreadable + FEATURES_CODE), "app.py", PLAN, LIMITS)
+    assert not kept.passed and "the next run could not load items.json" in kept.message
+
+
+def test_a_query_never_replaces_the_items():
+    search = Plan(subtasks=(*PLAN.subtasks[:-1], Subtask(title="Find", description="Find",
+                  function="find_tasks(items, text)", acceptance_criteria=("x",)), INTERFACE))
+    find = "\ndef find_tasks(items, text):\n    return [i for i in items if text in i['text']]\n"
+    source = STORE + FEATURES_CODE + find
+    code = app(source, search)
+    result = sandbox.run(sandbox.python("app.py"), code.files, LIMITS,
+                         stdin="add buy milk\nadd walk\nfind milk\nlist\nquit\n")
+    assert "2. {'text': 'walk', 'done': False}" in result.stdout.rpartition("1. {'text': 'buy milk'")[2]
+
+
+@pytest.mark.parametrize(("test", "mocked"), [
+    ("from unittest.mock import patch\ndef test_mark_done():\n    with patch('app.mark_done') as m:\n"
+     "        m.return_value = []\n        assert m.call_count == 0\n", True),
+    ("import app\nfrom unittest.mock import patch\ndef test_mark_done():\n"
+     "    with patch.object(app, 'mark_done'):\n        assert True\n", True),
+    ("def test_mark_done():\n    assert mark_done([{'done': False}], 1) == [{'done': True}]\n", False),
+])
+def test_a_test_that_mocks_the_function_it_tests_is_refused(test, mocked):
+    assert _patches(test, "mark_done") is mocked
