@@ -86,13 +86,14 @@ unchanged code.
 {quotes}"""
 
 CONVENTIONS = """
-The command-line interface calls each feature with the items and the words the user typed: a number that
-picks an item is its position as listed, 1 for the first. A feature changes the items in place and returns
-them, or returns what it reports; marking or updating an item changes its fields and keeps it in the list.
+The command-line interface calls each feature with the items and the words the user typed; a number that
+picks an item arrives as its index in the list (0 for the first). A feature changes the items in place and
+returns them, or returns what it reports. An item is a dict of its fields: marking or updating an item
+changes a field (e.g. 'done') and keeps the item and its text in the list.
 """
-"""What every feature of an application agrees on with the generated interface (``nodes.interface``). The
-AgentMesh case study's Debugger caught an off-by-one in "mark done" (1-based user numbers); the to-do run
-of session 11 wrote a "mark done" that deleted the item."""
+"""What every feature of an application agrees on with the generated interface (``nodes.interface``, which
+turns the user's 1-based numbers into indices). To-do runs of session 11 wrote a "mark done" that deleted
+the item, and one that overwrote the task's text with 'Done'."""
 
 MISSING_PROMPT = """{task}
 

@@ -3,12 +3,19 @@
 The interface is glue: one command per planned feature, calling the feature's function with the items and
 the command's arguments, printing what it returns and saving after a change. Asked to complete an outline
 for it, the small local model kept the loop and dropped every branch (to-do run 659e467bd95e, session 11:
-a ``main()`` that knew only ``quit``), so code writes it. The same command table gives the scripted
-session the integration run plays: every command once, with arguments that are valid in that order.
+a ``main()`` that knew only ``quit``), so code writes it. It also owns the numbering: the user picks items
+by their number as listed (1 for the first) and the feature receives a Python index (0 for the first),
+which is what the model writes anyway (to-do run todo-s11c: ``if 0 <= index < len(items)``), so the
+AgentMesh case study's off-by-one cannot arise between them.
+
+The same command table gives the scripted sessions the integration run plays: every command once, with
+arguments that are valid in that order, and, where the items are kept in a file, each command's effect on
+the file as its verb implies it (an add grows the items, a remove shrinks them, a mark changes one).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -16,14 +23,23 @@ from nodes import sandbox
 from nodes.planner import STORAGE_NAMES, parameters
 from state.artifacts import CaseResult, CodeArtifact, Plan
 
+PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
+"""Parameter names that pick an item (``task_id``, ``index``): the user's 1-based number, passed as index."""
 NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
-"""Parameter names that take a whole number (``task_id``, ``index``, ``n``): the command's word is int()ed."""
+"""Parameter names that take a whole number (the pickers, ``n``, ``count``): the command's word is int()ed."""
+ADDS = frozenset({"add", "create", "new", "append", "insert"})
+REMOVES = frozenset({"remove", "delete", "del", "drop", "pop"})
+MARKS = frozenset({"mark", "toggle", "complete", "finish", "done", "check", "tick", "update", "set", "edit"})
+"""First words whose effect on the stored items the session checks: one more item holding the text, one
+item fewer, the same items with one changed."""
 QUERIES = frozenset({"list", "show", "view", "display", "print", "search", "find", "get", "count", "total",
                      "filter", "sort", "stats", "summary"})
 """First words of features that only read the items: a list they return is shown, never kept as the items
 (a search's matches must not replace the data)."""
 SAMPLE_TEXT = "example item"
 """The text argument of the scripted session; after the first command it must be in the data file."""
+OTHER_TEXT = "other item"
+"""A second item the effects check adds, so that picking item 1 is told apart from picking the last."""
 DATA_FILE = "items.json"
 """Where the interface keeps the items when the plan stores them (storage steps take it as a parameter)."""
 ERROR = "error:"
@@ -74,8 +90,8 @@ def commands(plan: Plan) -> tuple[Command, ...]:
 
 def _call(command: Command) -> list[str]:
     """Return the lines of ``main()``'s branch for ``command`` (inside the loop's try)."""
-    conversions = [f"int(words[{i}])" if NUMBER.search(a) else f"words[{i}]"
-                   for i, a in enumerate(command.arguments)]
+    conversions = [f"int(words[{i}]) - 1" if PICKS.search(a) else f"int(words[{i}])" if NUMBER.search(a)
+                   else f"words[{i}]" for i, a in enumerate(command.arguments)]
     arguments = ", ".join((*(["items"] if command.takes_items else []), *conversions))
     lines = [f"elif command == {command.word!r}:"]
     if command.arguments:
@@ -151,7 +167,59 @@ def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limit
     table, stored = commands(plan), data_file(plan)
     if stored and table:
         cases.append(_kept_between_runs(code, entry_point, table[0].sample(), stored, limits))
+        cases.append(_effects(code, entry_point, table, stored, limits))
     return cases
+
+
+def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], stored: str,
+             limits: sandbox.Limits) -> CaseResult:
+    """Run each command alone on the data file and check the effect its verb implies on the items.
+
+    The first add runs twice (``SAMPLE_TEXT``, then ``OTHER_TEXT``), so item 1 is told apart from the last:
+    a mark must change item 1 alone and keep its text, a remove must take item 1 away.
+    """
+    steps: list[tuple[str, str]] = []
+    for command in table:
+        verb, line = command.word.split("_")[0], command.sample()
+        steps.append((verb, line))
+        if verb in ADDS and SAMPLE_TEXT in line and not any(OTHER_TEXT in s for _, s in steps):
+            steps.append((verb, line.replace(SAMPLE_TEXT, OTHER_TEXT)))
+    name = f"effects on {stored}: " + ", ".join(line for _, line in steps)
+    files, lines = dict(code.files), []
+    before: list[object] = []
+    for verb, line in steps:
+        lines.append(line)
+        result = sandbox.run(sandbox.python(entry_point), files, limits, stdin=f"{line}\nquit\n")
+        after = _stored_items(result.files.get(stored))
+        problem = _problem(result) or _wrong_effect(verb, line, before, after, stored)
+        if problem:
+            return _case(name, lines, result, problem)
+        files[stored], before = result.files.get(stored, ""), after or []
+    return CaseResult(name=name, passed=True)
+
+
+def _wrong_effect(verb: str, line: str, before: list[object], after: list[object] | None, stored: str) -> str:
+    """Return how ``line`` changed the stored items other than its verb implies, or ''."""
+    if after is None:
+        return f"{stored} holds no JSON list after {line!r}"
+    text = OTHER_TEXT if OTHER_TEXT in line else SAMPLE_TEXT
+    if verb in ADDS and (len(after) != len(before) + 1 or text not in json.dumps(after[-1:] + after[:1])):
+        return f"{line!r} should add one item holding {text!r}: {before} -> {after}"
+    if verb in REMOVES and before and after != before[1:]:
+        return f"{line!r} should remove item 1 alone: {before} -> {after}"
+    if verb in MARKS and before and (len(after) != len(before) or after[0] == before[0]
+                                     or after[1:] != before[1:] or SAMPLE_TEXT not in json.dumps(after[0])):
+        return f"{line!r} should change item 1 alone and keep its text: {before} -> {after}"
+    return ""
+
+
+def _stored_items(content: str | None) -> list[object] | None:
+    """Return the items a data file holds, or None when it holds no JSON list."""
+    try:
+        items = json.loads(content or "")
+    except ValueError:
+        return None
+    return items if isinstance(items, list) else None
 
 
 def _kept_between_runs(code: CodeArtifact, entry_point: str, first: str, stored: str,

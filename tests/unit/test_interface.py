@@ -32,11 +32,11 @@ def add_task(items, text):
     return items
 
 def mark_done(items, number):
-    items[number - 1]['done'] = True
+    items[number]['done'] = True
     return items
 
 def remove_task(items, task_id):
-    del items[task_id - 1]
+    del items[task_id]
     return items
 
 def list_tasks(items):
@@ -60,31 +60,47 @@ def test_each_feature_gets_a_command_named_by_its_first_word():
 
 def test_a_right_application_passes_both_sessions_and_keeps_its_items():
     code = app(STORE + FEATURES_CODE)
-    whole, kept = play(code, "app.py", PLAN, LIMITS)
-    assert whole.passed and kept.passed, (whole.message, kept.message)
+    cases = play(code, "app.py", PLAN, LIMITS)
+    assert [c.passed for c in cases] == [True, True, True], [c.message for c in cases]
     again = sandbox.run(sandbox.python("app.py"), code.files, LIMITS,
                         stdin="add buy milk\nadd walk the dog\nmark 2\nlist\nquit\n")
     assert "2. {'text': 'walk the dog', 'done': True}" in again.stdout
     assert "1. {'text': 'buy milk', 'done': False}" in again.stdout
 
 
-def test_zero_based_numbers_fail_the_session_with_its_transcript():
-    off_by_one = FEATURES_CODE.replace("items[number - 1]", "items[number]")
-    whole, kept = play(app(STORE + off_by_one), "app.py", PLAN, LIMITS)
-    assert kept.passed and not whole.passed
-    assert "a command reported an error" in whole.message and "mark 1" in whole.message
-    assert "list index out of range" in whole.message
+def test_the_interface_turns_the_users_numbers_into_indices():
+    source = app(STORE + FEATURES_CODE).files["app.py"]
+    assert "result = mark_done(items, int(words[0]) - 1)" in source
+    counter = Plan(subtasks=(Subtask(title="Add", description="Add", function="add(n)",
+                                     acceptance_criteria=("x",)),))
+    assert "result = add(int(words[0]))" in app("def add(n):\n    pass\n", counter).files["app.py"]
+
+
+@pytest.mark.parametrize(("wrong", "why"), [
+    # 1-based inside the feature as well: item 1 is index -1, the last item
+    ("items[number]['done'] = True", "items[number - 1]['done'] = True"),
+    ("del items[task_id]", "del items[task_id - 1]"),
+    # what the local model wrote: the task's text overwritten, and an out-of-range pick ignored
+    ("items[number]['done'] = True", "items[number] = 'Done'"),
+    ("del items[task_id]", "if task_id + 1 < len(items):\n        del items[task_id + 1]"),
+])
+def test_a_feature_with_the_wrong_effect_fails_the_effects_session(wrong, why):
+    cases = play(app(STORE + FEATURES_CODE.replace(wrong, why)), "app.py", PLAN, LIMITS)
+    effects = cases[-1]
+    assert effects.name.startswith("effects on items.json: add example item, add other item, mark 1")
+    assert not effects.passed and "item 1" in effects.message, effects.message
+    assert all(c.passed for c in cases[:-1]) or "error" in cases[0].message
 
 
 def test_items_that_are_not_saved_fail_the_kept_between_runs_session():
     forgetful = STORE.replace("json.dump(items, f)", "json.dump([], f)")
-    whole, kept = play(app(forgetful + FEATURES_CODE), "app.py", PLAN, LIMITS)
+    whole, kept, _ = play(app(forgetful + FEATURES_CODE), "app.py", PLAN, LIMITS)
     assert whole.passed and not kept.passed and "items.json lacks 'example item'" in kept.message
 
 
 def test_a_saved_file_the_next_run_cannot_load_fails():
     unreadable = STORE.replace("json.dump(items, f)", "f.write(repr(items))")
-    _, kept = play(app(unreadable + FEATURES_CODE), "app.py", PLAN, LIMITS)
+    _, kept, _ = play(app(unreadable + FEATURES_CODE), "app.py", PLAN, LIMITS)
     assert not kept.passed and "the next run could not load items.json" in kept.message
 
 
