@@ -89,7 +89,8 @@ CONVENTIONS = """
 The command-line interface calls each feature with the items and the words the user typed; a number that
 picks an item arrives as its index in the list (0 for the first). A feature changes the items in place and
 returns them, or returns what it reports. An item is a dict of its fields: marking or updating an item
-changes a field (e.g. 'done') and keeps the item and its text in the list.
+changes a field (e.g. 'done') and keeps the item and its text in the list. A feature never reads or writes
+the data file: the interface loads the items before and saves them after.
 """
 """What every feature of an application agrees on with the generated interface (``nodes.interface``, which
 turns the user's 1-based numbers into indices). To-do runs of session 11 wrote a "mark done" that deleted
@@ -269,12 +270,15 @@ PIECE_ATTEMPTS = 3
 
 
 def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
-                  check: Callable[[CodeArtifact], None] | None = None) -> CodeArtifact:
+                  check: Callable[[CodeArtifact], None] | None = None,
+                  prefer: Callable[[CodeArtifact], None] | None = None) -> CodeArtifact:
     """Ask for one piece of code and merge it into ``path``, retrying just this call with the error.
 
     ``check`` may refuse the merged result with an OutputError, which becomes the retry's feedback.
+    ``prefer`` may too, but softly: when no attempt satisfies it, the last answer that passed ``check`` is
+    kept and the miss recorded (the gates judge the whole application later).
     """
-    feedback = ""
+    feedback, kept = "", None
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else retry_temperature(call)
         try:
@@ -284,11 +288,38 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
             result = merged(app, path, code)
             if check is not None:
                 check(result)
+            kept = result
+            if prefer is not None:
+                prefer(result)
             return result
         except OutputError as exc:
-            call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}")
+            call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}"[:300])
             feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with valid Python."
+    if kept is not None:
+        call.record("error", outcome="kept", detail=f"{path}: kept one that fails: {feedback.strip()}"[:300])
+        return kept
     raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
+
+
+def _behaves(call: StageCall, plan: Plan, name: str) -> Callable[[CodeArtifact], None]:
+    """Return a check that a feature just written has the effect its verb implies (``nodes.interface``),
+    run through the interface written from the plan: on the local model, a feature sampled again with the
+    failure beat a review round's revision, which rarely repaired one (to-do run todo-s11d)."""
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def effects(code: CodeArtifact) -> TestReport:
+        case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
+        call.record("sandbox", outcome="skipped" if case is None else "passed" if case.passed else "failed",
+                    detail=f"effects of {name}")
+        return TestReport(ending="passed" if case is None or case.passed else "failed",
+                          cases=() if case is None else (case,))
+
+    def check(code: CodeArtifact) -> None:
+        report = perform(call, "sandbox", effects, code=code)
+        if not report.passed:
+            raise OutputError(report.cases[0].message.partition("\ninput:")[0])
+
+    return check
 
 
 def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> CodeArtifact:
@@ -430,7 +461,8 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             app=APP_FILE, code=_app_view(app), number=number, title=subtask.title,
             description=subtask.description, conventions=CONVENTIONS if feature else "",
             function=f" as the function `{subtask.function}`" if name else "")
-        app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None)
+        app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None,
+                            prefer=_behaves(call, plan, name) if name and feature else None)
     assert app is not None  # an application's plan has at least one feature
     app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):

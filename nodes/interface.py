@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from nodes import sandbox
+from nodes.merge import defined_names
 from nodes.planner import STORAGE_NAMES, parameters
 from state.artifacts import CaseResult, CodeArtifact, Plan
 
@@ -167,13 +168,32 @@ def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limit
     table, stored = commands(plan), data_file(plan)
     if stored and table:
         cases.append(_kept_between_runs(code, entry_point, table[0].sample(), stored, limits))
-        cases.append(_effects(code, entry_point, table, stored, limits))
+        cases.append(_effects(code, entry_point, table, stored, limits)[0])
     return cases
 
 
+def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: str,
+                    limits: sandbox.Limits) -> CaseResult | None:
+    """Check the effect of one feature as soon as it is written: the adds written so far, then it.
+
+    Returns None when there is nothing to check: the plan keeps no file, or the feature's verb implies no
+    effect the session can see (a query).
+    """
+    table, stored = commands(plan), data_file(plan)
+    current = next((c for c in table if c.function == function), None)
+    if stored is None or current is None or current.word.split("_")[0] not in ADDS | REMOVES | MARKS:
+        return None
+    written = defined_names(code.files.get(entry_point, ""))
+    adds = [c for c in table if c.word.split("_")[0] in ADDS and c.function in written and c is not current]
+    case, failed = _effects(code, entry_point, (*adds, current), stored, limits)
+    # A failure before the feature's own step (an add written earlier) is not this feature's to fix.
+    return None if failed and not failed.startswith(current.word + " ") and failed != current.word else case
+
+
 def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], stored: str,
-             limits: sandbox.Limits) -> CaseResult:
-    """Run each command alone on the data file and check the effect its verb implies on the items.
+             limits: sandbox.Limits) -> tuple[CaseResult, str]:
+    """Run each command alone on the data file and check the effect its verb implies on the items; return
+    the case and the line that failed ('' when none did).
 
     The first add runs twice (``SAMPLE_TEXT``, then ``OTHER_TEXT``), so item 1 is told apart from the last:
     a mark must change item 1 alone and keep its text, a remove must take item 1 away.
@@ -193,9 +213,9 @@ def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], s
         after = _stored_items(result.files.get(stored))
         problem = _problem(result) or _wrong_effect(verb, line, before, after, stored)
         if problem:
-            return _case(name, lines, result, problem)
+            return _case(name, lines, result, problem), line
         files[stored], before = result.files.get(stored, ""), after or []
-    return CaseResult(name=name, passed=True)
+    return CaseResult(name=name, passed=True), ""
 
 
 def _wrong_effect(verb: str, line: str, before: list[object], after: list[object] | None, stored: str) -> str:

@@ -124,3 +124,56 @@ def test_a_query_never_replaces_the_items():
 ])
 def test_a_test_that_mocks_the_function_it_tests_is_refused(test, mocked):
     assert _patches(test, "mark_done") is mocked
+
+
+BAD_ADD = {"code": "def add_task(items, text):\n    if not items:\n        return\n    items.append(text)\n"}
+"""What the local model wrote in to-do run todo-s11d: nothing is ever added to an empty list."""
+GOOD_ADD = {"code": "def add_task(items, text):\n    items.append({'text': text, 'done': False})\n"
+                    "    return items\n"}
+
+
+def _feature_call(*answers):
+    from graphs.compiler import StageCall
+    from nodes.scripted import ScriptedChatModel
+    from state.context import Context
+
+    model = ScriptedChatModel(script=list(answers))
+    return StageCall(stage="implementing", role="coder", round=1, context=Context(),
+                     models={"coder": model}), model
+
+
+def test_a_feature_without_its_effect_is_sampled_again_with_the_failure():
+    from nodes.coder import _behaves, _defines, _merged_piece
+
+    call, model = _feature_call(BAD_ADD, GOOD_ADD)
+    store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
+    result = _merged_piece(call, store, "app.py", "prompt", check=_defines("add_task"),
+                           prefer=_behaves(call, PLAN, "add_task"))
+    assert "'done': False" in result.files["app.py"]
+    assert "'add example item' should add one item holding 'example item'" in model.prompts[1]
+    assert [e.outcome for e in call.ledger if e.kind == "sandbox"] == ["failed", "passed"]
+
+
+def test_a_feature_no_sample_gets_right_is_kept_and_the_miss_recorded():
+    from nodes.coder import _behaves, _defines, _merged_piece
+
+    call, _ = _feature_call(BAD_ADD, BAD_ADD, BAD_ADD)
+    store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
+    result = _merged_piece(call, store, "app.py", "prompt", check=_defines("add_task"),
+                           prefer=_behaves(call, PLAN, "add_task"))
+    assert "if not items:" in result.files["app.py"]
+    assert any(e.kind == "error" and e.outcome == "kept" for e in call.ledger)
+
+
+def test_a_feature_is_not_blamed_for_the_add_before_it():
+    from nodes.interface import feature_effects
+
+    broken_add = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "pass")
+    code = app(broken_add)
+    assert feature_effects(code, "app.py", PLAN, "mark_done", LIMITS) is None
+    add = feature_effects(code, "app.py", PLAN, "add_task", LIMITS)
+    assert add is not None and not add.passed
+    wrong_mark = app(STORE + FEATURES_CODE.replace("items[number]['done'] = True", "items.clear()"))
+    mark = feature_effects(wrong_mark, "app.py", PLAN, "mark_done", LIMITS)
+    assert mark is not None and not mark.passed and "'mark 1' should change item 1" in mark.message
+    assert feature_effects(app(STORE + FEATURES_CODE), "app.py", PLAN, "list_tasks", LIMITS) is None
