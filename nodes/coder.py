@@ -310,7 +310,7 @@ def _behaves(call: StageCall, plan: Plan, name: str) -> Callable[[CodeArtifact],
     def effects(code: CodeArtifact) -> TestReport:
         case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
         call.record("sandbox", outcome="skipped" if case is None else "passed" if case.passed else "failed",
-                    detail=f"effects of {name}")
+                    detail=f"effects of {name}" + (": an add before it fails" if case is None else ""))
         return TestReport(ending="passed" if case is None or case.passed else "failed",
                           cases=() if case is None else (case,))
 
@@ -462,7 +462,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             description=subtask.description, conventions=CONVENTIONS if feature else "",
             function=f" as the function `{subtask.function}`" if name else "")
         app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None,
-                            prefer=_behaves(call, plan, name) if name and feature else None)
+                            prefer=_behaves(call, plan, name) if interface.checkable(plan, name) else None)
     assert app is not None  # an application's plan has at least one feature
     app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):

@@ -172,6 +172,12 @@ def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limit
     return cases
 
 
+def checkable(plan: Plan, function: str) -> bool:
+    """Return whether a feature's effect can be checked: the plan keeps a file and its verb implies one."""
+    words = [c.word.split("_")[0] for c in commands(plan) if c.function == function]
+    return data_file(plan) is not None and bool(words) and words[0] in ADDS | REMOVES | MARKS
+
+
 def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: str,
                     limits: sandbox.Limits) -> CaseResult | None:
     """Check the effect of one feature as soon as it is written: the adds written so far, then it.
@@ -181,7 +187,7 @@ def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: 
     """
     table, stored = commands(plan), data_file(plan)
     current = next((c for c in table if c.function == function), None)
-    if stored is None or current is None or current.word.split("_")[0] not in ADDS | REMOVES | MARKS:
+    if stored is None or current is None or not checkable(plan, function):
         return None
     written = defined_names(code.files.get(entry_point, ""))
     adds = [c for c in table if c.word.split("_")[0] in ADDS and c.function in written and c is not current]
