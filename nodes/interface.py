@@ -58,6 +58,11 @@ class Command:
     arguments: tuple[str, ...]
     """The parameters filled from the command's words, in order."""
 
+    @property
+    def verb(self) -> str:
+        """Return the first word of the command (``mark_done`` → ``mark``), which says what it does."""
+        return self.word.split("_")[0]
+
     def sample(self) -> str:
         """Return a line that runs this command with valid arguments (numbers pick the first item)."""
         words = ["1" if NUMBER.search(a) else SAMPLE_TEXT for a in self.arguments]
@@ -102,7 +107,7 @@ def _call(command: Command) -> list[str]:
                   f"        print({usage!r})",
                   "        continue"]
     lines.append(f"    result = {command.function}({arguments})")
-    if command.takes_items and command.word.split("_")[0] not in QUERIES:
+    if command.takes_items and command.verb not in QUERIES:
         lines += ["    if isinstance(result, list):",
                   "        items = result"]
     return lines
@@ -174,54 +179,53 @@ def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limit
 
 def checkable(plan: Plan, function: str) -> bool:
     """Return whether a feature's effect can be checked: the plan keeps a file and its verb implies one."""
-    words = [c.word.split("_")[0] for c in commands(plan) if c.function == function]
-    return data_file(plan) is not None and bool(words) and words[0] in ADDS | REMOVES | MARKS
+    verbs = [c.verb for c in commands(plan) if c.function == function]
+    return data_file(plan) is not None and bool(verbs) and verbs[0] in ADDS | REMOVES | MARKS
 
 
 def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: str,
                     limits: sandbox.Limits) -> CaseResult | None:
     """Check the effect of one feature as soon as it is written: the adds written so far, then it.
 
-    Returns None when there is nothing to check: the plan keeps no file, or the feature's verb implies no
-    effect the session can see (a query).
+    Returns None when there is nothing to check (see ``checkable``) or when a step before the feature's
+    own fails (an add written earlier): that is not this feature's to fix.
     """
-    table, stored = commands(plan), data_file(plan)
-    current = next((c for c in table if c.function == function), None)
-    if stored is None or current is None or not checkable(plan, function):
+    if not checkable(plan, function):
         return None
+    table, stored = commands(plan), DATA_FILE
+    current = next(c for c in table if c.function == function)
     written = defined_names(code.files.get(entry_point, ""))
-    adds = [c for c in table if c.word.split("_")[0] in ADDS and c.function in written and c is not current]
+    adds = [c for c in table if c.verb in ADDS and c.function in written and c is not current]
     case, failed = _effects(code, entry_point, (*adds, current), stored, limits)
-    # A failure before the feature's own step (an add written earlier) is not this feature's to fix.
-    return None if failed and not failed.startswith(current.word + " ") and failed != current.word else case
+    return None if failed is not None and failed is not current else case
 
 
 def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], stored: str,
-             limits: sandbox.Limits) -> tuple[CaseResult, str]:
+             limits: sandbox.Limits) -> tuple[CaseResult, Command | None]:
     """Run each command alone on the data file and check the effect its verb implies on the items; return
-    the case and the line that failed ('' when none did).
+    the case and the command that failed (None when none did).
 
     The first add runs twice (``SAMPLE_TEXT``, then ``OTHER_TEXT``), so item 1 is told apart from the last:
     a mark must change item 1 alone and keep its text, a remove must take item 1 away.
     """
-    steps: list[tuple[str, str]] = []
+    steps: list[tuple[Command, str]] = []
     for command in table:
-        verb, line = command.word.split("_")[0], command.sample()
-        steps.append((verb, line))
-        if verb in ADDS and SAMPLE_TEXT in line and not any(OTHER_TEXT in s for _, s in steps):
-            steps.append((verb, line.replace(SAMPLE_TEXT, OTHER_TEXT)))
+        line = command.sample()
+        steps.append((command, line))
+        if command.verb in ADDS and SAMPLE_TEXT in line and not any(OTHER_TEXT in s for _, s in steps):
+            steps.append((command, line.replace(SAMPLE_TEXT, OTHER_TEXT)))
     name = f"effects on {stored}: " + ", ".join(line for _, line in steps)
     files, lines = dict(code.files), []
     before: list[object] = []
-    for verb, line in steps:
+    for command, line in steps:
         lines.append(line)
         result = sandbox.run(sandbox.python(entry_point), files, limits, stdin=f"{line}\nquit\n")
         after = _stored_items(result.files.get(stored))
-        problem = _problem(result) or _wrong_effect(verb, line, before, after, stored)
+        problem = _problem(result) or _wrong_effect(command.verb, line, before, after, stored)
         if problem:
-            return _case(name, lines, result, problem), line
+            return _case(name, lines, result, problem), command
         files[stored], before = result.files.get(stored, ""), after or []
-    return CaseResult(name=name, passed=True), ""
+    return CaseResult(name=name, passed=True), None
 
 
 def _wrong_effect(verb: str, line: str, before: list[object], after: list[object] | None, stored: str) -> str:

@@ -199,7 +199,8 @@ class Server:
 
         Not an HTTP health check: llama-cpp-python's server takes the model's lock for ``/v1/models`` too,
         so a server generating for another client left it unanswered for over 60 s; taken for dead, a
-        second server started, and two on 2 cores slowed both about tenfold (session 11).
+        second server started, and with two on 2 cores a planning call took 103 s instead of 13-22 s
+        (session 11).
         """
         deadline = time.monotonic() + patience_s
         while self.exists():
@@ -242,9 +243,9 @@ def detached_server() -> Server | None:
 
 
 def running_server() -> Server | None:
-    """Return the server left running by ``accord model serve``, if it answers."""
+    """Return the server left running by ``accord model serve``, if it listens (busy or not)."""
     server = detached_server()
-    return server if server is not None and server.alive() else None
+    return server if server is not None and server.listening() else None
 
 
 def _die_with_parent() -> None:

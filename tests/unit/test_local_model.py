@@ -55,7 +55,7 @@ def test_a_detached_server_is_found_by_pid_even_when_busy_and_can_be_stopped(tmp
     (tmp_path / "server.json").write_text(json.dumps({"pid": busy.pid, "port": 9, "model": "m"}))
     server = local_model.detached_server()
     assert server is not None and server.pid == busy.pid
-    assert local_model.running_server() is None  # it does not answer HTTP
+    assert local_model.running_server() is None  # nothing listens on its port
     server.stop()
     assert busy.wait(timeout=10) is not None
     assert local_model.detached_server() is None
