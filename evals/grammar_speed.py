@@ -10,12 +10,18 @@ import json
 import time
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from nodes import llama_server, local_model
-from nodes.coder import Implementation
 from nodes.planner import PlanDraft
 from nodes.reviewer import ReviewDraft
+
+
+class Implementation(BaseModel):
+    """A module's source code (the flat schema the Coder used for application pieces until session 12)."""
+
+    code: str = Field(description="complete Python source")
+
 
 CASES: list[tuple[str, type[BaseModel], str]] = [
     ("implementation", Implementation, "Write a Python function `merge_intervals(intervals)` that merges "

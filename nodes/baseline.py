@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphs.compiler import StageCall
-from nodes.coder import ALONE_PROMPT, SYSTEM, implementation, write_function
-from nodes.views import APP_FILE, artifacts, strip_fences, task_view
+from nodes.coder import ALONE_PROMPT, SYSTEM, write_function, write_piece
+from nodes.views import APP_FILE, artifacts, task_view
 from state.artifacts import CodeArtifact
 from state.contracts import Contract
 from state.graph_state import dump
@@ -16,7 +16,8 @@ CONTRACT = Contract(role="coder", duty="implement", inputs=("task",), outputs=("
 
 APP_PROMPT = """{task}
 
-Return the whole program, one Python module `{app}` runnable as `python {app}`."""
+Return the whole program, one Python module `{app}` runnable as `python {app}`, in one ```python code
+block."""
 
 
 def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -25,6 +26,6 @@ def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]
     if task.level == "function":
         prompt = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
         return {"code": dump(write_function(call, SYSTEM, task, prompt))}
-    source = implementation(call, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
-    code = CodeArtifact(files={APP_FILE: strip_fences(source)}, entry_points=(APP_FILE,))
+    source = write_piece(call, APP_PROMPT.format(task=task_view(task), app=APP_FILE))
+    code = CodeArtifact(files={APP_FILE: source}, entry_points=(APP_FILE,))
     return {"code": dump(code)}

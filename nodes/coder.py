@@ -4,10 +4,8 @@ A function-level task gets several candidate implementations, each a fenced bloc
 (the Tester's selection keeps one). An application is built feature by feature into ``app.py``: each call
 sees the plan and the code so far and returns only the new or changed definitions, which code merges in
 by name (``nodes.merge``); code writes ``main()`` from the plan (``nodes.interface``); then one pytest
-test per function in ``test_app.py``. The pieces answer through a flat schema (a single ``code`` field:
-the small local model handles that well, and nested lists of files or whole growing modules badly); tests
-and, in later rounds, the changed functions answering the Reviewer come as fenced blocks in plain text,
-like a function's code.
+test per function in ``test_app.py``. All code comes as fenced blocks in plain text: inside a JSON string
+the small local model must escape every quote and newline, and one slip loses the answer.
 """
 
 from __future__ import annotations
@@ -17,12 +15,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from graphs.compiler import OutputError, StageCall
 from nodes import interface, sandbox, testing
 from nodes.executor import perform
-from nodes.llm import retry_temperature, structured, text
+from nodes.llm import retry_temperature, text
 from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
 from nodes.planner import STORAGE_NAMES
 from nodes.static_check import test_functions, undefined_names
@@ -67,10 +63,6 @@ code block."""
 SAMPLE_TEMPERATURE = 0.8
 """Sampled candidates: hot enough to differ from the greedy ones."""
 
-QUOTES = """Write every Python string with single quotes ('like this'), never double quotes."""
-"""The small local model rarely escapes ``"`` in JSON; an unescaped one cuts the code off mid-line. (A
-longer version that explained why was copied into the code as a comment.)"""
-
 SUBTASK_PROMPT = """{task}
 
 Plan:
@@ -83,7 +75,7 @@ Now implement subtask {number}: {title} ({description}){function}. Return only t
 functions, with the imports and constants they need: they are merged into {app} by name. Do not repeat
 unchanged code.
 {conventions}
-{quotes}"""
+Answer with the code in one ```python code block."""
 
 CONVENTIONS = """
 The command-line interface calls each feature with the items and the words the user typed; a number that
@@ -104,9 +96,8 @@ Current {app}:
 Problems:
 {problems}
 
-Define what is missing (the constants, data or functions named above). Return only those definitions.
-
-{quotes}"""
+Define what is missing (the constants, data or functions named above). Return only those definitions,
+in one ```python code block."""
 
 TEST_PROMPT = """Here is `{name}` from {app}:
 ```python
@@ -144,12 +135,6 @@ CHANGED_DEFINITIONS = ("only the functions you change, in one ```python code blo
                        "same-named ones; a test function goes into the tests)")
 """A fix comes as plain text, like all code: in the JSON tool call the local model once wrote a whole
 revision on one line, three times over (to-do run, session 10)."""
-
-
-class Implementation(BaseModel):
-    """A module's source code."""
-
-    code: str = Field(description="complete Python source")
 
 
 def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
@@ -218,13 +203,16 @@ def write_test(call: StageCall, prompt: str, temperature: float | None = None) -
     return perform(call, "test", ask, prompt=prompt, temperature=temperature)
 
 
-def implementation(call: StageCall, prompt: str, temperature: float | None = None) -> str:
-    """Ask for a piece of Python source through the flat ``Implementation`` schema; return the source."""
+def write_piece(call: StageCall, prompt: str, temperature: float | None = None) -> str:
+    """Ask for a piece of an application (new or changed definitions) as a fenced block in plain text.
 
-    def ask(prompt: str, temperature: float | None) -> Implementation:
-        return structured(call, Implementation, SYSTEM, prompt, temperature=temperature)
+    Through the JSON tool call, most of the local model's misses on a to-do feature were answers that
+    did not parse as JSON: a ``}`` out of place, a string cut off (to-do run todo-s11f)."""
 
-    return perform(call, "Implementation", ask, prompt=prompt, temperature=temperature).code
+    def ask(prompt: str, temperature: float | None) -> str:
+        return code_block(text(call, SYSTEM, prompt, temperature, what="piece"))
+
+    return perform(call, "piece", ask, prompt=prompt, temperature=temperature)
 
 
 REDRAWS = 2
@@ -282,7 +270,7 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else retry_temperature(call)
         try:
-            code = implementation(call, prompt + feedback, temperature)
+            code = write_piece(call, prompt + feedback, temperature)
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
             result = merged(app, path, code)
@@ -457,7 +445,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         if name == "main":
             continue  # the interface is written from the plan below
         feature = name not in STORAGE_NAMES
-        prompt = SUBTASK_PROMPT.format(quotes=QUOTES, task=task_view(task), plan=plan_view(plan),
+        prompt = SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan),
             app=APP_FILE, code=_app_view(app), number=number, title=subtask.title,
             description=subtask.description, conventions=CONVENTIONS if feature else "",
             function=f" as the function `{subtask.function}`" if name else "")
@@ -466,7 +454,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert app is not None  # an application's plan has at least one feature
     app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):
-        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(quotes=QUOTES,
+        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     return {"code": dump(write_tests(call, plan, app))}
 

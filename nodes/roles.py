@@ -84,13 +84,13 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="coder", goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=coder.CONTRACT,
-                         actions=("code", "Implementation", "interface", "test", "FileFix", "sandbox")),),
+                         actions=("code", "piece", "interface", "test", "FileFix", "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
                  "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
                  PROMPT, TEMPERATURE, output="text"),
-            _llm("Implementation", "an application subtask's definitions", "Implementation", PROMPT,
-                 TEMPERATURE, output="tool call"),
+            _llm("piece", "an application subtask's new or changed definitions, as a fenced code block",
+                 "str", PROMPT, TEMPERATURE, output="text"),
             ActionSpec(name="interface", description="an application's command-line interface, written "
                        "from the plan's features (nodes/interface.py)", type=LOCAL,
                        params=(Param(name="plan", type="Plan"), CODE), returns="CodeArtifact"),

@@ -16,9 +16,11 @@ PLAN = {"features": [
     {"title": "Show the total", "function": "total()", "acceptance_criteria": ["total() starts at 0"]},
 ]}
 """The Planner's model lists the features; the plan is those, then the command-line interface main()."""
-STEP1 = {"code": "_items = []\n\ndef add(n):\n    _items.append(n)\n"}
+STEP1_SOURCE = "_items = []\n\ndef add(n):\n    _items.append(n)\n"
+STEP1 = fenced(STEP1_SOURCE)
 # Each subtask answers only what is new; code merges it into app.py by name.
-STEP2 = {"code": "def total():\n    return sum(_items)\n"}
+STEP2_SOURCE = "def total():\n    return sum(_items)\n"
+STEP2 = fenced(STEP2_SOURCE)
 TESTS_SOURCE = "from app import *\n\ndef test_add():\n    add(2)\n    assert total() == 2\n"
 TESTS = fenced(TESTS_SOURCE)
 """The test the Coder is asked for first: one test per planned function, as a fenced block."""
@@ -29,7 +31,7 @@ BUILT = [STEP1, STEP2, TESTS, TEST_TOTAL]
 """The Coder's answers for a first round that goes right."""
 BREAK = fenced("def total():\n    return 0\n")
 """A revision that breaks total()."""
-USES_ITEMS = {"code": "def add(n):\n    _items.append(n)\n"}
+USES_ITEMS = fenced("def add(n):\n    _items.append(n)\n")
 """A first subtask that uses data it never defines."""
 NO_TESTS = fenced("from app import *\n\nimport json\n")
 """A test module without a test in it."""
@@ -116,7 +118,7 @@ def test_a_fix_that_does_not_parse_is_a_violation(scripted):
 
 def test_a_command_that_crashes_in_the_scripted_session_blocks_approval(scripted):
     # add(2), which the test uses, works; add(1), which the session types, crashes
-    crash = {"code": "_items = []\n\ndef add(n):\n    _items.append(n if n != 1 else 1 / 0)\n"}
+    crash = fenced("_items = []\n\ndef add(n):\n    _items.append(n if n != 1 else 1 / 0)\n")
     run = scripted(planner=[PLAN], coder=[crash, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK, max_rounds=1)
     review = next(v for v in values["verdicts"] if v["stage"] == "reviewing")
@@ -126,7 +128,7 @@ def test_a_command_that_crashes_in_the_scripted_session_blocks_approval(scripted
 
 def test_the_interface_is_written_from_the_plan_and_tests_never_shadow_the_app(scripted):
     # a subtask that also writes its own main(): the interface written from the plan replaces it
-    with_main = {"code": STEP2["code"] + "\ndef main():\n    print(total())\n"}
+    with_main = fenced(STEP2_SOURCE + "\ndef main():\n    print(total())\n")
     shadowing = fenced("def total():\n    return 2\n\n" + TEST_TOTAL_SOURCE)
     run = scripted(planner=[PLAN], coder=[STEP1, with_main, TESTS, shadowing], reviewer=[APPROVE])
     values = run(TASK)
@@ -139,7 +141,7 @@ def test_the_interface_is_written_from_the_plan_and_tests_never_shadow_the_app(s
 
 
 def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, {"code": "def total(:\n    pass\n"}, STEP2, TESTS,
+    run = scripted(planner=[PLAN], coder=[STEP1, fenced("def total(:\n    pass\n"), STEP2, TESTS,
                                           TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
@@ -150,14 +152,14 @@ def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
 
 
 def test_a_piece_that_never_parses_fails_the_duty(scripted):
-    broken = {"code": "def total(:\n    pass\n"}
+    broken = fenced("def total(:\n    pass\n")
     run = scripted(planner=[PLAN], coder=[STEP1, broken, broken, broken] * 3, reviewer=[APPROVE])
     values = run(TASK, max_output_retries=0)
     assert values["status"] == "failed" and "no valid code after 3 attempts" in values["reason"]
 
 
 def test_an_undefined_global_is_asked_for_before_testing(scripted):
-    missing = {"code": "_items = []\n"}
+    missing = fenced("_items = []\n")
     run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, missing, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
@@ -169,7 +171,7 @@ def test_an_undefined_global_is_asked_for_before_testing(scripted):
 def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
     typo = fenced("def total():\n    return sum(_itemz)\n")
     run = scripted(planner=[PLAN], coder=[*BUILT, typo], reviewer=[CHANGES, APPROVE],
-                   debugger=[fenced(STEP2["code"])])
+                   debugger=[fenced(STEP2_SOURCE)])
     values = run(TASK)
     report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
     assert report["outcome"] == "tests_failed"
@@ -187,7 +189,7 @@ def test_an_answer_without_a_test_is_sampled_again(scripted):
 
 
 def test_each_subtask_writes_the_function_the_plan_names(scripted):
-    wrong_name = {"code": "_items = []\n\ndef plus(n):\n    _items.append(n)\n"}
+    wrong_name = fenced("_items = []\n\ndef plus(n):\n    _items.append(n)\n")
     run = scripted(planner=[PLAN], coder=[wrong_name, *BUILT], reviewer=[APPROVE])
     values = run(TASK)
     assert "as the function `add(n)`" in run.models["coder"].prompts[0]
@@ -196,12 +198,11 @@ def test_each_subtask_writes_the_function_the_plan_names(scripted):
     assert values["status"] == "completed"
 
 
-def test_a_malformed_reply_is_retried_within_the_piece(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, "not a tool call", STEP2, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+def test_an_empty_reply_is_retried_within_the_piece(scripted):
+    run = scripted(planner=[PLAN], coder=[STEP1, "  ", STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     retries = [e for e in values["ledger"] if e["kind"] == "retry"]
-    assert len(retries) == 1 and "malformed Implementation" in retries[0]["detail"]
+    assert len(retries) == 1 and "the reply holds no piece" in retries[0]["detail"]
     assert not values["violations"] and values["status"] == "completed"
 
 
@@ -242,13 +243,13 @@ def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
 def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     model = ScriptedChatModel(script=[TESTS])
     call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model})
-    app = CodeArtifact(files={"app.py": STEP1["code"] + STEP2["code"]}, entry_points=("app.py",))
+    app = CodeArtifact(files={"app.py": STEP1_SOURCE + STEP2_SOURCE}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
 
 
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
-    broken = {"code": "_items = [\n"}
+    broken = fenced("_items = [\n")
     # _items is never defined, so no test can agree with the code: none is written
     run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, *[broken] * 3, *[TESTS] * 3,
                                           *[TEST_TOTAL] * 3],
@@ -278,7 +279,7 @@ def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
     assert "items = []" in kept_nowhere and "save_items" not in kept_nowhere
 
 
-KEEP = fenced(STEP2["code"])
+KEEP = fenced(STEP2_SOURCE)
 """A revision that hands the code back unchanged: the Coder's answer that it disagrees."""
 OTHER = {"decision": "request_changes",
          "issues": [{"severity": "major", "location": "app.py:add", "description": "add() ignores zero"}]}
@@ -301,8 +302,8 @@ def test_a_dispute_needs_the_same_issues_and_the_same_code(scripted):
     outcomes = [v["outcome"] for v in values["verdicts"] if v["stage"] == "reviewing"]
     assert outcomes == ["changes", "changes", "pass"]
     # the same issue about changed code stands: the Coder changed it, so it did not dispute it
-    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK, fenced(STEP2["code"])], reviewer=[CHANGES] * 3,
-                   debugger=[fenced(STEP2["code"])])
+    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK, fenced(STEP2_SOURCE)], reviewer=[CHANGES] * 3,
+                   debugger=[fenced(STEP2_SOURCE)])
     values = run(TASK, max_rounds=2)
     assert values["status"] == "failed"
     assert all(v["outcome"] != "pass" for v in values["verdicts"] if v["stage"] == "reviewing")

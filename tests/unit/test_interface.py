@@ -9,6 +9,7 @@ from nodes.coder import _patches, with_interface
 from nodes.interface import commands, play, session
 from nodes.planner import INTERFACE, STORAGE
 from state.artifacts import CodeArtifact, Plan, Subtask
+from tests.conftest import fenced
 
 FEATURES = {"Add a task": "add_task(items, text)", "Mark a task done": "mark_done(items, number)",
             "Remove a task": "remove_task(items, task_id)", "List the tasks": "list_tasks(items)"}
@@ -126,10 +127,10 @@ def test_a_test_that_mocks_the_function_it_tests_is_refused(test, mocked):
     assert _patches(test, "mark_done") is mocked
 
 
-BAD_ADD = {"code": "def add_task(items, text):\n    if not items:\n        return\n    items.append(text)\n"}
+BAD_ADD = fenced("def add_task(items, text):\n    if not items:\n        return\n    items.append(text)\n")
 """What the local model wrote in to-do run todo-s11d: nothing is ever added to an empty list."""
-GOOD_ADD = {"code": "def add_task(items, text):\n    items.append({'text': text, 'done': False})\n"
-                    "    return items\n"}
+GOOD_ADD = fenced("def add_task(items, text):\n    items.append({'text': text, 'done': False})\n"
+                  "    return items\n")
 
 
 def _feature_call(*answers):

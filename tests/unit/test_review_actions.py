@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from nodes import roles
-from tests.conftest import APPROVE, BAD, CHANGES, GOOD
+from tests.conftest import APPROVE, BAD, CHANGES, GOOD, fenced
 from tests.conftest import PLAN as FUNCTION_PLAN
 from tests.unit.test_application_flow import PLAN, STEP2, TASK, TEST_TOTAL, TESTS
 
-EVAL_STEP = {"code": "_items = []\n\ndef add(n):\n    _items.append(eval(str(n)))\n"}
+EVAL_STEP = fenced("_items = []\n\ndef add(n):\n    _items.append(eval(str(n)))\n")
 """A first subtask that works (its tests pass) but hands its input to ``eval``: bandit's B307."""
 
 

@@ -52,6 +52,6 @@ def test_an_applications_roles_act_through_their_executors(scripted):
     assert taken["planner"] == ["FeaturesDraft"]
     # A piece of app.py per feature, the interface from the plan, then a test per function, each run in
     # the sandbox before it is kept.
-    assert taken["coder"] == ["Implementation"] * 2 + ["interface"] + ["test", "sandbox"] * 2
+    assert taken["coder"] == ["piece"] * 2 + ["interface"] + ["test", "sandbox"] * 2
     assert taken["debugger"] == ["sandbox", "static_check"]
     assert taken["reviewer"] == ["sandbox", "analyse", "ReviewDraft"]
