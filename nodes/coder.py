@@ -290,13 +290,17 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
 
 
 def _behaves(call: StageCall, plan: Plan, name: str) -> Callable[[CodeArtifact], None]:
-    """Return a check that a feature just written has the effect its verb implies (``nodes.interface``),
-    run through the interface written from the plan: on the local model, a feature sampled again with the
-    failure beat a review round's revision, which rarely repaired one (to-do run todo-s11d)."""
+    """Return a check that a step just written has the effect it must have on the data file
+    (``nodes.interface``): a storage step reads or writes it, a feature run through the interface written
+    from the plan does what its verb implies. On the local model, a step sampled again with the failure
+    beat a review round's revision, which rarely repaired one (to-do run todo-s11d)."""
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
     def effects(code: CodeArtifact) -> TestReport:
-        case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
+        if name in interface.STORAGE_CHECKS:
+            case: CaseResult | None = interface.storage_effects(code, APP_FILE, name, limits)
+        else:
+            case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
         call.record("sandbox", outcome="skipped" if case is None else "passed" if case.passed else "failed",
                     detail=f"effects of {name}" + (": an add before it fails" if case is None else ""))
         return TestReport(ending="passed" if case is None or case.passed else "failed",

@@ -178,19 +178,62 @@ def play(code: CodeArtifact, entry_point: str, plan: Plan, limits: sandbox.Limit
 
 
 def checkable(plan: Plan, function: str) -> bool:
-    """Return whether a feature's effect can be checked: the plan keeps a file and its verb implies one."""
+    """Return whether a step's effect can be checked: the plan keeps a file, and the step is a storage step
+    or a feature whose verb implies an effect."""
+    return data_file(plan) is not None and (function in STORAGE_CHECKS or _has_effect(plan, function))
+
+
+def _has_effect(plan: Plan, function: str) -> bool:
     verbs = [c.verb for c in commands(plan) if c.function == function]
-    return data_file(plan) is not None and bool(verbs) and verbs[0] in ADDS | REMOVES | MARKS
+    return bool(verbs) and verbs[0] in ADDS | REMOVES | MARKS
+
+
+STORED = [{"text": SAMPLE_TEXT, "done": False}, {"text": OTHER_TEXT, "done": True}]
+STORAGE_CHECKS = {
+    "load_items": """got = load_items(DATA_FILE)
+if got != []:
+    sys.exit('load_items on a missing file gave %r, not []' % (got,))
+with open(DATA_FILE, 'w') as file:
+    json.dump(STORED, file)
+got = load_items(DATA_FILE)
+if got != STORED:
+    sys.exit('load_items gave %r for a file holding %r' % (got, STORED))
+""",
+    "save_items": """save_items(DATA_FILE, STORED)
+with open(DATA_FILE) as file:
+    got = json.load(file)
+if got != STORED:
+    sys.exit('after save_items(%r, %r) the file holds %r' % (DATA_FILE, STORED, got))
+""",
+}
+"""What each storage step must do with the data file, as scripts run in the sandbox against the app. In
+to-do run 4758b57706c5 the local model's ``load_items`` returned None for every file, and the features
+written after it were blamed for the error."""
+CHECK_FILE = "check_storage.py"
+
+
+def storage_effects(code: CodeArtifact, entry_point: str, function: str,
+                    limits: sandbox.Limits) -> CaseResult:
+    """Check a storage step just written: it must read or write ``DATA_FILE`` as ``STORAGE_CHECKS`` says."""
+    module = entry_point.removesuffix(".py").replace("/", ".")
+    script = (f"import json\nimport sys\n\nfrom {module} import {function}\n\n"
+              f"DATA_FILE = {DATA_FILE!r}\nSTORED = {STORED!r}\n{STORAGE_CHECKS[function]}")
+    result = sandbox.run(sandbox.python(CHECK_FILE), {**code.files, CHECK_FILE: script}, limits)
+    name = f"effects of {function} on {DATA_FILE}"
+    if result.ending != "exited" or result.exit_code != 0:
+        lines = (result.stderr.strip() or f"{result.ending}, exit {result.exit_code}").splitlines()
+        return CaseResult(name=name, passed=False, message=lines[-1])
+    return CaseResult(name=name, passed=True)
 
 
 def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: str,
                     limits: sandbox.Limits) -> CaseResult | None:
     """Check the effect of one feature as soon as it is written: the adds written so far, then it.
 
-    Returns None when there is nothing to check (see ``checkable``) or when a step before the feature's
-    own fails (an add written earlier): that is not this feature's to fix.
+    Returns None when there is nothing to check (no data file, or a verb without an effect) or when a step
+    before the feature's own fails (an add written earlier): that is not this feature's to fix.
     """
-    if not checkable(plan, function):
+    if data_file(plan) is None or not _has_effect(plan, function):
         return None
     table, stored = commands(plan), DATA_FILE
     current = next(c for c in table if c.function == function)
@@ -275,8 +318,8 @@ def _problem(result: sandbox.SandboxResult) -> str:
         return f"{result.ending}, exit {result.exit_code}"
     if "Traceback" in result.stderr:
         return "it crashed"
-    if ERROR in result.stdout:
-        return "a command reported an error"
+    if reported := next((line for line in result.stdout.splitlines() if ERROR in line), ""):
+        return f"a command reported an error: {reported[reported.index(ERROR):][:200]}"
     return ""
 
 

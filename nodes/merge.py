@@ -3,7 +3,7 @@
 A small model asked to return a whole growing module drops what was there; asked for just the new or
 changed definitions, it does well. ``merge_module`` folds such a piece into a module: a definition
 replaces the same-named one, imports are unioned at the top, a ``__main__`` block stays last, other
-statements are appended once.
+statements are appended once; calls at module level ("example usage") are dropped.
 """
 
 from __future__ import annotations
@@ -127,6 +127,11 @@ def _uses(source: str, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(ast.parse(source)))
 
 
+def _calls(source: str, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+               for n in ast.walk(ast.parse(source)))
+
+
 def merge_module(existing: str, addition: str, module: str | None = None) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
 
@@ -141,8 +146,11 @@ def merge_module(existing: str, addition: str, module: str | None = None) -> str
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     added = [(k, text) for k, text in new if k in new_by_key]
-    # New data goes above the functions that use it, unless it is computed by one of them.
     defs = {k[1] for k, _ in merged + added if k[0] == "def"}
+    # A module-level assignment that calls the module's own functions is "example usage" (to-do run
+    # 4758b57706c5: `new_item = add_task(items, 'Buy groceries')`), which would run on every import.
+    added = [(k, t) for k, t in added if not (k[0] == "assign" and _calls(t, defs))]
+    # New data goes above the functions that use it.
     hoisted = [(k, t) for k, t in added if k[0] == "assign" and not _uses(t, defs)]
     first_def = next((i for i, (k, _) in enumerate(merged) if k[0] not in ("import", "assign")),
                      len(merged))

@@ -178,3 +178,45 @@ def test_a_feature_is_not_blamed_for_the_add_before_it():
     mark = feature_effects(wrong_mark, "app.py", PLAN, "mark_done", LIMITS)
     assert mark is not None and not mark.passed and "'mark 1' should change item 1" in mark.message
     assert feature_effects(app(STORE + FEATURES_CODE), "app.py", PLAN, "list_tasks", LIMITS) is None
+
+
+NO_RETURN_LOAD = STORE.replace("        return json.load(f)", "        items = json.load(f)")
+"""The local model's ``load_items`` in to-do run 4758b57706c5: it reads the file and returns None."""
+
+
+@pytest.mark.parametrize(("source", "function", "problem"), [
+    (STORE, "load_items", ""),
+    (STORE, "save_items", ""),
+    (NO_RETURN_LOAD, "load_items", "load_items gave None for a file holding"),
+    (STORE.replace("        return []", "        return None"), "load_items",
+     "load_items on a missing file gave None, not []"),
+    (STORE.replace("json.dump(items, f)", "f.write(str(items))"), "save_items", "Expecting property name"),
+    (STORE.replace("def save_items", "def save_all"), "save_items", "cannot import name 'save_items'"),
+])
+def test_a_storage_step_must_read_or_write_the_data_file(source, function, problem):
+    from nodes.interface import storage_effects
+
+    code = CodeArtifact(files={"app.py": source}, entry_points=("app.py",))
+    case = storage_effects(code, "app.py", function, LIMITS)
+    assert case.passed == (not problem) and problem in case.message
+
+
+def test_a_storage_step_that_misses_is_sampled_again_before_any_feature_is_blamed():
+    from nodes.coder import _behaves, _defines, _merged_piece
+    from nodes.interface import checkable
+
+    assert checkable(PLAN, "load_items") and checkable(PLAN, "save_items")
+    assert not checkable(Plan(subtasks=PLAN.subtasks[2:]), "add_task")  # nothing kept in a file
+    call, model = _feature_call(fenced(NO_RETURN_LOAD), fenced(STORE))
+    result = _merged_piece(call, None, "app.py", "prompt", check=_defines("load_items"),
+                           prefer=_behaves(call, PLAN, "load_items"))
+    assert "return json.load(f)" in result.files["app.py"]
+    assert "load_items gave None for a file holding" in model.prompts[1]
+
+
+def test_a_commands_error_line_is_quoted_as_the_failure():
+    from nodes.interface import feature_effects
+
+    typo = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "items.add(text)")
+    case = feature_effects(app(typo), "app.py", PLAN, "add_task", LIMITS)
+    assert case is not None and "error: 'list' object has no attribute 'add'" in case.message

@@ -79,11 +79,20 @@ def test_a_module_never_imports_itself():
     assert "from app import" not in merged and "import app\n" not in merged and "import json" in merged
 
 
-def test_new_data_goes_above_the_functions_unless_a_function_computes_it():
-    merged = merge_module(APP, "tasks = []\n\ndefault = load()\n")
+def test_new_data_goes_above_the_functions_unless_it_names_one():
+    merged = merge_module(APP, "tasks = []\n\nHANDLERS = {'load': load}\n")
     assert merged.index("tasks = []") < merged.index("def load")
-    assert merged.index("default = load()") > merged.index("def load")
+    assert merged.index("HANDLERS = {'load': load}") > merged.index("def load")
     assert merged.index('FILE = "todo.json"') < merged.index("tasks = []")
+
+
+def test_module_level_assignments_that_call_the_modules_functions_are_dropped():
+    # what the local model appended to its features in to-do run 4758b57706c5: run on every import
+    piece = ("def add_task(items, text):\n    items.append(text)\n    return items\n\n"
+             "# Example usage\nnew_item = add_task(items, 'Buy groceries')\nPATTERN = re.compile('x')\n")
+    merged = merge_module(APP + "\nimport re\n", piece)
+    assert "new_item" not in merged and "default = load()" not in merge_module(APP, "default = load()\n")
+    assert "PATTERN = re.compile('x')" in merged and "def add_task" in merged
 
 
 
