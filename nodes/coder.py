@@ -82,7 +82,12 @@ The command-line interface calls each feature with the items and the words the u
 picks an item arrives as its index in the list (0 for the first). A feature changes the items in place and
 returns them, or returns what it reports. An item is a dict of its fields: marking or updating an item
 changes a field (e.g. 'done') and keeps the item and its text in the list. A feature never reads or writes
-the data file: the interface loads the items before and saves them after.
+the data file: the interface loads the items before and saves them after. For example:
+```python
+def set_priority(items, index, priority):
+    items[index]['priority'] = priority
+    return items
+```
 """
 """What every feature of an application agrees on with the generated interface (``nodes.interface``, which
 turns the user's 1-based numbers into indices). To-do runs of session 11 wrote a "mark done" that deleted
@@ -282,7 +287,7 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
             return result
         except OutputError as exc:
             call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}"[:300])
-            feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with valid Python."
+            feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with corrected code."
     if kept is not None:
         call.record("error", outcome="kept", detail=f"{path}: kept one that fails: {feedback.strip()}"[:300])
         return kept

@@ -314,10 +314,11 @@ def _kept_between_runs(code: CodeArtifact, entry_point: str, first: str, stored:
 
 def _problem(result: sandbox.SandboxResult) -> str:
     """Return what went wrong in a session run, or ''."""
+    last = (result.stderr.strip().splitlines() or [""])[-1][:200]
     if result.ending != "exited" or result.exit_code != 0:
-        return f"{result.ending}, exit {result.exit_code}"
+        return f"{result.ending}, exit {result.exit_code}" + (f": {last}" if last else "")
     if "Traceback" in result.stderr:
-        return "it crashed"
+        return f"it crashed: {last}"
     if reported := next((line for line in result.stdout.splitlines() if ERROR in line), ""):
         return f"a command reported an error: {reported[reported.index(ERROR):][:200]}"
     return ""

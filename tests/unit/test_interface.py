@@ -220,3 +220,14 @@ def test_a_commands_error_line_is_quoted_as_the_failure():
     typo = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "items.add(text)")
     case = feature_effects(app(typo), "app.py", PLAN, "add_task", LIMITS)
     assert case is not None and "error: 'list' object has no attribute 'add'" in case.message
+
+
+def test_a_crash_is_quoted_by_its_last_line():
+    from nodes.interface import feature_effects
+
+    # the local model's add_task in to-do run bc6b9797613d saved the file itself, through an unknown name
+    saves = STORE + FEATURES_CODE.replace("    items.append({'text': text, 'done': False})\n",
+                                          "    items.append({'text': text, 'done': False})\n"
+                                          "    save_items(path, items)\n")
+    case = feature_effects(app(saves), "app.py", PLAN, "add_task", LIMITS)
+    assert case is not None and "exit 1: NameError: name 'path' is not defined" in case.message
