@@ -439,7 +439,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         return {"code": dump(code), "candidates": dump(fresh_candidates(call, task, plan, pool))}
     review = read(state, "review", ReviewReport)
     if review is not None and code is not None:
-        revised = revise(call, task, plan_view(plan), code, review, state)
+        revised = revise(call, task, plan, code, review, state)
         if pool is None:
             return {"code": dump(revised)}
         # The revision joins the pool: the selection keeps it only if the evidence says it is better.
@@ -453,11 +453,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         name = function_name(subtask.function)
         if name == "main":
             continue  # the interface is written from the plan below
-        feature = name not in STORAGE_NAMES
-        prompt = SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan),
-            app=APP_FILE, code=_app_view(app), number=number, title=subtask.title,
-            description=subtask.description, conventions=CONVENTIONS if feature else "",
-            function=f" as the function `{subtask.function}`" if name else "")
+        prompt = _step_prompt(task, plan, app, number)
         app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None,
                             prefer=_behaves(call, plan, name) if interface.checkable(plan, name) else None)
     assert app is not None  # an application's plan has at least one feature
@@ -466,6 +462,55 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
     return {"code": dump(write_tests(call, plan, app))}
+
+
+def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: int) -> str:
+    """Return the prompt for step ``number`` (1-based) of an application's plan, given the code so far."""
+    subtask = plan.subtasks[number - 1]
+    name = function_name(subtask.function)
+    return SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan), app=APP_FILE,
+        code=_app_view(app), number=number, title=subtask.title, description=subtask.description,
+        conventions=CONVENTIONS if name not in STORAGE_NAMES else "",
+        function=f" as the function `{subtask.function}`" if name else "")
+
+
+def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact) -> CodeArtifact | None:
+    """Sample again the first step whose effect on the data file is wrong, shown its failure; return the
+    code with a sample that passes, or None when every step passes or no sample does.
+
+    Asked for a free-form fix against the review, the local model repeated the failing feature for three
+    rounds (to-do run 4758b57706c5); the step's own prompt and check repair from the concrete case.
+    """
+    failing = _first_wrong_step(call, plan, code)
+    if failing is None:
+        return None
+    number, failure = failing
+    name = function_name(plan.subtasks[number - 1].function)
+    behaves = _behaves(call, plan, name)
+
+    def check(candidate: CodeArtifact) -> None:
+        _defines(name)(candidate)
+        behaves(candidate)
+
+    prompt = (_step_prompt(task, plan, code, number)
+              + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code.")
+    try:
+        return _merged_piece(call, code, APP_FILE, prompt, check=check)
+    except OutputError as exc:
+        call.record("error", outcome="unrepaired", detail=f"{name}: {exc}"[:300])
+        return None
+
+
+def _first_wrong_step(call: StageCall, plan: Plan, code: CodeArtifact) -> tuple[int, str] | None:
+    """Return the number of the first step whose effect check fails, with the failure (None if none)."""
+    for number, subtask in enumerate(plan.subtasks, 1):
+        name = function_name(subtask.function)
+        if interface.checkable(plan, name):
+            try:
+                _behaves(call, plan, name)(code)
+            except OutputError as exc:
+                return number, str(exc)
+    return None
 
 
 def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
@@ -532,16 +577,19 @@ def _app_view(code: CodeArtifact | None) -> str:
     return f"```python\n{code.files[APP_FILE]}```" if code and APP_FILE in code.files else "(empty)"
 
 
-def revise(call: StageCall, task: TaskSpec, plan: str, code: CodeArtifact, review: ReviewReport,
+def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, review: ReviewReport,
            state: Mapping[str, Any]) -> CodeArtifact:
-    """Return the code revised to answer the review."""
+    """Return the code revised to answer the review: an application's step with a wrong effect is sampled
+    again first (``repair_step``); otherwise the Coder fixes the most important issue."""
     if task.level == "function":
-        prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code, task),
+        prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
                                       review=review_view(review),
                                       what=f"the complete corrected implementation of `{task.entry_point}` "
                                            "in one ```python code block")
         return new_function(call, SYSTEM, task, prompt, state)
-    prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan, code=code_view(code),
+    if (repaired := repair_step(call, task, plan, code)) is not None:
+        return repaired
+    prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code),
                                   review=review_view(review),
                                   what=CHANGED_DEFINITIONS)
     return fix_one_file(call, SYSTEM, prompt, code)

@@ -231,3 +231,24 @@ def test_a_crash_is_quoted_by_its_last_line():
                                           "    save_items(path, items)\n")
     case = feature_effects(app(saves), "app.py", PLAN, "add_task", LIMITS)
     assert case is not None and "exit 1: NameError: name 'path' is not defined" in case.message
+
+
+def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
+    from nodes.coder import repair_step
+    from state.artifacts import TaskSpec
+
+    task = TaskSpec(request="Build a to-do list kept in a file.", level="application")
+    broken = app(STORE + FEATURES_CODE.replace("    items.append({'text': text, 'done': False})\n",
+                                               "    if not items:\n        return\n"))
+    call, model = _feature_call(GOOD_ADD)
+    repaired = repair_step(call, task, PLAN, broken)
+    assert repaired is not None and "items.append({'text': text, 'done': False})" in repaired.files["app.py"]
+    assert "The current `add_task` is wrong: 'add example item' should add one item" in model.prompts[0]
+    assert "def add_task(items, text)" in model.prompts[0]  # the step's own prompt, with the code so far
+    # every step has its effect: nothing to sample
+    call, model = _feature_call()
+    assert repair_step(call, task, PLAN, app(STORE + FEATURES_CODE)) is None and model.calls == 0
+    # no sample passes: the caller falls back to its free-form fix
+    call, model = _feature_call(BAD_ADD, BAD_ADD, BAD_ADD)
+    assert repair_step(call, task, PLAN, broken) is None and model.calls == 3
+    assert any(e.kind == "error" and e.outcome == "unrepaired" for e in call.ledger)
