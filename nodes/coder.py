@@ -142,16 +142,23 @@ CHANGED_DEFINITIONS = ("only the functions you change, in one ```python code blo
 revision on one line, three times over (to-do run, session 10)."""
 
 
-def merged(code: CodeArtifact | None, path: str, piece: str) -> CodeArtifact:
-    """Return ``code`` with ``piece`` merged into ``path`` by definition (test files kept importing the app).
+def merged(code: CodeArtifact | None, path: str, piece: str,
+           keep: frozenset[str] | None = None) -> CodeArtifact:
+    """Return ``code`` with ``piece`` merged into ``path`` by definition (tests kept importing the app).
+
+    ``keep`` names definitions the piece may not replace; by default an app's ``main()``, once there.
 
     Raises:
         OutputError: the piece does not parse, so the model can be told why.
     """
     files = dict(code.files) if code else {}
     try:
+        # Once written from the plan, the interface is code's: a fix that rewrote main() dropped the
+        # data file's name (to-do run 830e6868c58f).
         content = merge_module(files.get(path, ""), strip_fences(piece),
-                               module=path.removesuffix(".py").replace("/", "."))
+                               module=path.removesuffix(".py").replace("/", "."),
+                               keep=(frozenset({"main"}) if path == APP_FILE else frozenset())
+                               if keep is None else keep)
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:
@@ -570,7 +577,7 @@ def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidat
 
 def with_interface(plan: Plan, code: CodeArtifact) -> CodeArtifact:
     """Return the app with ``main()`` written from the plan's features (LOCAL_CODE, ``nodes.interface``)."""
-    return merged(code, APP_FILE, interface.interface(plan, interface.data_file(plan)))
+    return merged(code, APP_FILE, interface.interface(plan, interface.data_file(plan)), keep=frozenset())
 
 
 def _app_view(code: CodeArtifact | None) -> str:

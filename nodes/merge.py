@@ -132,17 +132,22 @@ def _calls(source: str, names: set[str]) -> bool:
                for n in ast.walk(ast.parse(source)))
 
 
-def merge_module(existing: str, addition: str, module: str | None = None) -> str:
+def merge_module(existing: str, addition: str, module: str | None = None,
+                 keep: frozenset[str] = frozenset()) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
 
     ``module`` is the merged file's own module name: an import of it (a circular self-import that small
-    models write) is dropped.
+    models write) is dropped. ``keep`` names definitions of ``existing`` that ``addition`` may not
+    replace; keeping ``main`` keeps the ``__main__`` block too.
 
     Raises:
         SyntaxError: ``addition`` (or ``existing``) does not parse.
     """
     old = _pieces(existing) if existing.strip() else []
-    new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module)]
+    kept = {k for k, _ in old if (k[0] == "def" and k[1] in keep) or (k == _MAIN and "main" in keep)}
+    if ("def", "main") not in kept:
+        kept.discard(_MAIN)
+    new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module) and k not in kept]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     added = [(k, text) for k, text in new if k in new_by_key]

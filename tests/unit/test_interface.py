@@ -252,3 +252,14 @@ def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
     call, model = _feature_call(BAD_ADD, BAD_ADD, BAD_ADD)
     assert repair_step(call, task, PLAN, broken) is None and model.calls == 3
     assert any(e.kind == "error" and e.outcome == "unrepaired" for e in call.ledger)
+
+
+def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
+    from nodes.coder import merged
+
+    # what the local model's fix did in to-do run 830e6868c58f: main() loading another file
+    fixed = merged(app(STORE + FEATURES_CODE), "app.py",
+                   "def main():\n    items = load_items('tasks.json')\n\n\n"
+                   "def list_tasks(items):\n    return []\n")
+    assert "load_items('items.json')" in fixed.files["app.py"] and "tasks.json" not in fixed.files["app.py"]
+    assert "return []" in fixed.files["app.py"]  # the rest of the fix is merged

@@ -132,3 +132,14 @@ def test_definition_returns_one_top_level_function():
     source = "import os\n\n# reads\ndef load(p):\n    return p\n\ndef save(p):\n    pass\n"
     assert definition(source, "load") == "# reads\ndef load(p):\n    return p"
     assert definition(source, "missing") == "" and definition("def broken(:", "broken") == ""
+
+
+def test_a_kept_definition_and_its_main_block_are_not_replaced():
+    piece = ("def main():\n    print('mine')\n\n\nif __name__ == '__main__':\n    main()\n\n\n"
+             "def load():\n    return [1]\n")
+    app = APP.replace('if __name__ == "__main__":\n    print(load())', "def main():\n    print(load())\n\n\n"
+                      'if __name__ == "__main__":\n    main()')
+    merged = merge_module(app, piece, keep=frozenset({"main"}))
+    assert "print('mine')" in merge_module(app, piece)  # nothing kept: replaced as usual
+    assert "print('mine')" not in merged and "print(load())" in merged and "return [1]" in merged
+    assert merged.count("__main__") == 1 and merged.rstrip().endswith("main()")
