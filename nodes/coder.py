@@ -152,13 +152,13 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
         OutputError: the piece does not parse, so the model can be told why.
     """
     files = dict(code.files) if code else {}
-    try:
+    if keep is None:
         # Once written from the plan, the interface is code's: a fix that rewrote main() dropped the
         # data file's name (to-do run 830e6868c58f).
+        keep = frozenset({"main"}) if path == APP_FILE else frozenset()
+    try:
         content = merge_module(files.get(path, ""), strip_fences(piece),
-                               module=path.removesuffix(".py").replace("/", "."),
-                               keep=(frozenset({"main"}) if path == APP_FILE else frozenset())
-                               if keep is None else keep)
+                               module=path.removesuffix(".py").replace("/", "."), keep=keep)
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:

@@ -144,9 +144,9 @@ def merge_module(existing: str, addition: str, module: str | None = None,
         SyntaxError: ``addition`` (or ``existing``) does not parse.
     """
     old = _pieces(existing) if existing.strip() else []
-    kept = {k for k, _ in old if (k[0] == "def" and k[1] in keep) or (k == _MAIN and "main" in keep)}
-    if ("def", "main") not in kept:
-        kept.discard(_MAIN)
+    kept = {k for k, _ in old if k[0] == "def" and k[1] in keep}
+    if ("def", "main") in kept:
+        kept.add(_MAIN)
     new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module) and k not in kept]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
