@@ -19,8 +19,16 @@ from graphs.compiler import OutputError, StageCall
 from nodes import interface, sandbox, testing
 from nodes.executor import perform
 from nodes.llm import retry_temperature, text
-from nodes.merge import clean_test_module, defined_names, definition, merge_module, named_tests, repaired
-from nodes.planner import STORAGE_NAMES
+from nodes.merge import (
+    clean_test_module,
+    defined_names,
+    definition,
+    merge_module,
+    named_tests,
+    repaired,
+    without_calls,
+)
+from nodes.planner import FILE_PARAMETERS, STORAGE_NAMES
 from nodes.static_check import test_functions, undefined_names
 from nodes.views import (
     APP_FILE,
@@ -92,6 +100,9 @@ def set_priority(items, index, priority):
 """What every feature of an application agrees on with the generated interface (``nodes.interface``, which
 turns the user's 1-based numbers into indices). To-do runs of session 11 wrote a "mark done" that deleted
 the item, and one that overwrote the task's text with 'Done'."""
+EXAMPLE_NAMES = frozenset({"set_priority"})
+"""What the conventions' example defines: a step's piece that copies it does not add it to the app, unless
+the plan names it (to-do run 45374ecdcbdc merged a ``set_priority`` nobody asked for)."""
 
 MISSING_PROMPT = """{task}
 
@@ -143,10 +154,12 @@ revision on one line, three times over (to-do run, session 10)."""
 
 
 def merged(code: CodeArtifact | None, path: str, piece: str,
-           keep: frozenset[str] | None = None) -> CodeArtifact:
+           keep: frozenset[str] | None = None, drop: frozenset[str] = frozenset()) -> CodeArtifact:
     """Return ``code`` with ``piece`` merged into ``path`` by definition (tests kept importing the app).
 
     ``keep`` names definitions the piece may not replace; by default an app's ``main()``, once there.
+    ``drop`` names definitions of the piece to leave out. An app's features lose their calls to the
+    storage functions: ``main()`` loads and saves the items (``nodes.merge.without_calls``).
 
     Raises:
         OutputError: the piece does not parse, so the model can be told why.
@@ -157,8 +170,12 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
         # data file's name (to-do run 830e6868c58f).
         keep = frozenset({"main"}) if path == APP_FILE else frozenset()
     try:
-        content = merge_module(files.get(path, ""), strip_fences(piece),
-                               module=path.removesuffix(".py").replace("/", "."), keep=keep)
+        source = strip_fences(piece)
+        if path == APP_FILE:
+            source = without_calls(repaired(source), STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
+                                   file_parameters=FILE_PARAMETERS)
+        content = merge_module(files.get(path, ""), source,
+                               module=path.removesuffix(".py").replace("/", "."), keep=keep, drop=drop)
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:
@@ -271,8 +288,10 @@ PIECE_ATTEMPTS = 3
 
 def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
                   check: Callable[[CodeArtifact], None] | None = None,
-                  prefer: Callable[[CodeArtifact], None] | None = None) -> CodeArtifact:
-    """Ask for one piece of code and merge it into ``path``, retrying just this call with the error.
+                  prefer: Callable[[CodeArtifact], None] | None = None,
+                  drop: frozenset[str] = frozenset()) -> CodeArtifact:
+    """Ask for one piece of code and merge it into ``path`` (less the definitions named in ``drop``),
+    retrying just this call with the error.
 
     ``check`` may refuse the merged result with an OutputError, which becomes the retry's feedback.
     ``prefer`` may too, but softly: when no attempt satisfies it, the last answer that passed ``check`` is
@@ -285,7 +304,7 @@ def _merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: 
             code = write_piece(call, prompt + feedback, temperature)
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
-            result = merged(app, path, code)
+            result = merged(app, path, code, drop=drop)
             if check is not None:
                 check(result)
             kept = result
@@ -462,7 +481,8 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             continue  # the interface is written from the plan below
         prompt = _step_prompt(task, plan, app, number)
         app = _merged_piece(call, app, APP_FILE, prompt, check=_defines(name) if name else None,
-                            prefer=_behaves(call, plan, name) if interface.checkable(plan, name) else None)
+                            prefer=_behaves(call, plan, name) if interface.checkable(plan, name) else None,
+                            drop=_unplanned_examples(plan))
     assert app is not None  # an application's plan has at least one feature
     app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):
@@ -479,6 +499,10 @@ def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: i
         code=_app_view(app), number=number, title=subtask.title, description=subtask.description,
         conventions=CONVENTIONS if name not in STORAGE_NAMES else "",
         function=f" as the function `{subtask.function}`" if name else "")
+
+
+def _unplanned_examples(plan: Plan) -> frozenset[str]:
+    return EXAMPLE_NAMES - {function_name(s.function) for s in plan.subtasks}
 
 
 def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact) -> CodeArtifact | None:
@@ -502,7 +526,7 @@ def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact)
     prompt = (_step_prompt(task, plan, code, number)
               + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code.")
     try:
-        return _merged_piece(call, code, APP_FILE, prompt, check=check)
+        return _merged_piece(call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan))
     except OutputError as exc:
         call.record("error", outcome="unrepaired", detail=f"{name}: {exc}"[:300])
         return None

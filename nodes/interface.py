@@ -21,11 +21,9 @@ from dataclasses import dataclass
 
 from nodes import sandbox
 from nodes.merge import defined_names
-from nodes.planner import STORAGE_NAMES, parameters
+from nodes.planner import PICKS, STORAGE_NAMES, parameters
 from state.artifacts import CaseResult, CodeArtifact, Plan
 
-PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
-"""Parameter names that pick an item (``task_id``, ``index``): the user's 1-based number, passed as index."""
 NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
 """Parameter names that take a whole number (the pickers, ``n``, ``count``): the command's word is int()ed."""
 ADDS = frozenset({"add", "create", "new", "append", "insert"})
@@ -138,7 +136,7 @@ def interface(plan: Plan, data_file: str | None) -> str:
             "    try:",
             *(f"        {line}" for line in branches),
             "    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:",
-            f"        print({ERROR!r}, exc)",
+            f"        print({ERROR!r}, f'{{type(exc).__name__}}: {{exc}}')",
             "        continue",
             "    if isinstance(result, list):",
             "        for number, item in enumerate(result, 1):",
@@ -265,6 +263,10 @@ def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], s
         result = sandbox.run(sandbox.python(entry_point), files, limits, stdin=f"{line}\nquit\n")
         after = _stored_items(result.files.get(stored))
         problem = _problem(result) or _wrong_effect(command.verb, line, before, after, stored)
+        if problem and command.verb not in ADDS:
+            # Which items it met: `error: KeyError: 'id'` alone did not tell the model its items have no id
+            # (to-do run 917fafcf5238).
+            problem = f"{line!r} on the items {before}: {problem}"
         if problem:
             return _case(name, lines, result, problem), command
         files[stored], before = result.files.get(stored, ""), after or []

@@ -3,7 +3,8 @@
 A small model asked to return a whole growing module drops what was there; asked for just the new or
 changed definitions, it does well. ``merge_module`` folds such a piece into a module: a definition
 replaces the same-named one, imports are unioned at the top, a ``__main__`` block stays last, other
-statements are appended once; calls at module level ("example usage") are dropped.
+statements are appended once; calls at module level ("example usage") are dropped. ``without_calls``
+takes an application's storage calls out of its features, which ``main()`` loads and saves for.
 """
 
 from __future__ import annotations
@@ -133,12 +134,13 @@ def _calls(source: str, names: set[str]) -> bool:
 
 
 def merge_module(existing: str, addition: str, module: str | None = None,
-                 keep: frozenset[str] = frozenset()) -> str:
+                 keep: frozenset[str] = frozenset(), drop: frozenset[str] = frozenset()) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
 
     ``module`` is the merged file's own module name: an import of it (a circular self-import that small
     models write) is dropped. ``keep`` names definitions of ``existing`` that ``addition`` may not
-    replace; keeping ``main`` keeps the ``__main__`` block too.
+    replace; keeping ``main`` keeps the ``__main__`` block too. Definitions of ``addition`` named in
+    ``drop`` are left out.
 
     Raises:
         SyntaxError: ``addition`` (or ``existing``) does not parse.
@@ -147,7 +149,8 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     kept = {k for k, _ in old if k[0] == "def" and k[1] in keep}
     if ("def", "main") in kept:
         kept.add(_MAIN)
-    new = [(k, t) for k, t in _pieces(repaired(addition)) if not _imports_itself(k, module) and k not in kept]
+    new = [(k, t) for k, t in _pieces(repaired(addition))
+           if not _imports_itself(k, module) and k not in kept and not (k[0] == "def" and k[1] in drop)]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     added = [(k, text) for k, text in new if k in new_by_key]
@@ -166,6 +169,47 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     main = [text for k, text in merged if k == _MAIN][-1:]
     parts = ["\n".join(dict.fromkeys(imports))] if imports else []
     return "\n\n\n".join([*parts, *body, *main]) + "\n"
+
+
+def without_calls(source: str, names: frozenset[str], exempt: frozenset[str] = frozenset(),
+                  file_parameters: frozenset[str] = frozenset()) -> str:
+    """Return ``source`` without the statement-level calls to ``names`` inside its top-level functions;
+    a block left empty gets ``pass``. Functions named in ``names`` or ``exempt``, and those taking one of
+    ``file_parameters`` (a helper handed a path), keep theirs.
+
+    An application's features must not touch the data file, since ``main()`` loads the items before a
+    command and saves them after; the small model still wrote ``save_items(path, items)`` into every
+    feature, with ``path`` undefined, and repeated it when shown the NameError (to-do run 45374ecdcbdc).
+
+    Raises:
+        SyntaxError: ``source`` does not parse.
+    """
+    lines = source.splitlines()
+    blocks: list[list[ast.stmt]] = []
+    for function in ast.parse(source).body:
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        taken = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        if function.name in names | exempt or file_parameters & taken:
+            continue
+        blocks += [block for node in ast.walk(function) for field in ("body", "orelse", "finalbody")
+                   if isinstance(block := getattr(node, field, None), list)]
+    removals: list[tuple[ast.stmt, bool]] = []  # (statement, whether `pass` takes its place)
+    for block in blocks:
+        calls = [s for s in block if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                 and isinstance(s.value.func, ast.Name) and s.value.func.id in names
+                 and _alone(s, lines)]
+        removals += [(s, len(calls) == len(block) and s is calls[0]) for s in calls]
+    for node, with_pass in sorted(removals, key=lambda r: r[0].lineno, reverse=True):
+        indent = lines[node.lineno - 1][:node.col_offset]
+        lines[node.lineno - 1:node.end_lineno] = [f"{indent}pass"] if with_pass else []
+    return "\n".join(lines) + "\n" if removals else source
+
+
+def _alone(node: ast.stmt, lines: list[str]) -> bool:
+    """Return whether ``node`` has its lines to itself (no ``if x: f()`` or ``a; f()``)."""
+    end = lines[(node.end_lineno or node.lineno) - 1][node.end_col_offset or 0:].strip()
+    return not lines[node.lineno - 1][:node.col_offset].strip() and (not end or end.startswith("#"))
 
 
 def defined_names(source: str) -> set[str]:

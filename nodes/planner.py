@@ -65,6 +65,9 @@ INTERFACE = Subtask(
 PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
 """Words of a request that asks for data kept between runs."""
 STORAGE_NAMES = frozenset({"load_items", "save_items", "main"})
+PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
+"""Parameter names that pick an item (``task_id``, ``index``): the interface passes the user's 1-based
+number as a Python index."""
 FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
 
 
@@ -103,6 +106,20 @@ def parameters(signature: str) -> list[str]:
     return [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in inside.split(",") if p.strip()]
 
 
+def _index_named(signature: str) -> str:
+    """Return ``signature`` with its one item-picking parameter called ``index``, which it receives.
+
+    Given ``mark_task_as_done(items, task_id)``, the local model looked items up by an ``'id'`` field no
+    add had given them, in every sample (to-do run 917fafcf5238).
+    """
+    names = parameters(signature)
+    pickers = [p for p in names if PICKS.search(p)]
+    if len(pickers) != 1 or "index" in names:
+        return signature
+    head, _, rest = signature.partition("(")
+    return f"{head}(" + re.sub(rf"(?<![\w.]){re.escape(pickers[0])}\b", "index", rest, count=1)
+
+
 def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     """Return the features as subtasks, without the ones the storage and interface steps already cover.
 
@@ -118,7 +135,7 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
         if name in STORAGE_NAMES or FILE_PARAMETERS & set(parameters(signature)):
             continue
         kept.append(Subtask(title=feature.title.strip() or name, description=feature.title.strip(),
-                            function=signature,
+                            function=_index_named(signature),
                             acceptance_criteria=tuple(c for c in feature.acceptance_criteria if c.strip())
                             or (feature.title.strip() or name,)))
         names.append(name)

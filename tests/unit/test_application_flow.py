@@ -307,3 +307,42 @@ def test_a_dispute_needs_the_same_issues_and_the_same_code(scripted):
     values = run(TASK, max_rounds=2)
     assert values["status"] == "failed"
     assert all(v["outcome"] != "pass" for v in values["verdicts"] if v["stage"] == "reviewing")
+
+
+def test_a_step_copying_the_conventions_example_or_saving_the_file_merges_only_its_feature(scripted):
+    keeps = {"features": [
+        {"title": "Add", "function": "add_item(items, text)", "acceptance_criteria": ["adds the text"]}]}
+    step = fenced("def add_item(items, text):\n    items.append({'text': text})\n"
+                  "    save_items(path, items)\n    return items\n\n\n"
+                  "def set_priority(items, index, priority):\n"
+                  "    items[index]['priority'] = priority\n    return items\n")
+    load = fenced("import json\n\ndef load_items(path):\n    try:\n        with open(path) as f:\n"
+                  "            return json.load(f)\n    except FileNotFoundError:\n        return []\n")
+    save = fenced("import json\n\ndef save_items(path, items):\n    with open(path, 'w') as f:\n"
+                  "        json.dump(items, f)\n")
+    tests = [fenced("def test_load_items(tmp_path):\n    assert load_items(tmp_path / 'items.json') == []\n"),
+             fenced("def test_save_items(tmp_path):\n    save_items(tmp_path / 'items.json', [1])\n"
+                    "    assert load_items(tmp_path / 'items.json') == [1]\n"),
+             fenced("def test_add_item(tmp_path):\n    assert add_item([], 'a') == [{'text': 'a'}]\n")]
+    run = scripted(planner=[keeps], coder=[load, save, step, *tests], reviewer=[APPROVE])
+    values = run("Build a to-do list: add items, and keep them in a file between runs.")
+    assert values["status"] == "completed"
+    app = values["code"]["files"]["app.py"]
+    assert "set_priority" not in app and "\n    save_items(path, items)" not in app
+    assert "items.append({'text': text})" in app and "save_items('items.json', items)" in app
+    # with the call gone, the add works through the interface: its effect check passed at once
+    effects = [e for e in values["ledger"] if e["kind"] == "sandbox" and "effects of add_item" in e["detail"]]
+    assert [e["outcome"] for e in effects] == ["passed"]
+
+
+def test_a_features_item_picking_parameter_is_called_index_in_the_plan(scripted):
+    picks = {"features": [
+        {"title": "Add", "function": "add_task(items, text)", "acceptance_criteria": ["adds"]},
+        {"title": "Done", "function": "mark_task_as_done(items, task_id)", "acceptance_criteria": ["marks"]},
+        {"title": "Move", "function": "move(items, from_pos, to_pos)", "acceptance_criteria": ["moves"]}]}
+    run = scripted(planner=[picks], coder=["stop here"] * 3)
+    values = run(TASK, max_output_retries=0)
+    functions = [s["function"] for s in values["plan"]["subtasks"]]
+    # the interface passes an index; two pickers are left as named, since one name cannot serve both
+    assert functions == ["add_task(items, text)", "mark_task_as_done(items, index)",
+                         "move(items, from_pos, to_pos)", "main()"]

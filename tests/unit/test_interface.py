@@ -219,7 +219,7 @@ def test_a_commands_error_line_is_quoted_as_the_failure():
 
     typo = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "items.add(text)")
     case = feature_effects(app(typo), "app.py", PLAN, "add_task", LIMITS)
-    assert case is not None and "error: 'list' object has no attribute 'add'" in case.message
+    assert case is not None and "error: AttributeError: 'list' object has no attribute 'add'" in case.message
 
 
 def test_a_crash_is_quoted_by_its_last_line():
@@ -263,3 +263,15 @@ def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
                    "def list_tasks(items):\n    return []\n")
     assert "load_items('items.json')" in fixed.files["app.py"] and "tasks.json" not in fixed.files["app.py"]
     assert "return []" in fixed.files["app.py"]  # the rest of the fix is merged
+
+
+def test_a_feature_that_fails_on_the_items_is_told_which_items_it_met():
+    from nodes.interface import feature_effects
+
+    # the local model's mark in to-do run 917fafcf5238 looked items up by an 'id' no add had given them
+    by_id = STORE + FEATURES_CODE.replace("    items[number]['done'] = True\n",
+                                          "    next(i for i in items if i['id'] == number)['done'] = True\n")
+    case = feature_effects(app(by_id), "app.py", PLAN, "mark_done", LIMITS)
+    assert case is not None and not case.passed
+    assert case.message.startswith("'mark 1' on the items [{'text': 'example item', 'done': False}, ")
+    assert "error: KeyError: 'id'" in case.message.splitlines()[0]

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from nodes.merge import clean_test_module, definition, merge_module, named_tests
+from nodes.merge import clean_test_module, definition, merge_module, named_tests, without_calls
 from nodes.views import strip_fences
 
 APP = '''import json
@@ -143,3 +143,33 @@ def test_a_kept_definition_and_its_main_block_are_not_replaced():
     assert "print('mine')" in merge_module(app, piece)  # nothing kept: replaced as usual
     assert "print('mine')" not in merged and "print(load())" in merged and "return [1]" in merged
     assert merged.count("__main__") == 1 and merged.rstrip().endswith("main()")
+
+
+STORAGE = frozenset({"load_items", "save_items"})
+
+
+def test_features_lose_their_storage_calls_but_main_and_path_helpers_keep_theirs():
+    source = ("def add(items, text):\n    items.append(text)\n    save_items(path, items)  # keep it\n"
+              "    return items\n\n\ndef clear(items):\n    if items:\n"
+              "        save_items(\n            'x.json', [])\n    return items\n\n\n"
+              "def export(items, path):\n    save_items(path, items)\n\n\n"
+              "def main():\n    save_items('items.json', [])\n")
+    result = without_calls(source, STORAGE, exempt=frozenset({"main"}), file_parameters=frozenset({"path"}))
+    ast.parse(result)
+    assert "save_items(path, items)  #" not in result and "'x.json'" not in result
+    assert "    if items:\n        pass\n    return items" in result  # an emptied block gets `pass`
+    assert "def export(items, path):\n    save_items(path, items)" in result
+    assert "save_items('items.json', [])" in result
+    assert without_calls("def f(items):\n    return items\n", STORAGE) == "def f(items):\n    return items\n"
+
+
+def test_a_storage_call_sharing_its_line_is_left_alone():
+    source = ("def add(items, t):\n    if t: save_items('x', items)\n"
+              "    items.append(t); save_items('x', items)\n")
+    assert without_calls(source, STORAGE) == source
+
+
+def test_dropped_definitions_are_not_merged():
+    piece = "def set_priority(items, i, p):\n    return items\n\n\ndef load():\n    return [2]\n"
+    merged = merge_module(APP, piece, drop=frozenset({"set_priority"}))
+    assert "set_priority" not in merged and "return [2]" in merged
