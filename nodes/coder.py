@@ -100,7 +100,7 @@ def set_priority(items, index, priority):
 """What every feature of an application agrees on with the generated interface (``nodes.interface``, which
 turns the user's 1-based numbers into indices). To-do runs of session 11 wrote a "mark done" that deleted
 the item, and one that overwrote the task's text with 'Done'."""
-EXAMPLE_NAMES = frozenset({"set_priority"})
+EXAMPLE_NAMES = frozenset(defined_names(code_block(CONVENTIONS)))
 """What the conventions' example defines: a step's piece that copies it does not add it to the app, unless
 the plan names it (to-do run 45374ecdcbdc merged a ``set_priority`` nobody asked for)."""
 
@@ -170,9 +170,9 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
         # data file's name (to-do run 830e6868c58f).
         keep = frozenset({"main"}) if path == APP_FILE else frozenset()
     try:
-        source = strip_fences(piece)
+        source = repaired(strip_fences(piece))
         if path == APP_FILE:
-            source = without_calls(repaired(source), STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
+            source = without_calls(source, STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
                                    file_parameters=FILE_PARAMETERS)
         content = merge_module(files.get(path, ""), source,
                                module=path.removesuffix(".py").replace("/", "."), keep=keep, drop=drop)
