@@ -31,7 +31,8 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             console.print("[red]accord eval compare needs one or more result folders[/]")
             return 2
         out = Path(args.out or args.dirs[0])
-        paths = report.write(report.collect([Path(d) for d in args.dirs]), out)
+        rows = report.collect([Path(d) for d in args.dirs])
+        paths = report.write(report.common(rows) if args.common else rows, out)
         console.print(f"report: {', '.join(str(p) for p in paths)}")
         return 0
     if args.benchmark not in BENCHMARKS:
@@ -105,6 +106,8 @@ def add_eval_command(
     p.add_argument("--config", default="accountable", choices=list(CONFIGURATIONS))
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
+    p.add_argument("--common", action="store_true",
+                   help="for compare: report only the tasks that every configuration ran")
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
     p.add_argument("--backend", choices=["local", "celery"], default="local",
                    help="celery: queue the tasks for `accord worker` processes (ACCORD_BROKER_URL, "

@@ -21,6 +21,8 @@ from evals.runner import read_rows
 CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
 """MAST's three failure categories (FC1, FC2, FC3)."""
 BASELINE = "simple"
+REFERENCE = "accountable"
+"""The configuration every other one is paired with, task by task, when it is present."""
 
 
 def collect(dirs: Iterable[Path]) -> list[dict[str, Any]]:
@@ -31,6 +33,40 @@ def collect(dirs: Iterable[Path]) -> list[dict[str, Any]]:
             raise FileNotFoundError(f"no results.jsonl in {d}")
         rows.update({(r["config"], r["id"]): r for r in read_rows(d)})
     return list(rows.values())
+
+
+def common(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the rows of the tasks that every configuration in ``rows`` ran."""
+    ran: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        ran[row["config"]].add(row["id"])
+    shared = set.intersection(*ran.values()) if ran else set()
+    return [r for r in rows if r["id"] in shared]
+
+
+def paired(rows: list[dict[str, Any]], reference: str = REFERENCE) -> dict[str, Any]:
+    """Return, per configuration, who solved what on the tasks it shares with ``reference``.
+
+    Pass rates over different task sets do not compare; this does: the same tasks, solved by both,
+    by this configuration only, or by the reference only (the ids of the last two are listed).
+    """
+    solved: dict[str, dict[str, bool]] = defaultdict(dict)
+    for row in rows:
+        solved[row["config"]][row["id"]] = bool(row["passed"])
+    if reference not in solved:
+        return {}
+    ref, out = solved[reference], {}
+    for name, results in solved.items():
+        if name == reference:
+            continue
+        shared = sorted(results.keys() & ref.keys(), key=_natural)
+        out[name] = {
+            "tasks": len(shared),
+            "both": sum(results[t] and ref[t] for t in shared),
+            "only_this": [t for t in shared if results[t] and not ref[t]],
+            "only_reference": [t for t in shared if ref[t] and not results[t]],
+        }
+    return out
 
 
 def _natural(task_id: str) -> tuple[str | int, ...]:
@@ -95,7 +131,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "median_latency_s": round(statistics.median(r["latency_s"] for r in group), 1) if n else 0.0,
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
         }
+    for name, versus in paired(rows).items():
+        out[name]["versus"] = {"reference": REFERENCE, **versus}
     return out
+
+
+def _ids(ids: list[str]) -> str:
+    return f" ({', '.join(ids)})" if ids else ""
 
 
 def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
@@ -154,6 +196,21 @@ def markdown(summary: Mapping[str, Any]) -> str:
     for name, s in summary.items():
         origins = ", ".join(f"{role}: {k}" for role, k in sorted(s["error_origins"].items())) or "none"
         lines.append(f"- `{name}`: {origins}; planner error rate {s['planner_error_rate']:.1%}")
+    versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
+    if versus:
+        lines += [
+            "",
+            f"## Paired with `{REFERENCE}` (the tasks both ran)",
+            "",
+            f"| configuration | tasks | solved by both | only this | only {REFERENCE} | net |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, p in versus.items():
+            mine, theirs = p["only_this"], p["only_reference"]
+            lines.append(
+                f"| {name} | {p['tasks']} | {p['both']} | {len(mine)}{_ids(mine)} "
+                f"| {len(theirs)}{_ids(theirs)} | {len(mine) - len(theirs):+d} |"
+            )
     lines += [
         "",
         "![failures per round](failures_per_round.png)",

@@ -171,6 +171,39 @@ def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
         assert (tmp_path / "both" / png).read_bytes()[:4] == b"\x89PNG"
 
 
+def _row(config: str, task: str, passed: bool) -> dict[str, Any]:
+    return {"config": config, "id": task, "passed": passed, "mast": [], "cost": 0.0, "tokens_in": 10,
+            "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0, "llm_calls": 1,
+            "blame": {"roles": {}, "origin": None}}
+
+
+def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran(tmp_path):
+    full, ablation = tmp_path / "full", tmp_path / "ablation"
+    runner_rows = {
+        full: [_row("accountable", "T/1", True), _row("accountable", "T/2", True),
+               _row("accountable", "T/3", False), _row("single", "T/1", True), _row("single", "T/2", False),
+               _row("single", "T/3", True)],
+        ablation: [_row("no-tester", "T/1", False), _row("no-tester", "T/2", True)],
+    }
+    for folder, rows in runner_rows.items():
+        folder.mkdir()
+        (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    assert main(["eval", "compare", str(full), str(ablation), "--common", "--out", str(tmp_path / "c")]) == 0
+    summary = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert {name: s["ids"] for name, s in summary.items()} == {
+        "single": ["T/1", "T/2"], "accountable": ["T/1", "T/2"], "no-tester": ["T/1", "T/2"]}
+    assert summary["no-tester"]["versus"] == {
+        "reference": "accountable", "tasks": 2, "both": 1, "only_this": [], "only_reference": ["T/1"]}
+    assert "versus" not in summary["accountable"]
+    text = (tmp_path / "c" / "report.md").read_text()
+    assert "| no-tester | 2 | 1 | 0 | 1 (T/1) | -1 |" in text
+
+    everything = report.summarize(report.collect([full, ablation]))
+    assert everything["single"]["versus"] == {
+        "reference": "accountable", "tasks": 3, "both": 1, "only_this": ["T/3"], "only_reference": ["T/2"]}
+
+
 def test_pareto_frontier_keeps_only_undominated_points():
     points = [(10.0, 50.0), (5.0, 40.0), (20.0, 45.0), (30.0, 70.0), (5.0, 30.0)]
     assert report.pareto(points) == [(5.0, 40.0), (10.0, 50.0), (30.0, 70.0)]
