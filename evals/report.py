@@ -44,8 +44,8 @@ def common(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r["id"] in shared]
 
 
-def paired(rows: list[dict[str, Any]], reference: str = REFERENCE) -> dict[str, Any]:
-    """Return, per configuration, who solved what on the tasks it shares with ``reference``.
+def paired(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return, per configuration, who solved what on the tasks it shares with ``REFERENCE``.
 
     Pass rates over different task sets do not compare; this does: the same tasks, solved by both,
     by this configuration only, or by the reference only (the ids of the last two are listed).
@@ -53,11 +53,11 @@ def paired(rows: list[dict[str, Any]], reference: str = REFERENCE) -> dict[str, 
     solved: dict[str, dict[str, bool]] = defaultdict(dict)
     for row in rows:
         solved[row["config"]][row["id"]] = bool(row["passed"])
-    if reference not in solved:
+    if REFERENCE not in solved:
         return {}
-    ref, out = solved[reference], {}
+    ref, out = solved[REFERENCE], {}
     for name, results in solved.items():
-        if name == reference:
+        if name == REFERENCE:
             continue
         shared = sorted(results.keys() & ref.keys(), key=_natural)
         out[name] = {

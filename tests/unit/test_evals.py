@@ -179,13 +179,13 @@ def _row(config: str, task: str, passed: bool) -> dict[str, Any]:
 
 def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran(tmp_path):
     full, ablation = tmp_path / "full", tmp_path / "ablation"
-    runner_rows = {
+    folders = {
         full: [_row("accountable", "T/1", True), _row("accountable", "T/2", True),
                _row("accountable", "T/3", False), _row("single", "T/1", True), _row("single", "T/2", False),
                _row("single", "T/3", True)],
         ablation: [_row("no-tester", "T/1", False), _row("no-tester", "T/2", True)],
     }
-    for folder, rows in runner_rows.items():
+    for folder, rows in folders.items():
         folder.mkdir()
         (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
