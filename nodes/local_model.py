@@ -228,6 +228,19 @@ class Server:
             os.killpg(self.pid, signal.SIGKILL)
 
 
+KEPT_SERVER_LOGS = 8
+"""Server logs kept in the cache: one per start, so without pruning they pile up run after run."""
+
+
+def server_log(port: int) -> Path:
+    """Return the log path for a server on ``port``, deleting all but the newest older logs."""
+    logs = sorted(cache_dir().glob("server-*.log"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in logs[KEPT_SERVER_LOGS - 1:]:
+        with contextlib.suppress(OSError):  # a concurrent start may have pruned it already
+            old.unlink()
+    return cache_dir() / f"server-{port}.log"
+
+
 def _state_file() -> Path:
     return cache_dir() / "server.json"
 
@@ -262,7 +275,7 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
     """Start a llama.cpp server for ``name`` on loopback and wait until it answers."""
     path = assemble(name)
     port = port or free_port()
-    log = (cache_dir() / f"server-{port}.log").open("ab")
+    log = server_log(port).open("ab")
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "nodes.llama_server", "--model", str(path), "--host", "127.0.0.1",

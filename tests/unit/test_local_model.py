@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -112,3 +113,19 @@ def test_a_dead_owned_server_is_replaced_at_once(tmp_path, monkeypatch):
     started = time.monotonic()
     assert local_model.ensure_server("m") is fresh
     assert time.monotonic() - started < 5
+
+
+def test_a_new_server_log_prunes_all_but_the_newest_older_logs(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    for age, port in enumerate(range(9000, 9012)):  # port 9000 is the newest
+        log = tmp_path / f"server-{port}.log"
+        log.write_text("old")
+        os.utime(log, (1e9 - age, 1e9 - age))
+    (tmp_path / "server.json").write_text("{}")
+
+    path = local_model.server_log(9100)
+
+    kept = sorted(p.name for p in tmp_path.glob("server-*.log"))
+    assert path == tmp_path / "server-9100.log"
+    assert kept == [f"server-{port}.log" for port in range(9000, 9000 + local_model.KEPT_SERVER_LOGS - 1)]
+    assert (tmp_path / "server.json").exists()  # only logs are pruned
