@@ -1,15 +1,16 @@
 """Intake: turn the user's request into a TaskSpec, by code (no model).
 
-A request that parses as Python and holds a function whose body is only a docstring (or ``pass``/``...``)
-is a function-level task: that function (the last such) is the entry point, and the examples stated in its
-docstring (doctest lines, or ``f(x) == y`` / ``f(x) ➞ y`` / ``f(x) => y`` lines) become executable
-examples. Anything else is an application-level task.
+A request that parses as Python and holds a function whose body is only a docstring (or ``pass``/``...``),
+after any imports of its own, is a function-level task: that function (the last such) is the entry point,
+and the examples stated in its docstring (doctest lines, or ``f(x) == y`` / ``f(x) ➞ y`` / ``f(x) => y``
+lines) become executable examples. Anything else is an application-level task.
 """
 
 from __future__ import annotations
 
 import ast
 import doctest
+import inspect
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -25,12 +26,23 @@ PYTHON_START = re.compile(r"(def|async def|class|import|from|@)\s")
 _ARROW = re.compile(r"^\s*(?P<call>[A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->|→)\s*(?P<expected>.+?)\s*$")
 
 
-def _is_stub(node: ast.FunctionDef) -> bool:
-    body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
-        body = body[1:]
-    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+def _stub_parts(node: ast.FunctionDef) -> tuple[bool, str]:
+    """Return whether ``node`` is a stub, and its docstring.
+
+    A stub's body is its docstring and ``pass``/``...``, after any imports it makes for itself (a stub may
+    import inside the function, before its docstring, where ``ast.get_docstring`` does not look).
+    """
+    body = list(node.body)
+    while body and isinstance(body[0], (ast.Import, ast.ImportFrom)):
+        body.pop(0)
+    docstring = ""
+    first = body[0].value if body and isinstance(body[0], ast.Expr) else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        docstring = inspect.cleandoc(first.value)
+        body.pop(0)
+    stub = all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                                            and s.value.value is Ellipsis) for s in body)
+    return stub, docstring
 
 
 def _valid_expression(text: str) -> bool:
@@ -91,10 +103,10 @@ def parse_request(request: str) -> TaskSpec:
             raise OutputError(f"the request starts as Python but does not parse (line {exc.lineno}: "
                               f"{exc.msg}); fix the stub, or describe the task in prose") from exc
         return TaskSpec(request=request, level="application")
-    stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_stub(n)]
+    stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _stub_parts(n)[0]]
     if not stubs:
         return TaskSpec(request=request, level="application")
     stub = stubs[-1]
-    docstring = ast.get_docstring(stub) or ""
+    docstring = _stub_parts(stub)[1]
     return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
                     examples=parse_examples(docstring, stub.name))

@@ -30,6 +30,20 @@ def test_arrow_examples_are_parsed():
                                                                              ('f("")', '""')]
 
 
+def test_a_stub_that_imports_before_its_docstring_is_still_a_function_task():
+    request = 'def area(r):\n    import math\n    """Circle area.\n    >>> area(0)\n    0.0\n    """\n'
+    task = parse_request(request)
+    assert task.level == "function" and task.entry_point == "area"
+    assert [(e.call, e.expected) for e in task.examples] == [("area(0)", "0.0")]
+    assert parse_request("def f():\n    import math\n    return math.pi\n").level == "application"
+
+
+def test_every_humaneval_prompt_is_a_function_task_with_its_entry_point():
+    for task_id, problem in read_problems().items():
+        task = parse_request(problem["prompt"])
+        assert (task.level, task.entry_point) == ("function", problem["entry_point"]), task_id
+
+
 def test_prose_is_an_application_task():
     task = parse_request("Build a command-line to-do list application.")
     assert task.level == "application" and task.entry_point is None
