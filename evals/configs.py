@@ -71,6 +71,13 @@ def skipping(lifecycle: Lifecycle, skipped: str, name: str) -> Lifecycle:
                      stages=tuple(s for s in lifecycle.stages if s.name != skipped), transitions=transitions)
 
 
+def receiving(roles: Mapping[str, Role], role: str, duty: str, kind: str) -> dict[str, Role]:
+    """Return ``roles`` with one duty also taking ``kind`` in its messages, and ignoring it."""
+    old = roles[role].duties[duty]
+    contract = old.contract.model_copy(update={"optional_inputs": (*old.contract.optional_inputs, kind)})
+    return {**roles, role: Role(role, {**roles[role].duties, duty: Duty(contract, old.work)})}
+
+
 def ignoring(gate: Gate) -> Gate:
     """Return a gate whose ``fail`` is recorded as evidence but not acted on (the no-gates ablation)."""
 
@@ -191,7 +198,9 @@ CONFIGURATIONS: dict[str, Configuration] = {
             "no-selection",
             "Accord keeping the first candidate, the Tester's cases trusted as tests",
             skipping(development.LIFECYCLE, "selecting", "no-selection"),
-            development.ROLES,
+            # With no selection, a revision's pool goes straight to the test run, which runs the code
+            # (the first candidate, or the revision) and nothing else of it.
+            receiving(development.ROLES, "debugger", "run_tests", "candidates"),
             development.GATES,
         ),
     )
