@@ -26,8 +26,8 @@ PYTHON_START = re.compile(r"(def|async def|class|import|from|@)\s")
 _ARROW = re.compile(r"^\s*(?P<call>[A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->|→)\s*(?P<expected>.+?)\s*$")
 
 
-def _stub_parts(node: ast.FunctionDef) -> tuple[bool, str]:
-    """Return whether ``node`` is a stub, and its docstring.
+def _stub_docstring(node: ast.FunctionDef) -> str | None:
+    """Return a stub's docstring (``""`` if it has none), or None if ``node`` is not a stub.
 
     A stub's body is its docstring and ``pass``/``...``, after any imports it makes for itself (a stub may
     import inside the function, before its docstring, where ``ast.get_docstring`` does not look).
@@ -42,7 +42,7 @@ def _stub_parts(node: ast.FunctionDef) -> tuple[bool, str]:
         body.pop(0)
     stub = all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                                            and s.value.value is Ellipsis) for s in body)
-    return stub, docstring
+    return docstring if stub else None
 
 
 def _valid_expression(text: str) -> bool:
@@ -103,10 +103,10 @@ def parse_request(request: str) -> TaskSpec:
             raise OutputError(f"the request starts as Python but does not parse (line {exc.lineno}: "
                               f"{exc.msg}); fix the stub, or describe the task in prose") from exc
         return TaskSpec(request=request, level="application")
-    stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _stub_parts(n)[0]]
+    functions = [(n, _stub_docstring(n)) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    stubs = [(n, doc) for n, doc in functions if doc is not None]
     if not stubs:
         return TaskSpec(request=request, level="application")
-    stub = stubs[-1]
-    docstring = _stub_parts(stub)[1]
+    stub, docstring = stubs[-1]
     return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
                     examples=parse_examples(docstring, stub.name))

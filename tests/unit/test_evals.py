@@ -128,8 +128,9 @@ def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path):
     for config in CONFIGURATIONS:
         scripted = models(code=WRONG)  # failing code makes every role run, retry and see feedback
         [row] = evaluate(tmp_path / config, config, scripted)
-        # ...through a second round: each configuration's handoffs reach roles that take them.
-        assert "does not take" not in row["reason"], f"{config}: {row['reason']}"
+        # ...through a second round: each configuration's handoffs reach roles that take them (a refused
+        # message is MAST's FM-2.4).
+        assert "FM-2.4" not in [f["mode"] for f in row["mast"]], f"{config}: {row['reason']}"
         prompts = "\n".join(p for m in scripted.values() for p in m.prompts)
         assert "has_close_elements" in prompts
         leaked = [line for line in hidden if line in prompts]
