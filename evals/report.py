@@ -69,6 +69,24 @@ def paired(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return how each run's own verdict (``completed`` or not) agrees with the hidden tests.
+
+    A gate that trusts a wrong test fails correct code; one that trusts weak evidence completes wrong
+    code. pass@1 sees neither; this counts both, listing the correct code a run reported as failed.
+    """
+    claimed = [r for r in group if r.get("status") == "completed"]
+    unclaimed = [r for r in group if r.get("status") != "completed"]
+    out = {
+        "completed_correct": sum(r["passed"] for r in claimed),
+        "completed_wrong": sum(not r["passed"] for r in claimed),
+        "failed_correct": sorted((r["id"] for r in unclaimed if r["passed"]), key=_natural),
+        "failed_wrong": sum(not r["passed"] for r in unclaimed),
+    }
+    agree = out["completed_correct"] + out["failed_wrong"]
+    return {**out, "agreement": round(agree / len(group), 4) if group else 0.0}
+
+
 def _natural(task_id: str) -> tuple[str | int, ...]:
     """Return a sort key that puts HumanEval/9 before HumanEval/10."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", task_id))
@@ -130,6 +148,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "cost_per_solved": round(cost / solved, 6) if solved else None,
             "median_latency_s": round(statistics.median(r["latency_s"] for r in group), 1) if n else 0.0,
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
+            "verdicts": verdicts(group),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
@@ -196,6 +215,24 @@ def markdown(summary: Mapping[str, Any]) -> str:
     for name, s in summary.items():
         origins = ", ".join(f"{role}: {k}" for role, k in sorted(s["error_origins"].items())) or "none"
         lines.append(f"- `{name}`: {origins}; planner error rate {s['planner_error_rate']:.1%}")
+    lines += [
+        "",
+        "## Final verdicts against the hidden tests",
+        "",
+        "A run's status is its own verdict; the hidden tests say whether it was right. `single` has no "
+        "gate: it completes whatever parses.",
+        "",
+        "| configuration | completed, correct | completed, wrong | failed, correct | failed, wrong "
+        "| verdict agrees |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, s in summary.items():
+        v = s["verdicts"]
+        lines.append(
+            f"| {name} | {v['completed_correct']} | {v['completed_wrong']} "
+            f"| {len(v['failed_correct'])}{_ids(v['failed_correct'])} | {v['failed_wrong']} "
+            f"| {v['agreement']:.1%} |"
+        )
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [

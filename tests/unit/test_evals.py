@@ -174,8 +174,9 @@ def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
         assert (tmp_path / "both" / png).read_bytes()[:4] == b"\x89PNG"
 
 
-def _row(config: str, task: str, passed: bool) -> dict[str, Any]:
-    return {"config": config, "id": task, "passed": passed, "mast": [], "cost": 0.0, "tokens_in": 10,
+def _row(config: str, task: str, passed: bool, status: str = "completed") -> dict[str, Any]:
+    return {"config": config, "id": task, "passed": passed, "status": status, "mast": [], "cost": 0.0,
+            "tokens_in": 10,
             "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0, "llm_calls": 1,
             "blame": {"roles": {}, "origin": None}}
 
@@ -205,6 +206,20 @@ def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran
     everything = report.summarize(report.collect([full, ablation]))
     assert everything["single"]["versus"] == {
         "reference": "accountable", "tasks": 3, "both": 1, "only_this": ["T/3"], "only_reference": ["T/2"]}
+
+
+def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
+    rows = [_row("accountable", "T/1", True), _row("accountable", "T/2", False),
+            _row("accountable", "T/10", True, "failed"), _row("accountable", "T/3", True, "failed"),
+            _row("accountable", "T/4", False, "failed")]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    assert main(["eval", "compare", str(tmp_path), "--out", str(tmp_path / "r")]) == 0
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["accountable"]["verdicts"] == {
+        "completed_correct": 1, "completed_wrong": 1, "failed_correct": ["T/3", "T/10"], "failed_wrong": 1,
+        "agreement": 0.4}
+    assert "| accountable | 1 | 1 | 2 (T/3, T/10) | 1 | 40.0% |" in (tmp_path / "r" / "report.md").read_text()
 
 
 def test_pareto_frontier_keeps_only_undominated_points():
