@@ -75,8 +75,8 @@ def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
     A gate that trusts a wrong test fails correct code; one that trusts weak evidence completes wrong
     code. pass@1 sees neither; this counts both, listing the correct code a run reported as failed.
     """
-    claimed = [r for r in group if r.get("status") == "completed"]
-    unclaimed = [r for r in group if r.get("status") != "completed"]
+    claimed = [r for r in group if r["status"] == "completed"]
+    unclaimed = [r for r in group if r["status"] != "completed"]
     out = {
         "completed_correct": sum(r["passed"] for r in claimed),
         "completed_wrong": sum(not r["passed"] for r in claimed),

@@ -176,9 +176,8 @@ def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
 
 def _row(config: str, task: str, passed: bool, status: str = "completed") -> dict[str, Any]:
     return {"config": config, "id": task, "passed": passed, "status": status, "mast": [], "cost": 0.0,
-            "tokens_in": 10,
-            "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0, "llm_calls": 1,
-            "blame": {"roles": {}, "origin": None}}
+            "tokens_in": 10, "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0,
+            "llm_calls": 1, "blame": {"roles": {}, "origin": None}}
 
 
 def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran(tmp_path):
