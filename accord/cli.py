@@ -63,7 +63,9 @@ def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
     """Run the graph, printing one line per finished stage."""
     started, tokens = time.monotonic(), [0, 0]
     traced = {**cfg, "tags": ["accord", "configuration:accountable"]}  # LangSmith run tags
-    for chunk in graph.stream(inputs, traced, context=context, stream_mode="updates"):
+    # ``sync``: each stage's checkpoint is on disk before the next stage starts, so a killed run
+    # resumes with nothing redone (LangGraph's default, ``async``, may lose the last step).
+    for chunk in graph.stream(inputs, traced, context=context, stream_mode="updates", durability="sync"):
         for update in chunk.values():
             if not update:
                 continue
@@ -160,11 +162,14 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if not snapshot.values:
             console.print(f"[red]no thread {args.thread!r} in {runs.db_path()}[/]")
             return 2
-        if not snapshot.next:
+        # A stage whose writes were saved but whose checkpoint was not (killed in between) shows as a
+        # task with no ``next``: the run has not ended, and resuming applies those writes.
+        if not snapshot.next and not snapshot.tasks:
             console.print(f"thread {args.thread} already ended: {snapshot.values.get('status')}")
             return _finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
                            started)
-        console.print(f"resuming {args.thread} at {', '.join(snapshot.next)}")
+        where = ", ".join(snapshot.next) or f"the stage after {', '.join(t.name for t in snapshot.tasks)}"
+        console.print(f"resuming {args.thread} at {where}")
         return drive(graph, None, cfg, args, args.thread, started)
 
 

@@ -104,9 +104,9 @@ def run_task(
     earlier = history.from_graph(graph, thread)
     started = time.monotonic()
     if not earlier:
-        graph.invoke({"request": task.prompt}, cfg, context=context)
-    elif earlier[-1].next:
-        graph.invoke(None, cfg, context=context)  # cut off mid-run: continue from the last checkpoint
+        graph.invoke({"request": task.prompt}, cfg, context=context, durability="sync")
+    elif earlier[-1].next:  # cut off mid-run: continue from the last checkpoint
+        graph.invoke(None, cfg, context=context, durability="sync")
     elapsed = time.monotonic() - started + _span(earlier)
     chain = history.from_graph(graph, thread)
     values = chain[-1].values
