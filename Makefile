@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
 
-.PHONY: help setup demo run test test-unit lint dev eval bench bench-load clean
+.PHONY: help setup demo run test test-unit lint docs diagram tables dev eval bench bench-load clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -16,7 +16,7 @@ $(BIN)/accord: pyproject.toml
 	@touch $@
 
 setup: $(BIN)/accord  ## install Accord, llama.cpp and the local model; check the sandbox
-	@command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing (apt-get install bubblewrap): the sandbox will fall back to rlimits only"
+	@command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing: Accord refuses to run model-written code until you apt-get install bubblewrap (accord doctor)"
 	$(BIN)/accord model setup
 
 demo: setup  ## run the AgentMesh to-do application task on the local model, files into out/todo
@@ -32,8 +32,16 @@ test-unit: $(BIN)/accord  ## offline unit tests only (scripted models, no model 
 	$(BIN)/python -m pytest -q tests/unit
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
-	$(BIN)/ruff check graphs nodes state evals accord tests
-	$(BIN)/mypy graphs nodes state accord evals
+	$(BIN)/ruff check graphs nodes runtime state evals accord tests
+	$(BIN)/mypy graphs nodes runtime state accord evals
+
+docs: diagram tables  ## regenerate the lifecycle drawings and result tables in the README and docs/
+
+diagram: $(BIN)/accord  ## redraw the lifecycle drawings from the compiled graphs
+	$(BIN)/python -m graphs.diagram
+
+tables: $(BIN)/accord  ## regenerate the result tables from the results' summary.json files
+	$(BIN)/python -m evals.tables
 
 dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
 	$(BIN)/langgraph dev --no-browser

@@ -15,12 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from accord import runs
 from evals import cost, exports, mast
 from evals.blame import Blame, blame
-from evals.history import Checkpoint, from_graph, from_server
 from evals.trace import steps
-from nodes import local_model
+from graphs import store
+from runtime import local_model
+from state.history import Checkpoint, from_graph, from_server
 
 
 @contextmanager
@@ -32,13 +32,13 @@ def _branch(args: argparse.Namespace) -> Iterator[list[Checkpoint]]:
         return
     from graphs.development import build_graph
 
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         yield from_graph(build_graph(checkpointer=saver), args.thread, head)
 
 
 def _missing(args: argparse.Namespace) -> int:
     print(f"no thread {args.thread!r}" + (f" at {args.url}" if getattr(args, "url", None)
-                                          else f" in {runs.db_path()}"))
+                                          else f" in {store.db_path()}"))
     return 2
 
 
@@ -154,10 +154,10 @@ def cmd_fork(args: argparse.Namespace) -> int:
     from graphs.development import build_graph
 
     started = time.monotonic()
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
         try:
-            config = runs.fork(graph, args.thread, args.checkpoint, _values(args.set or []))
+            config = store.fork(graph, args.thread, args.checkpoint, _values(args.set or []))
         except KeyError as exc:
             print(exc.args[0])
             return 2

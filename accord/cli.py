@@ -3,52 +3,89 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
+import inspect
+import itertools
 import json
 import sys
+import textwrap
 import time
 import uuid
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args, get_type_hints
 
 from rich.console import Console
 
-from accord import runs
 from accord.accountability import add_commands
+from accord.doctor import add_doctor_command, require_sandbox
 from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
 from evals import cost
-from nodes import local_model
+from graphs import store
+from runtime import local_model, sandbox
+from state.context import Context
 from state.graph_state import handoffs
+from state.settings import run_defaults
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _context(args: argparse.Namespace) -> Any:
-    from state.context import Context
+ROLE_OPTIONS = ("model", "role_models", "role_styles")
+"""Context fields set through ``--model [ROLE=]NAME`` and ``--style ROLE=FIELD=VALUE``, not generated."""
 
-    role_models: dict[str, dict[str, Any]] = {}
-    default_model = None
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Return each attribute docstring of a class on one line, by attribute name."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(body, ast.ClassDef)
+    docs = {}
+    for target, doc in itertools.pairwise(body.body):
+        if (isinstance(target, ast.AnnAssign) and isinstance(target.target, ast.Name)
+                and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)):
+            docs[target.target.id] = " ".join(str(doc.value.value).replace("``", "").split()).rstrip(".")
+    return docs
+
+
+def context_options(p: argparse._ActionsContainer) -> None:
+    """Add one option per scalar Context field (``max_rounds`` → ``--max-rounds``), defaulting to unset."""
+    hints, docs = get_type_hints(Context), field_docs(Context)
+    for field in dataclasses.fields(Context):
+        if field.name in ROLE_OPTIONS:
+            continue
+        kind = next(t for t in (int, float, str) if t in (hints[field.name], *get_args(hints[field.name])))
+        default = "" if field.default is None else f"default {field.default}; "
+        p.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None,
+                       metavar=kind.__name__.upper(),
+                       help=f"{docs.get(field.name, '')} ({default}ACCORD_{field.name.upper()})")
+
+
+def _context(args: argparse.Namespace) -> Context:
+    """Return the run's Context: the defaults, the environment's ``ACCORD_*`` values, then the options."""
+    try:
+        base = run_defaults()
+    except ValueError as exc:
+        _usage_error(str(exc))
+    role_models = {role: dict(settings) for role, settings in base.role_models.items()}
+    default_model = base.model
     for spec in args.model or []:
         role, _, name = spec.rpartition("=")
         if role:
             role_models.setdefault(role.lower(), {})["model"] = name
         else:
             default_model = name
-    role_styles: dict[str, dict[str, Any]] = {}
+    role_styles = {role: dict(style) for role, style in base.role_styles.items()}
     for spec in args.style or []:
         role, _, setting = spec.partition("=")
         name, _, value = setting.partition("=")
         if not (role and name and value):
             _usage_error(f"--style wants ROLE=FIELD=VALUE, got {spec!r}")
         role_styles.setdefault(role.lower(), {})[name] = value.split(",") if name == "languages" else value
+    options = {f.name: getattr(args, f.name) for f in dataclasses.fields(Context)
+               if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
     try:  # a bad style value is refused here, before anything runs
-        return Context(model=default_model, base_url=args.base_url, role_models=role_models,
-                       role_styles=role_styles, max_rounds=args.max_rounds,
-                       max_debug_attempts=args.max_debug_attempts, max_candidates=args.max_candidates,
-                       max_resamples=args.max_resamples,
-                       max_llm_calls=args.max_llm_calls, max_run_tokens=args.max_run_tokens,
-                       max_cost=args.max_cost, max_wall_s=args.max_wall_s,
-                       request_timeout_s=args.request_timeout_s, temperature=args.temperature)
+        return dataclasses.replace(base, model=default_model, role_models=role_models,
+                                   role_styles=role_styles, **options)
     except ValueError as exc:
         _usage_error(str(exc))
 
@@ -87,7 +124,7 @@ def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
                 console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
                               f"{update.get('reason', '')}")
     # The thread's head, not ``cfg``'s checkpoint: a fork's config names the checkpoint it started from.
-    return dict(graph.get_state(runs.config(cfg["configurable"]["thread_id"])).values)
+    return dict(graph.get_state(store.config(cfg["configurable"]["thread_id"])).values)
 
 
 def _write_files(values: dict[str, Any], out: Path) -> None:
@@ -104,7 +141,7 @@ def _write_files(values: dict[str, Any], out: Path) -> None:
 
 
 def _finish(values: dict[str, Any], thread: str, out: Path | None, started: float) -> int:
-    info = runs.summary(values)
+    info = store.summary(values)
     if out is not None:
         _write_files(values, out)
     console.print(
@@ -122,12 +159,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not request:
         console.print("[red]give a task, or --file with a Python stub[/]")
         return 2
+    require_sandbox(console)
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
-        return drive(graph, {"request": request}, runs.config(thread), args, thread, started)
+        return drive(graph, {"request": request}, store.config(thread), args, thread, started)
 
 
 def _stopped(thread: str, exc: Exception) -> int:
@@ -154,13 +192,14 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Continue a thread from its last checkpoint."""
     from graphs.development import build_graph
 
+    require_sandbox(console)
     started = time.monotonic()
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
-        cfg = runs.config(args.thread)
+        cfg = store.config(args.thread)
         snapshot = graph.get_state(cfg)
         if not snapshot.values:
-            console.print(f"[red]no thread {args.thread!r} in {runs.db_path()}[/]")
+            console.print(f"[red]no thread {args.thread!r} in {store.db_path()}[/]")
             return 2
         # A stage whose writes were saved but whose checkpoint was not (killed in between) shows as a
         # task with no ``next``: the run has not ended, and resuming applies those writes.
@@ -177,11 +216,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     """List threads, newest first."""
     from graphs.development import build_graph
 
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
-        for thread in runs.thread_ids(saver):
-            values = dict(graph.get_state(runs.config(thread)).values)
-            info = runs.summary(values)
+        for thread in store.thread_ids(saver):
+            values = dict(graph.get_state(store.config(thread)).values)
+            info = store.summary(values)
             request = " ".join(str(values.get("request", "")).split())[:60]
             print(f"{thread}  {info['status']:<9} {info['stage']:<12} round {info['round']}  "
                   f"{info['tokens_in'] + info['tokens_out']:>7,} tokens  {request}")
@@ -192,12 +231,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Print a thread: path taken, artifacts, contract checks and gate decisions."""
     from graphs.development import build_graph
 
-    with runs.checkpointer() as saver:
-        values = dict(build_graph(checkpointer=saver).get_state(runs.config(args.thread)).values)
+    with store.checkpointer() as saver:
+        values = dict(build_graph(checkpointer=saver).get_state(store.config(args.thread)).values)
     if not values:
-        console.print(f"[red]no thread {args.thread!r} in {runs.db_path()}[/]")
+        console.print(f"[red]no thread {args.thread!r} in {store.db_path()}[/]")
         return 2
-    info = runs.summary(values)
+    info = store.summary(values)
     if args.json:
         print(json.dumps({"thread": args.thread, **info, "state": values}, indent=2,
                          default=lambda o: o.model_dump() if hasattr(o, "model_dump") else str(o)))
@@ -278,21 +317,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
                        help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
                             "languages (prose first, e.g. de,python); repeatable")
-        p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: local model)")
-        p.add_argument("--temperature", type=float, default=0.0)
-        p.add_argument("--request-timeout-s", type=float, default=600.0,
-                       help="seconds one model request may take before it is retried")
-        p.add_argument("--max-rounds", type=int, default=5)
-        p.add_argument("--max-debug-attempts", type=int, default=3)
-        p.add_argument("--max-candidates", type=int, default=4,
-                       help="implementations the Coder writes for a function before selecting one")
-        p.add_argument("--max-resamples", type=int, default=0,
-                       help="fresh batches of candidates when none passes every example (default 0)")
-        budgets = p.add_argument_group("run budgets (0: no limit); a spent one ends the run in failed")
-        budgets.add_argument("--max-llm-calls", type=int, default=0)
-        budgets.add_argument("--max-run-tokens", type=int, default=0, help="input + output, all calls")
-        budgets.add_argument("--max-cost", type=float, default=0.0)
-        budgets.add_argument("--max-wall-s", type=float, default=0.0, help="seconds of working time")
+        context_options(p.add_argument_group("run settings (the Context; budgets at 0 mean no limit)"))
         p.add_argument("--out", help="write the produced files here")
 
     run = sub.add_parser("run", help="run the development graph on a task")
@@ -316,6 +341,7 @@ def parser() -> argparse.ArgumentParser:
 
     add_commands(sub, model_options)
     add_roles_command(sub)
+    add_doctor_command(sub)
     add_eval_command(sub, model_options, _context)
 
     model = sub.add_parser("model", help="the embedded local model")
@@ -334,9 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     except local_model.ModelSetupError as exc:
         console.print(f"[red]local model: {exc}[/]")
         return 3
-    except runs.RunStoreError as exc:
+    except store.RunStoreError as exc:
         console.print(f"[red]{exc}[/]")
         return 5
+    except sandbox.SandboxUnavailable as exc:
+        console.print(f"[red]refusing to run model-written code: {exc}[/]")
+        return 6
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from accord.doctor import require_sandbox
+
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -40,6 +42,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             f"[red]unknown benchmark {args.benchmark!r} (known: {', '.join(BENCHMARKS)}, compare)[/]"
         )
         return 2
+    require_sandbox(console)
     benchmark, config = BENCHMARKS[args.benchmark], CONFIGURATIONS[args.config]
     tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
     out = Path(args.out or Path("out") / "eval" / benchmark.name)

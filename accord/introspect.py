@@ -100,11 +100,11 @@ def cmd_roles(args: argparse.Namespace) -> int:
 
 
 def _thread_roles(args: argparse.Namespace, specs: Mapping[str, RoleSpec]) -> int:
-    from accord import runs
+    from graphs import store
     from graphs.development import LIFECYCLE, build_graph
 
-    with runs.checkpointer() as saver:
-        values = dict(build_graph(checkpointer=saver).get_state(runs.config(args.thread)).values)
+    with store.checkpointer() as saver:
+        values = dict(build_graph(checkpointer=saver).get_state(store.config(args.thread)).values)
     if not values:
         print(f"no thread {args.thread!r}", file=sys.stderr)
         return 2

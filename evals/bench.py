@@ -12,15 +12,16 @@ import argparse
 import statistics
 import time
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from evals.blame import blame
-from evals.history import from_graph
-from graphs.compiler import Compiler, Duty, Role, StageCall
-from graphs.development import GATES, LIFECYCLE, ROLES
+from graphs import store
+from graphs.compiler import Compiler, Duty, Role
+from graphs.development import GATES, LIFECYCLE, ROLES, build_graph
 from graphs.oracle import Oracle
 from state.artifacts import (
     CandidateScore,
@@ -37,6 +38,8 @@ from state.artifacts import (
 )
 from state.context import Context
 from state.graph_state import AccordState, dump
+from state.history import from_graph
+from state.stage import StageCall
 
 STUB = 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n'
 BAD, GOOD, GOOD2 = ("def add(a, b):\n    return a - b\n", "def add(a, b):\n    return a + b\n",
@@ -79,7 +82,7 @@ def _canned_roles() -> dict[str, Role]:
     for name, role in ROLES.items():
         duties = {d: Duty(duty.contract, duty.work if d == "intake" else _work(CANNED[d]))
                   for d, duty in role.duties.items()}
-        roles[name] = Role(name, duties)
+        roles[name] = Role(name, duties, role.spec)
     return roles
 
 
@@ -161,15 +164,10 @@ def measure(runs: int = 200) -> dict[str, float]:
 
 def local_share(overhead_us: float, thread: str) -> str:
     """Return the overhead's share of a recorded local-model run's wall time."""
-    from accord import runs
-    from graphs.development import build_graph
-
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         chain = from_graph(build_graph(checkpointer=saver), thread)
     if len(chain) < 2 or not chain[0].created_at or not chain[-1].created_at:
-        return f"no run {thread!r} in {runs.db_path()}"
-    from datetime import datetime
-
+        return f"no run {thread!r} in {store.db_path()}"
     wall = (datetime.fromisoformat(chain[-1].created_at)
             - datetime.fromisoformat(chain[0].created_at)).total_seconds()
     steps = len(chain) - 1

@@ -13,13 +13,13 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from evals.history import Checkpoint
-from graphs.compiler import StageCall
 from graphs.oracle import Oracle, judge
 from state.artifacts import Frozen
 from state.context import Context
 from state.graph_state import Judgment
+from state.history import Checkpoint
 from state.lifecycle import Lifecycle
+from state.stage import StageCall
 
 Flag = Literal["repair", "harm", "no-op"]
 
@@ -109,7 +109,7 @@ def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | 
     """Return the blame of a branch (oldest checkpoint first).
 
     Args:
-        checkpoints: the branch, from ``evals.history``.
+        checkpoints: the branch, from ``state.history``.
         lifecycle: the graph's lifecycle, to tell working stages from terminal ones.
         oracle: judge every stage with this oracle (offline) instead of the stored judgments.
     """

@@ -15,6 +15,7 @@ Because every configuration is a lifecycle, blame, MAST detection and cost read 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from graphs import development
 from graphs.compiler import Compiler, Duty, Gate, Role
 from graphs.oracle import Oracle
 from nodes import baseline
+from nodes.roles import BASELINE_CODER, SPECS
 from state.lifecycle import BUDGET, Lifecycle, Transition
 
 PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
@@ -75,7 +77,8 @@ def receiving(roles: Mapping[str, Role], role: str, duty: str, kind: str) -> dic
     """Return ``roles`` with one duty also taking ``kind`` in its messages, and ignoring it."""
     old = roles[role].duties[duty]
     contract = old.contract.model_copy(update={"optional_inputs": (*old.contract.optional_inputs, kind)})
-    return {**roles, role: Role(role, {**roles[role].duties, duty: Duty(contract, old.work)})}
+    return {**roles, role: dataclasses.replace(roles[role], duties={**roles[role].duties,
+                                                                     duty: Duty(contract, old.work)})}
 
 
 def ignoring(gate: Gate) -> Gate:
@@ -125,7 +128,7 @@ _SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE, "pipeline")
 _IGNORED = {stage: ignoring(gate) for stage, gate in development.GATES.items()}
 _SINGLE_ROLES = {
     "intake": development.ROLES["intake"],
-    "coder": Role("coder", {"implement": Duty(baseline.CONTRACT, baseline.implement_alone)}),
+    "coder": Role("coder", {"implement": Duty(BASELINE_CODER, baseline.implement_alone)}, SPECS["coder"]),
 }
 
 CONFIGURATIONS: dict[str, Configuration] = {

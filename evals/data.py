@@ -1,23 +1,22 @@
-"""Where the benchmark data lives: ``$ACCORD_DATA``, else ``shared/data`` beside the project."""
+"""Where the benchmark data lives: ``$ACCORD_DATA``, else the repository's ``data/`` folder."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-_PROJECT = Path(__file__).resolve().parents[1]
-CANDIDATES = (_PROJECT.parent / "shared" / "data", Path("/work/shared/data"))
+from state.settings import Settings
+
+REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
+"""The benchmark sets copied into the repository, each with its PROVENANCE.md."""
 
 
 def data_dir() -> Path:
     """Return the benchmark data directory.
 
     Raises:
-        FileNotFoundError: neither ``$ACCORD_DATA`` nor a ``shared/data`` beside the project exists.
+        FileNotFoundError: the directory ``$ACCORD_DATA`` names, or the repository's ``data/``, is missing.
     """
-    if env := os.environ.get("ACCORD_DATA"):
-        return Path(env)
-    for path in CANDIDATES:
-        if path.is_dir():
-            return path
-    raise FileNotFoundError("no benchmark data: set ACCORD_DATA to the shared/data directory")
+    path = Settings().data or REPOSITORY_DATA
+    if not path.is_dir():
+        raise FileNotFoundError(f"no benchmark data at {path}: set ACCORD_DATA to a folder of benchmark sets")
+    return path

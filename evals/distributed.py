@@ -28,14 +28,14 @@ from typing import Any
 
 from celery import Celery
 
-from accord import runs
 from evals import runner
 from evals.benchmarks import BENCHMARKS, EvalTask
 from evals.configs import CONFIGURATIONS
+from graphs import store
 from state.context import Context
+from state.settings import Settings
 
 BROKER_URL = "ACCORD_BROKER_URL"
-VISIBILITY_TIMEOUT = "ACCORD_VISIBILITY_TIMEOUT_S"
 """Seconds before a task a dead worker held goes back to the queue (default one hour)."""
 TABLE = """CREATE TABLE IF NOT EXISTS accord_eval_results (
     eval TEXT NOT NULL, config TEXT NOT NULL, task_id TEXT NOT NULL, row JSONB NOT NULL,
@@ -55,9 +55,9 @@ class ScaleOutError(RuntimeError):
 
 
 def _require() -> tuple[str, str]:
-    broker, database = os.environ.get(BROKER_URL), runs.database_url()
+    broker, database = Settings().broker_url, store.database_url()
     if not broker or not database:
-        raise ScaleOutError(f"--backend celery needs {BROKER_URL} (redis://...) and {runs.DATABASE_URL} "
+        raise ScaleOutError(f"--backend celery needs {BROKER_URL} (redis://...) and {store.DATABASE_URL} "
                             "(postgresql://...): workers share the queue and the checkpoints")
     return broker, database
 
@@ -66,7 +66,7 @@ def _require() -> tuple[str, str]:
 def app() -> Celery:
     """Return the Celery application, configured from the environment."""
     broker, _ = _require()
-    visibility = float(os.environ.get(VISIBILITY_TIMEOUT, 3600))
+    visibility = Settings().visibility_timeout_s
     celery = Celery("accord", broker=broker)
     celery.conf.update(
         task_acks_late=True,  # a task is acknowledged when it is done, so a dead worker's task is redelivered
@@ -115,7 +115,7 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
     bench = BENCHMARKS[benchmark]
     task = next(t for t in bench.tasks() if t.id == task_id)
     try:
-        with runs.checkpointer() as saver:
+        with store.checkpointer() as saver:
             row = runner.run_task(bench, CONFIGURATIONS[config], task, saver, Context(**context),
                                   thread_prefix=f"{eval_key}/")
     except Exception as exc:  # the thread keeps its checkpoints; the submitter reports it, a rerun resumes it

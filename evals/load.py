@@ -24,9 +24,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from accord.runs import checkpointer
 from evals.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
 from graphs.development import build_graph
+from graphs.store import checkpointer
 from state.context import Context
 
 TASK = '''def add(a: int, b: int) -> int:

@@ -2,7 +2,8 @@
 
 Deterministic detectors read the trace (contracts, gates, messages, judgments) and say which step showed
 the failure and why. Modes no detector covers can be judged by an LLM given MAST's definitions; such
-findings are marked ``judged``. Definitions come from ``shared/data/mast_taxonomy``.
+findings are marked ``judged``. Definitions ship with this package
+(``evals/taxonomy``, from the MAST study; see its PROVENANCE.md).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
+from importlib import resources
 from typing import Any, Literal
 
-from evals.data import data_dir
 from evals.trace import Step
 from state.artifacts import Frozen
 
@@ -36,8 +37,8 @@ class Finding(Frozen):
 @cache
 def modes() -> dict[str, dict[str, Any]]:
     """Return MAST's failure modes by code (``FM-1.1`` … ``FM-3.3``)."""
-    path = data_dir() / "mast_taxonomy" / "mast_failure_modes.json"
-    return {m["code"]: m for m in json.loads(path.read_text())}
+    text = resources.files("evals").joinpath("taxonomy", "mast_failure_modes.json").read_text()
+    return {m["code"]: m for m in json.loads(text)}
 
 
 def finding(code: str, step: Step, evidence: str, judged: bool = False) -> Finding:

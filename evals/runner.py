@@ -24,12 +24,13 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from accord import runs
-from evals import history, mast
+from evals import mast
 from evals.benchmarks import Benchmark, EvalTask
 from evals.blame import blame
 from evals.configs import Configuration
 from evals.trace import steps
+from graphs import store
+from state import history
 from state.artifacts import CodeArtifact
 from state.context import Context
 
@@ -99,7 +100,7 @@ def run_task(
     thread = f"{thread_prefix}{benchmark.name}/{config.name}/{task.id}"
     context = dataclasses.replace(context, **config.settings)
     graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
-    cfg: RunnableConfig = {**runs.config(thread), "recursion_limit": RECURSION_LIMIT,
+    cfg: RunnableConfig = {**store.config(thread), "recursion_limit": RECURSION_LIMIT,
                            "tags": ["accord", f"configuration:{config.name}", f"benchmark:{benchmark.name}"]}
     earlier = history.from_graph(graph, thread)
     started = time.monotonic()
@@ -117,7 +118,7 @@ def run_task(
     trace = steps(chain, config.lifecycle)
     findings = mast.detect(trace, values)
     verdict = blame(chain, config.lifecycle)
-    totals = runs.totals(values.get("ledger", []))
+    totals = store.totals(values.get("ledger", []))
     models_used = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]})
     origin = verdict.origin
     return {
@@ -187,11 +188,11 @@ def run(
     down past its retries) gets no row: the next run resumes its thread.
     """
     recorder = Recorder(out)
-    version = source_version()  # which code produced each row, for results gathered across sessions
+    version = source_version()  # which code produced each row, for results gathered over several runs
     finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []
-    with runs.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
+    with store.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
         futures = {pool.submit(run_task, benchmark, config, t, saver, context, models): t for t in todo}
         done = len(tasks) - len(todo)
         if progress:

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.history import Checkpoint
 from state.artifacts import ARTIFACT_MODELS, artifact_text
 from state.graph_state import handoffs
+from state.history import Checkpoint
 from state.lifecycle import Lifecycle
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter as Tally
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from graphs.oracle import Oracle, judge
 from state.artifacts import ARTIFACT_MODELS, artifact_text
-from state.budget import BudgetExhausted, Spend, exhausted, spent
+from state.budget import BudgetExhausted, spent
 from state.context import Context
 from state.contracts import (
     Contract,
@@ -41,6 +41,7 @@ from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, recor
 from state.lifecycle import BUDGET, Lifecycle, Stage
 from state.messages import Message
 from state.roles import RoleSpec
+from state.stage import OutputError, StageCall, Work, is_transient
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
@@ -49,47 +50,6 @@ OUTCOME_SEPARATOR = " / "
 
 Gate = Callable[[Mapping[str, Any]], tuple[str, str]]
 """A gate: state after the stage -> (outcome, evidence)."""
-
-
-class OutputError(ValueError):
-    """Raised by a role whose model output is malformed; the wrapper records it as a violation."""
-
-
-@dataclass
-class StageCall:
-    """What a role gets besides the state: where it is, its settings, feedback, and a ledger."""
-
-    stage: str
-    role: str
-    round: int
-    context: Context
-    models: Mapping[str, BaseChatModel]
-    """Build-time model overrides by role (tests pass scripted models here)."""
-    feedback: list[Violation] = field(default_factory=list)
-    """Violations of the previous attempt, for the role to correct."""
-    ledger: list[LedgerEntry] = field(default_factory=list)
-    step: int = -1
-    """The LangGraph step this stage runs in (its checkpoint's ``metadata.step``)."""
-    spent_before: Spend | None = None
-    """What the run spent before this stage; None where the stage declares no ``budget`` outcome."""
-    started: float = field(default_factory=time.monotonic)
-
-    def record(self, kind: str, **fields: Any) -> None:
-        """Append a ledger entry for this stage."""
-        self.ledger.append(LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round,
-                                       step=self.step, **fields))
-
-    def check_budget(self) -> None:
-        """Raise BudgetExhausted when a run budget is spent (before the stage and each model call)."""
-        if self.spent_before is None:
-            return
-        here = spent(e.model_dump() for e in self.ledger) + Spend(seconds=time.monotonic() - self.started)
-        if reason := exhausted(self.context, self.spent_before + here):
-            raise BudgetExhausted(reason)
-
-
-Work = Callable[[Mapping[str, Any], StageCall], dict[str, Any]]
-"""A duty's work: (state, call) -> update holding exactly the contract's output artifacts (JSON)."""
 
 
 @dataclass(frozen=True)
@@ -102,10 +62,11 @@ class Duty:
 
 @dataclass(frozen=True)
 class Role:
-    """A role as the compiler needs it: a name and its duties."""
+    """A role as the compiler needs it: a name, its duties and, where it has one, its spec."""
 
     name: str
     duties: Mapping[str, Duty]
+    spec: RoleSpec | None = None
 
 
 def roles_from_specs(specs: Mapping[str, RoleSpec], work: Mapping[tuple[str, str], Work]) -> dict[str, Role]:
@@ -116,30 +77,11 @@ def roles_from_specs(specs: Mapping[str, RoleSpec], work: Mapping[tuple[str, str
         raise ValueError(f"no work for duties {sorted(missing)}")
     if extra := set(work) - wanted:
         raise ValueError(f"work for duties no role spec declares: {sorted(extra)}")
-    return {name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties})
+    return {name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties}, spec)
             for name, spec in specs.items()}
 
 
-def _is_transient(exc: BaseException) -> bool:
-    """Return whether an error is worth retrying (endpoint down, timeout, rate limit, 5xx)."""
-    import openai
-
-    return isinstance(
-        exc, (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-              openai.InternalServerError)
-    )
-
-
-RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=_is_transient)
-
-
-def stage_handles(exc: BaseException) -> bool:
-    """Return whether running a stage handles ``exc`` itself: transient endpoint errors (the retry
-    policy), malformed output (retried with the violation fed back), a spent budget, an interrupt."""
-    from langgraph.errors import GraphBubbleUp
-
-    handled = OutputError | ValidationError | BudgetExhausted | GraphBubbleUp
-    return isinstance(exc, handled) or _is_transient(exc)
+RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=is_transient)
 
 
 def _round(state: Mapping[str, Any]) -> int:
@@ -262,7 +204,8 @@ class Compiler:
               runtime: Runtime[Context]) -> StageCall:
         budgeted = BUDGET in stage.outcomes
         return StageCall(stage=stage.name, role=role.name, round=_round(state),
-                         context=runtime.context or Context(), models=self.models, step=_step(),
+                         context=runtime.context or Context(), models=self.models, spec=role.spec,
+                         step=_step(),
                          spent_before=spent(state.get("ledger", [])) if budgeted else None)
 
     def _run_role(self, stage: Stage, role: Role, state: Mapping[str, Any],

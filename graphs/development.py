@@ -18,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Gate, StageCall, roles_from_specs
+from graphs.compiler import Compiler, Gate, roles_from_specs
 from graphs.oracle import Oracle
 from nodes import coder, debugger, planner, reviewer, tester
 from nodes.intake import parse_request, request_of
@@ -36,6 +36,7 @@ from state.artifacts import (
 )
 from state.graph_state import code_versions, dump, read
 from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
+from state.stage import StageCall
 
 LIFECYCLE = with_budget(Lifecycle(
     name="development",

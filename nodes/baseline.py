@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.compiler import StageCall
-from nodes.coder import ALONE_PROMPT, SYSTEM, write_function, write_piece
+from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
+from nodes.coder.writing import write_function, write_piece
 from nodes.views import APP_FILE, artifacts, task_view
 from state.artifacts import CodeArtifact
-from state.contracts import Contract
 from state.graph_state import dump
-
-CONTRACT = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
+from state.stage import StageCall
 
 APP_PROMPT = """{task}
 

@@ -10,27 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.compiler import StageCall
-from nodes import sandbox, static_check, testing
-from nodes.coder import (
-    CHANGED_DEFINITIONS,
-    fix_one_file,
-    has_tests,
-    new_function,
-    write_tests,
-)
-from nodes.coder import SYSTEM as CODER_SYSTEM
-from nodes.executor import perform
+from nodes import static_check, testing
+from nodes.coder.app_tests import has_tests, write_tests
+from nodes.coder.function import new_function
+from nodes.coder.prompts import CHANGED_DEFINITIONS
+from nodes.coder.prompts import SYSTEM as CODER_SYSTEM
+from nodes.coder.writing import fix_one_file
 from nodes.tester import chosen_tests
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
+from runtime import sandbox
+from runtime.executor import perform
 from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
-from state.contracts import Contract
 from state.graph_state import dump, read
-
-RUN_CONTRACT = Contract(role="debugger", duty="run_tests", inputs=("task", "plan", "code"),
-                        optional_inputs=("tests", "selection"), outputs=("test_report",))
-FIX_CONTRACT = Contract(role="debugger", duty="fix", inputs=("task", "code", "test_report"),
-                        optional_inputs=("plan",), outputs=("code",))
+from state.stage import StageCall
 
 SYSTEM = CODER_SYSTEM + """
 You are the Debugger. Read the failing tests and the error output, find the cause in the code, and fix

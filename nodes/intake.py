@@ -15,11 +15,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.compiler import OutputError
 from state.artifacts import Example, TaskSpec
-from state.contracts import Contract
+from state.stage import OutputError
 
-CONTRACT = Contract(role="intake", duty="intake", outputs=("task",))
 MAX_REQUEST_CHARS = 50_000
 PYTHON_START = re.compile(r"(def|async def|class|import|from|@)\s")
 """A request whose first line starts like this is Python, whatever else it holds."""

@@ -2,11 +2,11 @@
 
 The interface is glue: one command per planned feature, calling the feature's function with the items and
 the command's arguments, printing what it returns and saving after a change. Asked to complete an outline
-for it, the small local model kept the loop and dropped every branch (to-do run 659e467bd95e, session 11:
-a ``main()`` that knew only ``quit``), so code writes it. It also owns the numbering: the user picks items
-by their number as listed (1 for the first) and the feature receives a Python index (0 for the first),
-which is what the model writes anyway (to-do run todo-s11c: ``if 0 <= index < len(items)``), so the
-AgentMesh case study's off-by-one cannot arise between them.
+for it, the small local model keeps the loop and drops every branch (a ``main()`` that knows only
+``quit``), so code writes it. It also owns the numbering: the user picks items by their number as listed
+(1 for the first) and the feature receives a Python index (0 for the first), which is what the model
+writes anyway (``if 0 <= index < len(items)``), so the AgentMesh case study's off-by-one cannot arise
+between them.
 
 The same command table gives the scripted sessions the integration run plays: every command once, with
 arguments that are valid in that order, and, where the items are kept in a file, each command's effect on
@@ -19,9 +19,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from nodes import sandbox
 from nodes.merge import defined_names
 from nodes.planner import PICKS, STORAGE_NAMES, parameters
+from runtime import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Plan
 
 NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
@@ -204,9 +204,9 @@ if got != STORED:
     sys.exit('after save_items(%r, %r) the file holds %r' % (DATA_FILE, STORED, got))
 """,
 }
-"""What each storage step must do with the data file, as scripts run in the sandbox against the app. In
-to-do run 4758b57706c5 the local model's ``load_items`` returned None for every file, and the features
-written after it were blamed for the error."""
+"""What each storage step must do with the data file, as scripts run in the sandbox against the app: a
+``load_items`` that returns None for every file would otherwise get the features written after it blamed
+for the error."""
 CHECK_FILE = "check_storage.py"
 
 
@@ -264,8 +264,8 @@ def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], s
         after = _stored_items(result.files.get(stored))
         problem = _problem(result) or _wrong_effect(command.verb, line, before, after, stored)
         if problem and command.verb not in ADDS:
-            # Which items it met: `error: KeyError: 'id'` alone did not tell the model its items have no id
-            # (to-do run 917fafcf5238).
+            # Which items it met: `error: KeyError: 'id'` alone does not tell the model its items have no
+            # id.
             problem = f"{line!r} on the items {before}: {problem}"
         if problem:
             return _case(name, lines, result, problem), command

@@ -7,7 +7,6 @@ client: they never enter a prompt, a message, the ledger or state.
 
 from __future__ import annotations
 
-import os
 import time
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -19,10 +18,11 @@ from langchain_openai import ChatOpenAI
 from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
-from graphs.compiler import OutputError, StageCall
-from nodes import local_model
+from runtime import local_model
 from state.context import RoleModel
 from state.roles import Style
+from state.settings import Settings
+from state.stage import OutputError, StageCall
 
 T = TypeVar("T", bound=BaseModel)
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
@@ -42,14 +42,15 @@ def client(model: str, base_url: str | None, api_key: str | None, temperature: f
 
 def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     """Return (model name, base URL, API key) for a role's settings, starting the local model if needed."""
-    base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL")
-    if base_url is None and not os.environ.get("OPENAI_API_KEY"):
+    environment = Settings()
+    key = environment.openai_api_key.get_secret_value() if environment.openai_api_key else None
+    base_url = settings.base_url or environment.openai_base_url
+    if base_url is None and not key:
         name = settings.model if settings.model in local_model.MODELS else local_model.DEFAULT_MODEL
         server = local_model.ensure_server(name)
         return server.model, server.base_url, "local"
     # An explicit endpoint without a key (vLLM, Ollama, llama.cpp) still needs a non-empty key.
-    key = os.environ.get("OPENAI_API_KEY") or "none"
-    return settings.model or OPENAI_DEFAULT_MODEL, base_url, key
+    return settings.model or OPENAI_DEFAULT_MODEL, base_url, key or "none"
 
 
 def chat_model(call: StageCall, temperature: float | None = None,
@@ -78,10 +79,8 @@ def chat_model(call: StageCall, temperature: float | None = None,
 def role_settings(call: StageCall) -> RoleModel:
     """Return the role's model settings: the run's override for the role, else the role spec's model,
     else the run's default."""
-    from nodes.roles import SPECS  # the specs import every role module, which import this one
-
     settings = call.context.model_for(call.role)
-    spec = SPECS.get(call.role)
+    spec = call.spec
     if spec and spec.model and "model" not in call.context.role_models.get(call.role, {}):
         settings = settings.model_copy(update={"model": spec.model})
     return settings
@@ -89,9 +88,7 @@ def role_settings(call: StageCall) -> RoleModel:
 
 def role_style(call: StageCall) -> Style:
     """Return the role's communication style: the run's override over the role spec's style."""
-    from nodes.roles import SPECS
-
-    spec = SPECS.get(call.role)
+    spec = call.spec
     return call.context.style_for(call.role, spec.style if spec else Style())
 
 

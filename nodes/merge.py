@@ -155,8 +155,8 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     added = [(k, text) for k, text in new if k in new_by_key]
     defs = {k[1] for k, _ in merged + added if k[0] == "def"}
-    # A module-level assignment that calls the module's own functions is "example usage" (to-do run
-    # 4758b57706c5: `new_item = add_task(items, 'Buy groceries')`), which would run on every import.
+    # A module-level assignment that calls the module's own functions is "example usage"
+    # (`new_item = add_task(items, 'Buy groceries')`), which would run on every import.
     added = [(k, t) for k, t in added if not (k[0] == "assign" and _calls(t, defs))]
     # New data goes above the functions that use it.
     hoisted = [(k, t) for k, t in added if k[0] == "assign" and not _uses(t, defs)]
@@ -178,8 +178,8 @@ def without_calls(source: str, names: frozenset[str], exempt: frozenset[str] = f
     ``file_parameters`` (a helper handed a path), keep theirs.
 
     An application's features must not touch the data file, since ``main()`` loads the items before a
-    command and saves them after; the small model still wrote ``save_items(path, items)`` into every
-    feature, with ``path`` undefined, and repeated it when shown the NameError (to-do run 45374ecdcbdc).
+    command and saves them after; the small model still writes ``save_items(path, items)`` into every
+    feature, with ``path`` undefined, and repeats it when shown the NameError.
 
     Raises:
         SyntaxError: ``source`` does not parse.

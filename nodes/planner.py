@@ -8,15 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphs.compiler import OutputError, StageCall
-from nodes.executor import perform
 from nodes.llm import retry_temperature, structured
 from nodes.views import artifacts, task_view
+from runtime.executor import perform
 from state.artifacts import Plan, Subtask, TaskSpec
-from state.contracts import Contract
 from state.graph_state import dump
-
-CONTRACT = Contract(role="planner", duty="plan", inputs=("task",), outputs=("plan",))
+from state.stage import OutputError, StageCall
 
 SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
 Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
@@ -28,7 +25,7 @@ subtask is the command-line interface that calls those functions.
 For a single function, use 1 to 3 subtasks. Never more than 8 subtasks.
 Example subtask: title "Parse the input", description "Split the text into words.",
 acceptance criteria ["split('a b') gives ['a', 'b']", "an empty string gives []"]."""
-"""For a function stub: the prompt the HumanEval runs were measured with (a small model's greedy output
+"""For a function stub: the prompt the HumanEval results are measured with (a small model's greedy output
 shifts with any change of wording)."""
 
 FEATURES_SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
@@ -109,8 +106,8 @@ def parameters(signature: str) -> list[str]:
 def _index_named(signature: str) -> str:
     """Return ``signature`` with its one item-picking parameter called ``index``, which it receives.
 
-    Given ``mark_task_as_done(items, task_id)``, the local model looked items up by an ``'id'`` field no
-    add had given them, in every sample (to-do run 917fafcf5238).
+    Given ``mark_task_as_done(items, task_id)``, the local model looks items up by an ``'id'`` field no
+    add has given them, in every sample.
     """
     names = parameters(signature)
     pickers = [p for p in names if PICKS.search(p)]

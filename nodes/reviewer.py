@@ -1,7 +1,7 @@
 """The Reviewer: runs the integration tests (LOCAL_CODE), analyses the code statically (MCP_TOOL), reviews
 the whole codebase (LLM), decides.
 
-Every action runs through the role's executor (``nodes.executor``), so each is hooked, checked and in
+Every action runs through the role's executor (``runtime.executor``), so each is hooked, checked and in
 the ledger. The integration run executes every test together plus a smoke run of each entry point and, for
 an application, the scripted sessions of its command-line interface (``nodes.interface.play``). The
 static analysis is Accord's MCP server (ruff and bandit; the code is read, never run), falling back to
@@ -18,19 +18,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from graphs.compiler import StageCall, stage_handles
 from nodes import interface, static_check, testing
 from nodes.debugger import limits, test_code
-from nodes.executor import Executor
 from nodes.llm import structured
 from nodes.tester import chosen_tests
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
+from runtime.executor import Executor, role_spec
 from state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, TestReport
-from state.contracts import Contract
 from state.graph_state import dump
-
-CONTRACT = Contract(role="reviewer", duty="review", inputs=("task", "plan", "code"),
-                    optional_inputs=("test_report", "tests", "selection"), outputs=("review",))
+from state.stage import StageCall, stage_handles
 
 SYSTEM = """You are the Reviewer of a small software team. Review the whole codebase against the task
 and the plan. Report only real problems: wrong results, crashes, unhandled edge cases, data that is lost
@@ -99,9 +95,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                                       integration=summary, analysis=findings_view(analysis))
         return structured(call, ReviewDraft, SYSTEM, prompt)
 
-    from nodes.roles import SPECS  # the specs import this module
-
-    actions = Executor(SPECS["reviewer"], record=call.record, passthrough=stage_handles,
+    actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
                        handlers={"sandbox": integration_run, "ReviewDraft": judge,
                                  "undefined_names": undefined_names})
     integration = actions.run("sandbox", code=code)

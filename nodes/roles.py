@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from nodes import coder, debugger, intake, planner, reviewer, tester
+from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
@@ -21,7 +21,7 @@ CONTRACT_BOUND = SafetyProperty(
 SANDBOXED = SafetyProperty(
     kind="must_never", name="run_code_outside_sandbox",
     statement="run model-written code anywhere but the sandbox (no network, read-only system, limits)",
-    enforced_by="nodes/sandbox.py: the only code path that executes generated code")
+    enforced_by="runtime/sandbox.py: the only code path that executes generated code")
 
 
 def _sandbox(description: str, returns: str = "TestReport") -> ActionSpec:
@@ -44,15 +44,33 @@ FILES = Param(name="files", type="dict")
 PROMPT = Param(name="prompt", type="str")
 TEMPERATURE = Param(name="temperature", type="float", optional=True)
 """Sampling temperature of one call; None is the role's own (0 for the local model)."""
-ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "nodes.mcp_server"]}
+ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "runtime.mcp_server"]}
 ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
 """How the analysis server can fail; each falls back to the local check, since a review goes on without it."""
+
+# The contracts: what each duty needs in state before it runs and must write when it is done.
+INTAKE = Contract(role="intake", duty="intake", outputs=("task",))
+PLAN = Contract(role="planner", duty="plan", inputs=("task",), outputs=("plan",))
+IMPLEMENT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
+                     optional_inputs=("code", "review", "candidates", "selection"), outputs=("code",),
+                     optional_outputs=("candidates",))
+DESIGN_TESTS = Contract(role="tester", duty="design_tests", inputs=("task",), outputs=("tests",))
+SELECT = Contract(role="tester", duty="select", inputs=("task", "plan", "candidates"),
+                  optional_inputs=("code", "tests"), outputs=("code", "selection"))
+RUN_TESTS = Contract(role="debugger", duty="run_tests", inputs=("task", "plan", "code"),
+                     optional_inputs=("tests", "selection"), outputs=("test_report",))
+FIX = Contract(role="debugger", duty="fix", inputs=("task", "code", "test_report"), optional_inputs=("plan",),
+               outputs=("code",))
+REVIEW = Contract(role="reviewer", duty="review", inputs=("task", "plan", "code"),
+                  optional_inputs=("test_report", "tests", "selection"), outputs=("review",))
+BASELINE_CODER = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
+"""The monolithic baseline's one duty: code from the task alone, no plan."""
 
 SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="intake", goal="turn a request into a task specification", domain="requirements",
         duties=(DutySpec(name="intake", description="parse the request: a stub with examples, or prose",
-                         contract=intake.CONTRACT, actions=("parse_request",)),),
+                         contract=INTAKE, actions=("parse_request",)),),
         actions=(ActionSpec(name="parse_request", description="parse a Python stub or a prose task",
                             type=LOCAL, params=(Param(name="request", type="str"),), returns="TaskSpec"),),
         properties=(
@@ -66,7 +84,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="planner", goal="break the task into ordered subtasks with acceptance criteria",
         domain="software design",
-        duties=(DutySpec(name="plan", description="write the plan", contract=planner.CONTRACT,
+        duties=(DutySpec(name="plan", description="write the plan", contract=PLAN,
                          actions=("PlanDraft", "FeaturesDraft")),),
         actions=(
             _llm("PlanDraft", "the plan of a function task", "PlanDraft", TASK, output="tool call"),
@@ -83,7 +101,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="coder", goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
-                         "files; revise them against review issues", contract=coder.CONTRACT,
+                         "files; revise them against review issues", contract=IMPLEMENT,
                          actions=("code", "piece", "interface", "test", "FileFix", "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
@@ -107,9 +125,9 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                             "by executed evidence", domain="testing",
         duties=(
             DutySpec(name="design_tests", description="write test cases from the specification alone",
-                     contract=tester.DESIGN_CONTRACT, actions=("tests",)),
+                     contract=DESIGN_TESTS, actions=("tests",)),
             DutySpec(name="select", description="run every candidate on the examples and the cases; rank",
-                     contract=tester.SELECT_CONTRACT, actions=("sandbox",)),
+                     contract=SELECT, actions=("sandbox",)),
         ),
         actions=(
             _llm("tests", "assert lines from the specification: examples, edge cases, properties",
@@ -128,9 +146,9 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="debugger", goal="run the tests and repair the code they fail", domain="debugging",
         duties=(
             DutySpec(name="run_tests", description="run the examples, the undisputed cases and the pytest "
-                     "files", contract=debugger.RUN_CONTRACT, actions=("sandbox", "static_check")),
+                     "files", contract=RUN_TESTS, actions=("sandbox", "static_check")),
             DutySpec(name="fix", description="fix the code against the failing cases (untested code: "
-                     "write its tests first)", contract=debugger.FIX_CONTRACT,
+                     "write its tests first)", contract=FIX,
                      actions=("code", "FileFix", "test", "sandbox")),
         ),
         actions=(
@@ -154,7 +172,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="reviewer", goal="approve only code that works and meets the task", domain="code review",
         duties=(DutySpec(name="review", description="run the integration tests, analyse, then review",
-                         contract=reviewer.CONTRACT,
+                         contract=REVIEW,
                          actions=("sandbox", "analyse", "undefined_names", "ReviewDraft")),),
         actions=(
             _sandbox("the integration run: every test, a smoke run of each entry point and, for an "

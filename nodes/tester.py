@@ -15,11 +15,11 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.compiler import OutputError, StageCall
-from nodes import sandbox, testing
-from nodes.executor import perform
+from nodes import testing
 from nodes.llm import text
 from nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
+from runtime import sandbox
+from runtime.executor import perform
 from state.artifacts import (
     Candidates,
     CandidateScore,
@@ -30,12 +30,8 @@ from state.artifacts import (
     TestReport,
     TestSuite,
 )
-from state.contracts import Contract
 from state.graph_state import dump, read
-
-DESIGN_CONTRACT = Contract(role="tester", duty="design_tests", inputs=("task",), outputs=("tests",))
-SELECT_CONTRACT = Contract(role="tester", duty="select", inputs=("task", "plan", "candidates"),
-                           optional_inputs=("code", "tests"), outputs=("code", "selection"))
+from state.stage import OutputError, StageCall
 
 SYSTEM = """You are the Tester of a small software team. You write tests from the specification alone,
 before any code exists. Every expected value must follow from the description: work it out step by step."""

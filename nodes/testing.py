@@ -12,7 +12,7 @@ import textwrap
 import time
 import xml.etree.ElementTree as ET
 
-from nodes import sandbox
+from runtime import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
 
 JUNIT = ".accord-junit.xml"

@@ -1,6 +1,8 @@
 """Per-run settings, read by nodes through ``Runtime[Context]`` and editable in Studio.
 
-Secrets never live here: API keys come from the environment into the client only.
+Every run default is declared here once: ``state.settings.run_defaults`` applies ``ACCORD_<FIELD>``
+variables over it, and the CLI's options are generated from its fields. Secrets never live here: API keys
+come from the environment into the client only.
 """
 
 from __future__ import annotations
@@ -38,23 +40,30 @@ class Context:
     base_url: str | None = None
     """Default OpenAI-compatible endpoint for every role."""
     temperature: float = 0.0
+    """Default sampling temperature of every role's model."""
     max_tokens: int = 1024
+    """Default limit on the tokens of one reply."""
     price_in_per_1k: float = 0.0
+    """Default price per 1,000 input tokens, for the ledger's cost column."""
     price_out_per_1k: float = 0.0
+    """Default price per 1,000 output tokens."""
     role_models: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-role overrides of the fields above, e.g. ``{"coder": {"model": "gpt-4o"}}``."""
     role_styles: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-role overrides of the role spec's communication style, e.g.
     ``{"reviewer": {"verbosity": "detailed", "languages": ["de", "python"]}}``."""
-    max_rounds: int = 5
-    """Collaboration rounds (review → implementing) before the run fails."""
-    max_debug_attempts: int = 3
-    """Debugger fixes per round before the code goes to review as it is."""
+    max_rounds: int | None = None
+    """Collaboration rounds (review → implementing) before the run fails; None: the lifecycle table's limit
+    of its ``round`` counter."""
+    max_debug_attempts: int | None = None
+    """Debugger fixes per round before the code goes to review as it is; None: the lifecycle table's limit
+    of its ``debug`` counter."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
-    max_resamples: int = 0
+    max_resamples: int | None = None
     """Fresh batches of sampled candidates the Coder writes when no candidate passes every example of
-    the task (0: none; the selected candidate then goes to testing and repair as it is)."""
+    the task (0: none; the selected candidate then goes to testing and repair as it is); None: the
+    lifecycle table's limit of its ``resample`` counter."""
     max_tests: int = 10
     """Test cases the Tester writes for a function."""
     max_output_retries: int = 2
@@ -98,5 +107,6 @@ class Context:
         return base.model_copy(update=RoleModel.model_validate(override).model_dump(exclude_unset=True))
 
     def counter_limits(self) -> dict[str, int]:
-        """Return the limits for lifecycle counters that this Context sets."""
-        return {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples}
+        """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""
+        limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples}
+        return {name: limit for name, limit in limits.items() if limit is not None}

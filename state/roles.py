@@ -57,7 +57,7 @@ class SafetyProperty(Frozen):
     enforced_by: str
     """The mechanism that checks it (the sandbox, a contract check, a gate), so it can be audited."""
     check: Literal["", "workspace_paths", "offline"] = ""
-    """A predicate the action executor evaluates before every action (``nodes/executor.py:CHECKS``):
+    """A predicate the action executor evaluates before every action (``runtime/executor.py:CHECKS``):
     ``workspace_paths`` refuses a path parameter outside the workspace, ``offline`` any network action."""
 
 

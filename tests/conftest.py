@@ -11,8 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 import graphs.development
 from graphs.development import VISIBLE_TESTS, build_graph
 from graphs.oracle import Oracle
-from nodes.scripted import ScriptedChatModel
 from state.context import Context
+from tests.scripted import ScriptedChatModel
 
 STUB = '''def add(a: int, b: int) -> int:
     """Return the sum of a and b.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from nodes import local_model
+from runtime import local_model
 
 ROOT = Path(__file__).parents[1]
 

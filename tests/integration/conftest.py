@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from nodes import local_model
+from runtime import local_model
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,8 @@ Round 1's code is wrong and the Debugger repairs it, so blame on the server's th
 from __future__ import annotations
 
 from graphs.development import build_graph
-from nodes.scripted import ScriptedChatModel
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, TESTS
+from tests.scripted import ScriptedChatModel
 
 graph = build_graph({role: ScriptedChatModel(script=script, repeat_last=True) for role, script in
                      {"planner": [PLAN], "coder": [BAD], "tester": [TESTS], "debugger": [GOOD],

@@ -18,7 +18,7 @@ def test_lazy_and_full_grammar_agree_on_the_real_model(gguf, monkeypatch):
     from llama_cpp import Llama, LlamaGrammar
     from llama_cpp import llama as llama_module
 
-    from nodes import llama_server
+    from runtime import llama_server
 
     llm = Llama(model_path=gguf, n_ctx=2048, n_threads=2, verbose=False)
     grammar = json.dumps(ReviewDraft.model_json_schema())

@@ -75,7 +75,7 @@ def test_first_openers_racing_on_a_fresh_database_all_get_the_store(store):
     """Eval workers open a fresh store at once; creating its tables must not fail any of them."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from accord.runs import checkpointer, thread_ids
+    from graphs.store import checkpointer, thread_ids
 
     def open_store(_: int) -> list[str]:
         with checkpointer() as saver:

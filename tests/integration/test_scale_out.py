@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from accord import cli, runs
+from accord import cli
 from evals import distributed
 from evals.endpoint import FakeEndpoint, Reply, Text, Tool
+from graphs import store
 from tests import dev_server, pg, services
 from tests.conftest import PLAN
 
@@ -92,6 +93,6 @@ def test_tasks_spread_over_workers_and_a_killed_workers_task_is_resumed_by_anoth
     [resumed] = [r for r in rows if r["resumed"]]
     assert resumed["worker"] == rows[-1]["worker"]  # continued by the surviving worker
     # The steps the killed worker finished were not redone: its thread holds one intake.
-    with runs.checkpointer() as saver:  # Postgres, as the workers used
-        values = saver.get_tuple(runs.config(resumed["thread"])).checkpoint["channel_values"]
+    with store.checkpointer() as saver:  # Postgres, as the workers used
+        values = saver.get_tuple(store.config(resumed["thread"])).checkpoint["channel_values"]
     assert [v["stage"] for v in values["verdicts"]].count("initialized") == 1

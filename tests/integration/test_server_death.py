@@ -12,7 +12,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from evals.humaneval import problems
 from graphs.development import build_graph
-from nodes import local_model
+from runtime import local_model
 from state.context import Context
 
 pytestmark = pytest.mark.integration

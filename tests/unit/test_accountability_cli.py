@@ -6,15 +6,16 @@ import json
 
 import pytest
 
-from accord import cli, runs
+from accord import cli
 from evals import mast
 from evals.data import data_dir
-from evals.history import from_graph
 from evals.mast import modes
 from evals.trace import steps
+from graphs import store
 from graphs.development import LIFECYCLE, build_graph
-from nodes.scripted import ScriptedChatModel
+from state.history import from_graph
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
+from tests.scripted import ScriptedChatModel
 
 
 @pytest.fixture
@@ -112,7 +113,7 @@ def test_unknown_thread_is_a_clear_error(workdir, capsys):
 
 
 def test_an_llm_judge_adds_findings_marked_judged(failed_thread):
-    with runs.checkpointer() as saver:
+    with store.checkpointer() as saver:
         chain = from_graph(build_graph(checkpointer=saver), failed_thread)
     trace = steps(chain, LIFECYCLE)
     reviewing = next(s for s in trace if s.stage == "reviewing")

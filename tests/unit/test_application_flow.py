@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from graphs.compiler import StageCall
-from nodes.coder import fix_one_file
-from nodes.scripted import ScriptedChatModel
+from nodes.coder.writing import fix_one_file
+from nodes.roles import SPECS
 from state.artifacts import CodeArtifact
 from state.context import Context
 from state.graph_state import code_versions
+from state.stage import StageCall
 from tests.conftest import APPROVE, CHANGES, fenced
+from tests.scripted import ScriptedChatModel
 
 TASK = "Build a command-line counter: add numbers and show the total."
 PLAN = {"features": [
@@ -242,7 +243,8 @@ def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
 
 def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     model = ScriptedChatModel(script=[TESTS])
-    call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model})
+    call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model},
+                     spec=SPECS["coder"])
     app = CodeArtifact(files={"app.py": STEP1_SOURCE + STEP2_SOURCE}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
@@ -264,7 +266,7 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
 
 
 def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
-    from nodes.coder import with_interface
+    from nodes.coder.application import with_interface
     from nodes.planner import INTERFACE, STORAGE
     from state.artifacts import Plan, Subtask
 

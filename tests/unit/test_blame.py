@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord import runs
 from evals.blame import blame
-from evals.history import from_graph
 from evals.mast import detect
 from evals.trace import steps
+from graphs import store
 from graphs.development import LIFECYCLE
 from graphs.oracle import Oracle
-from nodes import sandbox, testing
+from nodes import testing
 from nodes.views import FUNCTION_FILE, artifacts
+from runtime import sandbox
 from state.artifacts import Example
 from state.context import Context
+from state.history import from_graph
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
 HIDDEN = (Example(call="add(2, 3)", expected="5"), Example(call="add(-2, -3)", expected="-5"))
@@ -126,7 +127,7 @@ def test_a_forked_branch_has_its_own_blame(scripted):
     run(max_rounds=1)
     original = from_graph(run.graph, "test")
     planned = next(c for c in original if c.node == "planning")
-    branch_config = runs.fork(run.graph, "test", planned.checkpoint_id)
+    branch_config = store.fork(run.graph, "test", planned.checkpoint_id)
     values = run.graph.invoke(None, branch_config, context=Context(max_candidates=1))
     assert values["status"] == "completed"
     table, forked = _table(run)

@@ -11,11 +11,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from accord import cli
 from graphs.development import LIFECYCLE, build_graph
-from nodes.scripted import ScriptedChatModel
 from state.budget import Spend, exhausted, spent
 from state.context import Context
 from state.lifecycle import BUDGET
 from tests.conftest import BAD, CHANGES, PLAN, STUB, TESTS, fenced, script_cli
+from tests.scripted import ScriptedChatModel
 
 UNBOUNDED = {"max_rounds": 1000, "max_debug_attempts": 1000, "max_candidates": 1}
 """Loop bounds loose enough that only a run budget can stop an adversarial run."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from accord import cli
+from runtime import sandbox
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 
@@ -85,10 +86,36 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
 
 
 def test_an_unreachable_postgres_store_is_a_clear_error_without_the_password(workdir, monkeypatch, capsys):
-    from nodes.local_model import free_port
+    from runtime.local_model import free_port
 
     monkeypatch.setenv("ACCORD_DATABASE_URL", f"postgresql://accord:pw-s3cret@127.0.0.1:{free_port()}/runs")
     assert cli.main(["runs"]) == 5
     err = capsys.readouterr().err
     assert "cannot open the run store postgresql://accord:***@127.0.0.1" in err and "pw-s3cret" not in err
     assert not (workdir / ".accord").exists()  # no silent fallback to SQLite
+
+
+def test_run_without_bubblewrap_exits_six_before_any_model_call(workdir, monkeypatch, capsys):
+    models = script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    assert cli.main(["run", "--file", "stub.py", "--thread", "nobwrap"]) == 6
+    assert all(model.calls == 0 for model in models.values())
+    said = capsys.readouterr().err
+    assert "apt-get install bubblewrap" in said and "ACCORD_SANDBOX=unsafe-rlimits" in said
+
+
+def test_run_with_the_unsafe_opt_in_runs_and_says_so(workdir, monkeypatch, capsys):
+    script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    monkeypatch.setenv(sandbox.MODE_VARIABLE, sandbox.UNSAFE)
+    assert cli.main(["run", "--file", "stub.py", "--thread", "unsafe", "--max-candidates", "1"]) == 0
+    assert "rlimits only" in capsys.readouterr().err
+
+
+def test_doctor_reports_a_missing_sandbox_with_its_fix(workdir, monkeypatch, capsys):
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    assert cli.main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  sandbox" in out and "apt-get install bubblewrap" in out
+    assert "ok    python" in out and "ok    run store" in out

@@ -3,9 +3,10 @@
 Every attack is a function ``attack()`` in the module under test, executed by ``testing.run_examples``,
 the path every generated function takes. Each test checks from outside that nothing escaped, and that
 the test report says what the attempt ran into: the sandbox limit that stopped it, or the error the
-denied operation raised. Each attack runs twice: under bubblewrap, and as on a machine without it
-(rlimits and the cgroup only), where the attacks that only bubblewrap stops are skipped with the
-protection that is then missing (``pytest -rs`` lists them).
+denied operation raised. Each attack runs twice: under bubblewrap, and under the explicit opt-in to
+rlimits and the cgroup alone (``ACCORD_SANDBOX=unsafe-rlimits``), where the attacks that only bubblewrap
+stops are skipped with the protection that is then missing (``pytest -rs`` lists them). Where bubblewrap
+cannot run, the suite fails: a sandbox that is not there is not a skipped test.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from nodes import sandbox, testing
-from nodes.sandbox import Limits
+from nodes import testing
+from runtime import sandbox
+from runtime.sandbox import Limits
 from state.artifacts import CodeArtifact, Example, TestReport
 
 LIMITS = Limits(timeout_s=5, memory_mb=512, file_mb=4)
@@ -29,12 +31,15 @@ LIMITS = Limits(timeout_s=5, memory_mb=512, file_mb=4)
 
 @pytest.fixture(params=["bubblewrap", "rlimits"])
 def isolation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the attack under bubblewrap, then as on a machine that lacks it."""
+    """Run the attack under bubblewrap, then with rlimits alone, as the unsafe opt-in runs it."""
     if request.param == "bubblewrap":
-        if sandbox.bubblewrap() is None:
-            pytest.skip("bubblewrap is not installed")
+        monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+        try:
+            sandbox.isolation()
+        except sandbox.SandboxUnavailable as exc:
+            pytest.fail(str(exc))
     else:
-        monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+        monkeypatch.setenv(sandbox.MODE_VARIABLE, sandbox.UNSAFE)
     return str(request.param)
 
 

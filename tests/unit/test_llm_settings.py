@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evals.endpoint import FakeEndpoint, Text
-from nodes import llm, local_model
+from nodes import llm
+from runtime import local_model
 from state.context import Context
 
 

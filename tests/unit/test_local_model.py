@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from nodes import local_model
+from runtime import local_model
 
 
 @pytest.fixture

@@ -87,7 +87,7 @@ def test_new_data_goes_above_the_functions_unless_it_names_one():
 
 
 def test_module_level_assignments_that_call_the_modules_functions_are_dropped():
-    # what the local model appended to its features in to-do run 4758b57706c5: run on every import
+    # what the local model appends to its features: run on every import
     piece = ("def add_task(items, text):\n    items.append(text)\n    return items\n\n"
              "# Example usage\nnew_item = add_task(items, 'Buy groceries')\nPATTERN = re.compile('x')\n")
     merged = merge_module(APP + "\nimport re\n", piece)

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from graphs import development
 from nodes import roles
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, fenced
 from tests.conftest import PLAN as FUNCTION_PLAN
@@ -37,10 +40,12 @@ def test_the_reviewer_weighs_static_analysis_from_accords_mcp_server(scripted):
 
 def test_without_its_server_the_analysis_falls_back_to_the_local_check(scripted, monkeypatch):
     spec = roles.SPECS["reviewer"]
-    missing = {"command": "/nonexistent/python", "args": ["-m", "nodes.mcp_server"]}
+    missing = {"command": "/nonexistent/python", "args": ["-m", "runtime.mcp_server"]}
     broken = [a.model_copy(update={"config": {**a.config, "server": missing}}) if a.name == "analyse" else a
               for a in spec.actions]
-    monkeypatch.setitem(roles.SPECS, "reviewer", spec.model_copy(update={"actions": tuple(broken)}))
+    reviewer = dataclasses.replace(development.ROLES["reviewer"],
+                                   spec=spec.model_copy(update={"actions": tuple(broken)}))
+    monkeypatch.setitem(development.ROLES, "reviewer", reviewer)
     run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"

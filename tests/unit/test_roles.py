@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,15 +11,15 @@ from pydantic import ValidationError
 
 from accord import cli
 from evals.endpoint import FakeEndpoint, Text, Tool
+from graphs import development
 from graphs.compiler import roles_from_specs
 from graphs.development import ROLES, WORK, build_graph
-from nodes import roles
 from nodes.roles import SPECS
-from nodes.scripted import ScriptedChatModel
 from state.context import Context
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, RoleSpec
 from tests.conftest import BAD, GOOD, PLAN, STUB, TESTS
+from tests.scripted import ScriptedChatModel
 
 
 def spec(**changes) -> RoleSpec:
@@ -74,7 +75,9 @@ def test_roles_json_is_the_specs(capsys):
 
 
 def test_a_roles_model_override_sits_between_the_runs_default_and_its_per_role_setting(monkeypatch):
-    monkeypatch.setitem(roles.SPECS, "planner", SPECS["planner"].model_copy(update={"model": "planner-m"}))
+    planner = development.ROLES["planner"]
+    monkeypatch.setitem(development.ROLES, "planner", dataclasses.replace(
+        planner, spec=SPECS["planner"].model_copy(update={"model": "planner-m"})))
     answers = [Tool(json.dumps(PLAN)), Text(GOOD), Text(TESTS)]
     for context, planner_model in [(Context(model="default-m"), "planner-m"),
                                    (Context(model="default-m", role_models={"planner": {"model": "run-m"}}),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nodes import sandbox
-from nodes.sandbox import Limits, python, run
+from runtime import sandbox
+from runtime.sandbox import Limits, python, run
 
 needs_bwrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed")
 
@@ -116,12 +116,12 @@ def test_detached_process_does_not_outlive_the_run():
 
 @needs_bwrap
 def test_accords_own_working_copy_and_checkpoints_are_out_of_reach(workdir):
-    from accord import runs
+    from graphs import store
 
-    with runs.checkpointer() as saver:  # the run store a real run writes (.accord/checkpoints.sqlite)
+    with store.checkpointer() as saver:  # the run store a real run writes (.accord/checkpoints.sqlite)
         saver.setup()
     # The checkpoint database, the user's task file, and Accord's own source (its working copy).
-    own = [runs.db_path().resolve(), (workdir / "stub.py").resolve(), sandbox.__file__]
+    own = [store.db_path().resolve(), (workdir / "stub.py").resolve(), sandbox.__file__]
     before = {str(p): Path(p).read_bytes() for p in own}
     code = (f"paths = {list(before)!r}\n"
             "for p in paths:\n"
@@ -149,3 +149,42 @@ def test_root_without_a_pids_cgroup_is_warned_about(monkeypatch, caplog):
     assert not sandbox.process_limit_enforced()
     assert run(python("-c", "pass"), {}).ok
     assert "no process limit" in caplog.text
+
+
+# Refusing to run unisolated ------------------------------------------------------------------------
+
+def test_without_bubblewrap_nothing_runs_and_the_error_names_the_fix(monkeypatch, tmp_path):
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    marker = tmp_path / "ran"
+    with pytest.raises(sandbox.SandboxUnavailable) as refused:
+        run(python("-c", f"open({str(marker)!r}, 'w').write('x')"), {})
+    assert not marker.exists()
+    assert "apt-get install bubblewrap" in str(refused.value)
+    assert f"{sandbox.MODE_VARIABLE}={sandbox.UNSAFE}" in str(refused.value)
+
+
+def test_bubblewrap_that_cannot_create_namespaces_is_refused_too(monkeypatch):
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    monkeypatch.setattr(sandbox, "namespaces_refused", lambda bwrap: "setting up uid map: Permission denied")
+    with pytest.raises(sandbox.SandboxUnavailable, match=r"cannot create its namespaces.*Permission denied"):
+        sandbox.isolation()
+
+
+def test_the_unsafe_opt_in_runs_with_rlimits_and_says_so_in_the_result(monkeypatch):
+    monkeypatch.setenv(sandbox.MODE_VARIABLE, sandbox.UNSAFE)
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    result = run(python("-c", "print('hi')"), {})
+    assert result.ok and result.isolation == "rlimits"
+
+
+def test_an_unknown_sandbox_mode_is_refused(monkeypatch):
+    monkeypatch.setenv(sandbox.MODE_VARIABLE, "none")
+    with pytest.raises(sandbox.SandboxUnavailable, match="not a sandbox mode"):
+        sandbox.isolation()
+
+
+@needs_bwrap
+def test_by_default_programs_run_in_bubblewrap(monkeypatch):
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    assert run(python("-c", "print('hi')"), {}).isolation == "bubblewrap"

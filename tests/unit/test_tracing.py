@@ -29,7 +29,7 @@ RUN = """
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langgraph.checkpoint.memory import InMemorySaver
 from graphs.development import build_graph
-from nodes.scripted import ScriptedChatModel
+from tests.scripted import ScriptedChatModel
 from state.context import Context
 from tests.conftest import GOOD, PLAN, STUB, TESTS
 

@@ -1,0 +1,85 @@
+"""Result tables in the docs, generated from ``summary.json`` files so that no figure is typed by hand.
+
+A document marks each table with the folder it comes from and, optionally, the configurations it shows::
+
+    <!-- results: evals/results/humaneval-164 single simple accountable -->
+    ...generated table...
+    <!-- /results -->
+
+``python -m evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check`` only says
+which ones differ from their summaries (a test runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MARKED = re.compile(r"(<!-- results: (?P<spec>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
+HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
+          "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
+
+
+def _row(name: str, s: Mapping[str, Any]) -> str:
+    verdicts = s.get("verdicts") or {}
+    agreement = f"{verdicts['agreement']:.1%}" if "agreement" in verdicts else "—"
+    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {s['pass@1']:.1%} | {s['tokens_per_solved']:,} "
+            f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} | {agreement} "
+            f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
+
+
+def table(folder: Path, configurations: Iterable[str] = ()) -> str:
+    """Return the markdown table of ``folder``'s ``summary.json``: the named configurations, else all."""
+    summary = json.loads((folder / "summary.json").read_text())
+    names = list(configurations) or list(summary)
+    if missing := [n for n in names if n not in summary]:
+        raise KeyError(f"{folder}/summary.json has no configuration {missing}")
+    return HEADER + "".join(_row(name, summary[name]) for name in names)
+
+
+def render(text: str, root: Path = ROOT) -> str:
+    """Return ``text`` with every marked table regenerated from its summary."""
+
+    def fill(match: re.Match[str]) -> str:
+        folder, *names = match["spec"].split()
+        return match.group(1) + table(root / folder, names) + match.group(4)
+
+    return MARKED.sub(fill, text)
+
+
+def documents(root: Path = ROOT) -> list[Path]:
+    """Return the documents that may hold result tables: the README and every page under ``docs/``."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def stale(root: Path = ROOT) -> list[Path]:
+    """Return the documents whose tables differ from what their summaries generate."""
+    return [doc for doc in documents(root)
+            if doc.exists() and render(doc.read_text(), root) != doc.read_text()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the marked tables, or with ``--check`` list the stale documents (exit 1 when any)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only list documents whose tables are stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        out_of_date = stale()
+        for doc in out_of_date:
+            print(f"{doc.relative_to(ROOT)}: a result table differs from its summary.json")
+        return 1 if out_of_date else 0
+    for doc in documents():
+        if doc.exists() and (new := render(doc.read_text())) != doc.read_text():
+            doc.write_text(new)
+            print(f"rewrote {doc.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The lifecycle drawings in the docs, generated from the compiled graphs.
+
+A document marks each drawing with the graph it shows::
+
+    <!-- lifecycle: development -->
+    ```mermaid
+    ...
+    ```
+    <!-- /lifecycle -->
+
+``python -m graphs.diagram`` (``make diagram``) redraws every marked one in the README and ``docs/``;
+``--check`` only lists the documents whose drawing differs from the compiled graph (a test runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from langgraph.graph.state import CompiledStateGraph
+
+from graphs import development
+
+ROOT = Path(__file__).resolve().parents[1]
+GRAPHS: dict[str, Callable[[], CompiledStateGraph]] = {"development": development.build_graph}  # type: ignore[type-arg]
+MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /lifecycle -->)", re.S)
+
+
+def mermaid(name: str) -> str:
+    """Return the fenced mermaid drawing of the graph ``name``, as LangGraph draws it."""
+    return f"```mermaid\n{GRAPHS[name]().get_graph().draw_mermaid().rstrip()}\n```\n"
+
+
+def render(text: str) -> str:
+    """Return ``text`` with every marked drawing redrawn."""
+    return MARKED.sub(lambda m: m.group(1) + mermaid(m["name"]) + m.group(4), text)
+
+
+def documents(root: Path = ROOT) -> list[Path]:
+    """Return the documents that may hold drawings: the README and every page under ``docs/``."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Redraw the marked drawings, or with ``--check`` list the stale documents (exit 1 when any)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report documents whose drawing is stale")
+    args = parser.parse_args(argv)
+    stale = []
+    for doc in documents():
+        if doc.exists() and (new := render(doc.read_text())) != doc.read_text():
+            stale.append(doc)
+            if not args.check:
+                doc.write_text(new)
+    verb = "differs from the compiled graph" if args.check else "redrawn"
+    for doc in stale:
+        print(f"{doc.relative_to(ROOT)}: a lifecycle drawing {verb}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

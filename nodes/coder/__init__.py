@@ -1,0 +1,63 @@
+"""The Coder: implements the plan into the shared file map (LLM).
+
+A function-level task gets several candidate implementations, each a fenced block in a plain-text reply
+(the Tester's selection keeps one): ``function``. An application is built feature by feature into
+``app.py``, its interface written by code, then its tests: ``application``, ``app_tests``. How code is
+asked for and merged: ``writing``; what is said: ``prompts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nodes.coder.application import build_application, repair_step
+from nodes.coder.function import fresh_candidates, new_function, resampling, write_candidates
+from nodes.coder.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
+from nodes.coder.writing import fix_one_file
+from nodes.views import artifacts, code_view, plan_view, review_view, task_view
+from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
+from state.graph_state import dump, read
+from state.stage import StageCall
+
+__all__ = ["SYSTEM", "implement", "revise"]
+
+
+def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write or revise the code."""
+    task, plan, code = artifacts(state)
+    assert plan is not None
+    pool = read(state, "candidates", Candidates)
+    if pool is not None and code is not None and resampling(state):
+        # The chosen code stands until the selection has run the bigger pool.
+        return {"code": dump(code), "candidates": dump(fresh_candidates(call, task, plan, pool))}
+    review = read(state, "review", ReviewReport)
+    if review is not None and code is not None:
+        revised = revise(call, task, plan, code, review, state)
+        if pool is None:
+            return {"code": dump(revised)}
+        # The revision joins the pool: the selection keeps it only if the evidence says it is better.
+        items = pool.items if revised in pool.items else (*pool.items, revised)
+        return {"code": dump(revised), "candidates": dump(Candidates(items=items))}
+    if task.level == "function":
+        candidates = write_candidates(call, task, plan)
+        return {"code": dump(candidates.items[0]), "candidates": dump(candidates)}
+    return {"code": dump(build_application(call, task, plan))}
+
+
+def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, review: ReviewReport,
+           state: Mapping[str, Any]) -> CodeArtifact:
+    """Return the code revised to answer the review: an application's step with a wrong effect is sampled
+    again first (``repair_step``); otherwise the Coder fixes the most important issue."""
+    if task.level == "function":
+        prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
+                                      review=review_view(review),
+                                      what=f"the complete corrected implementation of `{task.entry_point}` "
+                                           "in one ```python code block")
+        return new_function(call, SYSTEM, task, prompt, state)
+    if (repaired := repair_step(call, task, plan, code)) is not None:
+        return repaired
+    prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code),
+                                  review=review_view(review),
+                                  what=CHANGED_DEFINITIONS)
+    return fix_one_file(call, SYSTEM, prompt, code)

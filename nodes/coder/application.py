@@ -1,0 +1,176 @@
+"""An application built step by step into ``app.py``: each call sees the plan and the code so far and
+returns only the new or changed definitions; each step is checked at once for its effect on the data file
+and sampled again on a miss; code writes ``main()`` from the plan (``nodes.interface``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nodes import interface
+from nodes.coder.app_tests import write_tests
+from nodes.coder.prompts import CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
+from nodes.coder.writing import function_name, merged, write_piece
+from nodes.llm import retry_temperature
+from nodes.merge import (
+    defined_names,
+)
+from nodes.planner import STORAGE_NAMES
+from nodes.static_check import undefined_names
+from nodes.views import (
+    APP_FILE,
+    plan_view,
+    task_view,
+)
+from runtime import sandbox
+from runtime.executor import perform
+from state.artifacts import CaseResult, CodeArtifact, Plan, TaskSpec, TestReport
+from state.stage import OutputError, StageCall
+
+PIECE_ATTEMPTS = 3
+
+def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
+                  check: Callable[[CodeArtifact], None] | None = None,
+                  prefer: Callable[[CodeArtifact], None] | None = None,
+                  drop: frozenset[str] = frozenset()) -> CodeArtifact:
+    """Ask for one piece of code and merge it into ``path`` (less the definitions named in ``drop``),
+    retrying just this call with the error.
+
+    ``check`` may refuse the merged result with an OutputError, which becomes the retry's feedback.
+    ``prefer`` may too, but softly: when no attempt satisfies it, the last answer that passed ``check`` is
+    kept and the miss recorded (the gates judge the whole application later).
+    """
+    feedback, kept = "", None
+    for attempt in range(PIECE_ATTEMPTS):
+        temperature = None if attempt == 0 else retry_temperature(call)
+        try:
+            code = write_piece(call, prompt + feedback, temperature)
+            if len(code.strip()) < 10:
+                raise OutputError("the code is empty")
+            result = merged(app, path, code, drop=drop)
+            if check is not None:
+                check(result)
+            kept = result
+            if prefer is not None:
+                prefer(result)
+            return result
+        except OutputError as exc:
+            call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}"[:300])
+            feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with corrected code."
+    if kept is not None:
+        call.record("error", outcome="kept", detail=f"{path}: kept one that fails: {feedback.strip()}"[:300])
+        return kept
+    raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
+
+def behaves(call: StageCall, plan: Plan, name: str) -> Callable[[CodeArtifact], None]:
+    """Return a check that a step just written has the effect it must have on the data file
+    (``nodes.interface``): a storage step reads or writes it, a feature run through the interface written
+    from the plan does what its verb implies. On the local model, a step sampled again with the failure
+    beats a review round's revision, which rarely repairs one."""
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def effects(code: CodeArtifact) -> TestReport:
+        if name in interface.STORAGE_CHECKS:
+            case: CaseResult | None = interface.storage_effects(code, APP_FILE, name, limits)
+        else:
+            case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
+        call.record("sandbox", outcome="skipped" if case is None else "passed" if case.passed else "failed",
+                    detail=f"effects of {name}" + (": an add before it fails" if case is None else ""))
+        return TestReport(ending="passed" if case is None or case.passed else "failed",
+                          cases=() if case is None else (case,))
+
+    def check(code: CodeArtifact) -> None:
+        report = perform(call, "sandbox", effects, code=code)
+        if not report.passed:
+            raise OutputError(report.cases[0].message.partition("\ninput:")[0])
+
+    return check
+
+def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> CodeArtifact:
+    """Merge a piece into the app if the model manages one; if not, go on (the tests will show the gap)."""
+    try:
+        return merged_piece(call, app, APP_FILE, prompt)
+    except OutputError as exc:
+        call.record("error", outcome="skipped", detail=f"{what}: {exc}"[:300])
+        return app
+
+def defines(name: str) -> Callable[[CodeArtifact], None]:
+    def check(code: CodeArtifact) -> None:
+        if name not in defined_names(code.files[APP_FILE]):
+            raise OutputError(f"the code does not define `{name}`: write `def {name}(...)`")
+
+    return check
+
+def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: int) -> str:
+    """Return the prompt for step ``number`` (1-based) of an application's plan, given the code so far."""
+    subtask = plan.subtasks[number - 1]
+    name = function_name(subtask.function)
+    return SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan), app=APP_FILE,
+        code=_app_view(app), number=number, title=subtask.title, description=subtask.description,
+        conventions=CONVENTIONS if name not in STORAGE_NAMES else "",
+        function=f" as the function `{subtask.function}`" if name else "")
+
+def _unplanned_examples(plan: Plan) -> frozenset[str]:
+    return EXAMPLE_NAMES - {function_name(s.function) for s in plan.subtasks}
+
+def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact) -> CodeArtifact | None:
+    """Sample again the first step whose effect on the data file is wrong, shown its failure; return the
+    code with a sample that passes, or None when every step passes or no sample does.
+
+    Asked for a free-form fix against the review, the local model repeats the failing feature round after
+    round; the step's own prompt and check repair from the concrete case.
+    """
+    failing = _first_wrong_step(call, plan, code)
+    if failing is None:
+        return None
+    number, failure = failing
+    name = function_name(plan.subtasks[number - 1].function)
+    has_effect = behaves(call, plan, name)
+
+    def check(candidate: CodeArtifact) -> None:
+        defines(name)(candidate)
+        has_effect(candidate)
+
+    prompt = (_step_prompt(task, plan, code, number)
+              + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code.")
+    try:
+        return merged_piece(call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan))
+    except OutputError as exc:
+        call.record("error", outcome="unrepaired", detail=f"{name}: {exc}"[:300])
+        return None
+
+def _first_wrong_step(call: StageCall, plan: Plan, code: CodeArtifact) -> tuple[int, str] | None:
+    """Return the number of the first step whose effect check fails, with the failure (None if none)."""
+    for number, subtask in enumerate(plan.subtasks, 1):
+        name = function_name(subtask.function)
+        if interface.checkable(plan, name):
+            try:
+                behaves(call, plan, name)(code)
+            except OutputError as exc:
+                return number, str(exc)
+    return None
+
+def with_interface(plan: Plan, code: CodeArtifact) -> CodeArtifact:
+    """Return the app with ``main()`` written from the plan's features (LOCAL_CODE, ``nodes.interface``)."""
+    return merged(code, APP_FILE, interface.interface(plan, interface.data_file(plan)), keep=frozenset())
+
+def _app_view(code: CodeArtifact | None) -> str:
+    return f"```python\n{code.files[APP_FILE]}```" if code and APP_FILE in code.files else "(empty)"
+
+
+def build_application(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
+    """Write an application step by step, then its interface from the plan, then its tests."""
+    app: CodeArtifact | None = None
+    for number, subtask in enumerate(plan.subtasks, 1):
+        name = function_name(subtask.function)
+        if name == "main":
+            continue  # the interface is written from the plan below
+        prompt = _step_prompt(task, plan, app, number)
+        app = merged_piece(call, app, APP_FILE, prompt, check=defines(name) if name else None,
+                           prefer=behaves(call, plan, name) if interface.checkable(plan, name) else None,
+                           drop=_unplanned_examples(plan))
+    assert app is not None  # an application's plan has at least one feature
+    app = perform(call, "interface", with_interface, plan=plan, code=app)
+    if missing := undefined_names(APP_FILE, app.files):
+        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
+            task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
+    return write_tests(call, plan, app)

@@ -1,0 +1,98 @@
+"""A function task's code: several candidate implementations for the Tester to select from, fresh ones
+when the selection asks, and redraws when a revision repeats a version already tried."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nodes.coder.prompts import ALONE_PROMPT, FUNCTION_PROMPT, SYSTEM
+from nodes.coder.writing import write_function
+from nodes.llm import retry_temperature
+from nodes.views import (
+    plan_view,
+    task_view,
+)
+from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from state.graph_state import code_versions, read
+from state.stage import OutputError, StageCall
+
+SAMPLE_TEMPERATURE = 0.8
+"""Sampled candidates: hot enough to differ from the greedy ones."""
+
+REDRAWS = 2
+"""Sampled draws after a function's revision or fix that repeats a version already tried. At temperature 0
+the small model mostly hands back such a version (the repeat gate then ends the loop with nothing
+learnt); a sampled draw gives the tests something new to judge."""
+
+def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
+                 state: Mapping[str, Any]) -> CodeArtifact:
+    """Write a function task's code, sampling again while it repeats a version already tried.
+
+    Tried means handed over in a message or among the candidates the selection ran. When every draw
+    repeats, the last is returned, and the gates see the repeat.
+    """
+    pool = read(state, "candidates", Candidates)
+    tried = [*code_versions(state), *(c.files for c in (pool.items if pool else ()))]
+    code = write_function(call, system, task, prompt)
+    for draw in range(2, REDRAWS + 2):
+        if code.files not in tried:
+            break
+        call.record("retry", outcome=str(draw), detail="repeats a version already tried; sampling again")
+        try:
+            code = write_function(call, system, task, prompt, retry_temperature(call))
+        except OutputError as exc:
+            call.record("retry", outcome=str(draw), detail=f"sampled draw: {exc}"[:300])
+    return code
+
+def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
+    """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
+
+    The first is written from the task alone at temperature 0 (what one call would give), the second
+    from the task and the plan, the rest from both, sampled: diversity the selection can choose from.
+    """
+    alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
+    planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
+    budget = max(1, call.context.max_candidates)
+    tries: list[tuple[str, float | None]] = [(alone, None), (planned, None)]
+    tries += [(planned, SAMPLE_TEMPERATURE)] * (budget - len(tries))
+    items: list[CodeArtifact] = []
+    error = ""
+    for number, (prompt, temperature) in enumerate(tries[:budget], 1):
+        try:
+            code = write_function(call, SYSTEM, task, prompt, temperature)
+        except OutputError as exc:
+            error = str(exc)
+            call.record("retry", outcome=str(number), detail=f"candidate {number}: {exc}"[:300])
+            continue
+        if code in items:
+            call.record("retry", outcome=str(number), detail=f"candidate {number} repeats an earlier one")
+            continue
+        items.append(code)
+    if not items:
+        raise OutputError(f"no candidate was valid code; the last: {error}")
+    return Candidates(items=tuple(items))
+
+def resampling(state: Mapping[str, Any]) -> bool:
+    """Return whether the selection just asked for fresh candidates (no candidate passed every example)."""
+    verdicts = state.get("verdicts") or []
+    last = verdicts[-1] if verdicts else {}
+    return last.get("stage") == "selecting" and last.get("outcome") == "resample"
+
+def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidates) -> Candidates:
+    """Add up to ``max_candidates`` sampled implementations the pool does not hold yet, alternating the
+    prompt with the plan and the one from the task alone."""
+    prompts = (FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point),
+               ALONE_PROMPT.format(task=task_view(task), name=task.entry_point))
+    items = list(pool.items)
+    for number in range(max(1, call.context.max_candidates)):
+        try:
+            code = write_function(call, SYSTEM, task, prompts[number % 2], SAMPLE_TEMPERATURE)
+        except OutputError as exc:
+            call.record("retry", outcome=str(number + 1), detail=f"fresh candidate: {exc}"[:300])
+            continue
+        if code in items:
+            call.record("retry", outcome=str(number + 1), detail="fresh candidate repeats one in the pool")
+            continue
+        items.append(code)
+    return Candidates(items=tuple(items))

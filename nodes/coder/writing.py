@@ -1,0 +1,131 @@
+"""How the Coder asks for code and takes it in: every piece comes as a fenced block in a plain-text reply
+(inside a JSON string the small local model must escape every quote and newline, and one slip loses the
+answer), is parsed, and is merged into its file by definition (``nodes.merge``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from nodes.coder.prompts import SYSTEM
+from nodes.llm import text
+from nodes.merge import (
+    clean_test_module,
+    defined_names,
+    merge_module,
+    repaired,
+    without_calls,
+)
+from nodes.planner import FILE_PARAMETERS, STORAGE_NAMES
+from nodes.views import (
+    APP_FILE,
+    FUNCTION_FILE,
+    TEST_FILE,
+    apply_changes,
+    code_block,
+    strip_fences,
+)
+from runtime.executor import perform
+from state.artifacts import CodeArtifact, TaskSpec
+from state.stage import OutputError, StageCall
+
+
+def merged(code: CodeArtifact | None, path: str, piece: str,
+           keep: frozenset[str] | None = None, drop: frozenset[str] = frozenset()) -> CodeArtifact:
+    """Return ``code`` with ``piece`` merged into ``path`` by definition (tests kept importing the app).
+
+    ``keep`` names definitions the piece may not replace; by default an app's ``main()``, once there.
+    ``drop`` names definitions of the piece to leave out. An app's features lose their calls to the
+    storage functions: ``main()`` loads and saves the items (``nodes.merge.without_calls``).
+
+    Raises:
+        OutputError: the piece does not parse, so the model can be told why.
+    """
+    files = dict(code.files) if code else {}
+    if keep is None:
+        # Once written from the plan, the interface is code's: a fix that rewrites main() can drop the
+        # data file's name.
+        keep = frozenset({"main"}) if path == APP_FILE else frozenset()
+    try:
+        source = repaired(strip_fences(piece))
+        if path == APP_FILE:
+            source = without_calls(source, STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
+                                   file_parameters=FILE_PARAMETERS)
+        content = merge_module(files.get(path, ""), source,
+                               module=path.removesuffix(".py").replace("/", "."), keep=keep, drop=drop)
+    except SyntaxError as exc:
+        raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
+    if path == TEST_FILE:
+        content = clean_test_module(content, APP_FILE.removesuffix(".py"),
+                                    defined_names(files.get(APP_FILE, "")))
+    entry_points = code.entry_points if code else (APP_FILE,)
+    return apply_changes(code, {path: content}, entry_points=entry_points)
+
+def _syntax(exc: SyntaxError) -> str:
+    """Return where and why code does not parse, with the offending line (for the model and the ledger)."""
+    line = (exc.text or "").strip()
+    return f"line {exc.lineno}: {exc.msg}" + (f": `{line[:120]}`" if line else "")
+
+def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
+    """Ask for the changed definitions as a fenced block in plain text; return the code with them merged
+    into the file they belong to (``file_of``), so a fix can also write the tests an application lacks."""
+
+    def fix(code: CodeArtifact, prompt: str) -> CodeArtifact:
+        piece = code_block(text(call, system, prompt, what="fix"))
+        return merged(code, file_of(piece), piece)
+
+    return perform(call, "FileFix", fix, code=code, prompt=prompt)
+
+def file_of(piece: str) -> str:
+    """Return the application file a piece of code belongs in: the tests when it defines only tests."""
+    try:
+        names = [n.name for n in ast.parse(strip_fences(piece)).body
+                 if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    except SyntaxError:
+        return APP_FILE  # the merge reports why it does not parse
+    return TEST_FILE if names and all(n.startswith("test_") for n in names) else APP_FILE
+
+def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
+                   temperature: float | None = None) -> CodeArtifact:
+    """Ask for a function task's implementation as a fenced block in plain text; return its module."""
+
+    def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
+        reply = text(call, system, prompt, temperature, what="code")
+        return function_module(task, code_block(reply, task.entry_point or ""))
+
+    return perform(call, "code", code, task=task, prompt=prompt, temperature=temperature)
+
+def write_test(call: StageCall, prompt: str, temperature: float | None = None) -> str:
+    """Ask for a pytest test as a fenced block in plain text; return its source."""
+
+    def ask(prompt: str, temperature: float | None) -> str:
+        return code_block(text(call, SYSTEM, prompt, temperature, what="test"))
+
+    return perform(call, "test", ask, prompt=prompt, temperature=temperature)
+
+def write_piece(call: StageCall, prompt: str, temperature: float | None = None) -> str:
+    """Ask for a piece of an application (new or changed definitions) as a fenced block in plain text.
+
+    Through the JSON tool call, most of the local model's misses on a to-do feature are answers that
+    do not parse as JSON: a ``}`` out of place, a string cut off."""
+
+    def ask(prompt: str, temperature: float | None) -> str:
+        return code_block(text(call, SYSTEM, prompt, temperature, what="piece"))
+
+    return perform(call, "piece", ask, prompt=prompt, temperature=temperature)
+
+def function_module(task: TaskSpec, body: str) -> CodeArtifact:
+    """Return the code artifact for a function task: the stub (its imports and helpers), then the code."""
+    try:
+        source = repaired(strip_fences(body))
+    except SyntaxError as exc:
+        raise OutputError(f"the code does not parse: {_syntax(exc)}") from exc
+    if f"def {task.entry_point}" not in source:
+        raise OutputError(f"the code does not define `{task.entry_point}`")
+    return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"},
+                        entry_points=(FUNCTION_FILE,))
+
+def function_name(signature: str) -> str:
+    """Return the function name a plan's ``add_task(tasks, text)`` names, or '' when there is none."""
+    match = re.match(r"\s*(?:def\s+)?([A-Za-z_]\w*)\s*(\(|$)", signature)
+    return match.group(1) if match else ""

@@ -1,0 +1,375 @@
+"""The one way model-written code runs: bubblewrap, rlimits, a timeout, a process-group kill.
+
+Inside bubblewrap the program sees a read-only system (``/usr``, the Python installation), a private
+writable ``/workspace`` holding only the files it was given, an empty ``/tmp``, no network, no other
+process, no capabilities, and a scrubbed environment; the user's home, the project and its checkpoint
+database are not mounted at all. rlimits bound CPU time, address space and file size; stdout and stderr
+go to files capped by the file-size limit, so a flood ends the program instead of filling memory. A
+pids cgroup of its own bounds the processes it may create (RLIMIT_NPROC alone does not bind uid 0, as
+which CI runs) and lets every one of them be killed when the run ends, detached or not.
+
+Where bubblewrap is missing or cannot create its namespaces, nothing runs: ``SandboxUnavailable`` names
+the fix. Only ``ACCORD_SANDBOX=unsafe-rlimits`` runs programs with rlimits and the cgroup alone, which
+leaves the network, the home directory and the project open to them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from state.settings import Settings
+
+log = logging.getLogger(__name__)
+
+WORKSPACE = "/workspace"
+Ending = Literal["exited", "timeout", "cpu_limit", "file_limit", "killed"]
+Isolation = Literal["bubblewrap", "rlimits"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed program."""
+
+    timeout_s: float = 10.0
+    cpu_s: int = 10
+    memory_mb: int = 1024
+    processes: int = 32
+    """New processes (threads included) the program may create."""
+    file_mb: int = 16
+    """Largest file it may write, its captured output included."""
+    output_chars: int = 20_000
+    """How much of stdout and stderr each is kept (head and tail)."""
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """How a sandboxed program ended and what it printed."""
+
+    exit_code: int | None
+    ending: Ending
+    stdout: str
+    stderr: str
+    duration_s: float
+    isolation: Isolation
+    files: dict[str, str]
+    """Text files in the workspace after the run (what the program wrote)."""
+    truncated: bool = False
+    process_limit_hit: bool = False
+    """Whether the program tried to create more processes than its limit allowed."""
+
+    @property
+    def ok(self) -> bool:
+        """Return whether the program exited with status 0."""
+        return self.ending == "exited" and self.exit_code == 0
+
+
+class SandboxError(ValueError):
+    """Raised for a request the sandbox refuses (e.g. a file path outside the workspace)."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """Model-written code cannot run isolated here, and running it unisolated was not accepted."""
+
+
+MODE_VARIABLE = "ACCORD_SANDBOX"
+UNSAFE = "unsafe-rlimits"
+"""The opt-in to run model-written code with rlimits alone: no filesystem, network or process isolation."""
+FIX = (f"install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed, or accept the "
+       f"risk of running model-written code unisolated with {MODE_VARIABLE}={UNSAFE}")
+
+
+def bubblewrap() -> str | None:
+    """Return the bubblewrap executable, or None when it is not installed."""
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def namespaces_refused(bwrap: str) -> str:
+    """Return why bubblewrap cannot create its namespaces here ("" when it can)."""
+    try:
+        probe = subprocess.run([bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    return "" if probe.returncode == 0 else (probe.stderr.strip() or f"exit status {probe.returncode}")
+
+
+def isolation() -> Isolation:
+    """Return how model-written code runs here: ``bubblewrap``, or ``rlimits`` when the user opted in.
+
+    Raises:
+        SandboxUnavailable: bubblewrap is missing or cannot create its namespaces (the message names the
+            fix), or ``ACCORD_SANDBOX`` holds an unknown mode.
+    """
+    mode = Settings().sandbox
+    if mode == UNSAFE:
+        _warn_once(f"{MODE_VARIABLE}={UNSAFE}: model-written code runs with rlimits only (no filesystem, "
+                   "network or process isolation)")
+        return "rlimits"
+    if mode != "bubblewrap":
+        raise SandboxUnavailable(f"{MODE_VARIABLE}={mode!r} is not a sandbox mode: use bubblewrap (the "
+                                 f"default) or {UNSAFE}")
+    bwrap = bubblewrap()
+    if bwrap is None:
+        raise SandboxUnavailable(f"bubblewrap is not installed, so model-written code cannot run isolated: "
+                                 f"{FIX}")
+    if reason := namespaces_refused(bwrap):
+        raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({reason[:200]}): {FIX}")
+    return "bubblewrap"
+
+
+def _safe_path(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise SandboxError(f"file path {name!r} is outside the workspace")
+    return path
+
+
+def _tasks_of_current_user() -> int:
+    """Count the tasks (threads) of this uid, which RLIMIT_NPROC counts against."""
+    uid, count = os.getuid(), 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return count
+
+
+BWRAP_PROCESSES = 3
+"""Tasks in the cgroup besides the program's children: bubblewrap's monitor, its init, the program."""
+
+
+def pids_hierarchy() -> Path | None:
+    """Return the writable pids-cgroup directory of this process, or None where there is none."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):  # cgroup v1
+            base = Path("/sys/fs/cgroup/pids") / path.lstrip("/")
+        elif controllers == "" and "pids" in _read(Path("/sys/fs/cgroup/cgroup.subtree_control")):
+            base = Path("/sys/fs/cgroup") / path.lstrip("/")  # cgroup v2 with pids delegated
+        else:
+            continue
+        if os.access(base, os.W_OK):
+            return base
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def process_limit_enforced() -> bool:
+    """Return whether the process limit binds here (RLIMIT_NPROC for a normal user, a cgroup for root)."""
+    return os.getuid() != 0 or pids_hierarchy() is not None
+
+
+@contextlib.contextmanager
+def _pids_cgroup(max_tasks: int) -> Iterator[Path | None]:
+    """Yield a fresh pids cgroup capped at ``max_tasks``; on exit kill what is left in it and remove it."""
+    base = pids_hierarchy()
+    group = None
+    if base is not None:
+        with contextlib.suppress(OSError):
+            group = Path(tempfile.mkdtemp(prefix="accord-sbx-", dir=base))
+            (group / "pids.max").write_text(str(max_tasks))
+    if group is None and os.getuid() == 0:
+        _warn_once("running as root without a writable pids cgroup: sandboxed programs have no process "
+                   "limit (RLIMIT_NPROC does not bind uid 0)")
+    try:
+        yield group
+    finally:
+        if group is not None:
+            _empty_and_remove(group)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    log.warning(message)
+
+
+def _empty_and_remove(group: Path) -> None:
+    for _ in range(100):
+        pids = _read(group / "cgroup.procs").split()
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.01)
+    for _ in range(100):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # the last killed processes are still being reaped
+            time.sleep(0.01)
+    log.warning("could not remove the sandbox cgroup %s", group)
+
+
+def _hit_process_limit(group: Path | None) -> bool:
+    for line in _read(group / "pids.events").splitlines() if group else ():
+        name, _, count = line.partition(" ")
+        if name == "max" and count.strip() != "0":
+            return True
+    return False
+
+
+def _rlimits(limits: Limits, nproc: int, group: Path | None):  # type: ignore[no-untyped-def]
+    def apply() -> None:
+        if group is not None:  # join the cgroup before exec, so every descendant is counted
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+        mb = 1 << 20
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb, limits.file_mb * mb))
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
+    # Run as root (as CI does), bwrap keeps the caller's capabilities inside the sandbox, and with
+    # CAP_SYS_ADMIN a program could remount its read-only views writable: drop every one.
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
+            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
+    for link in ("bin", "lib", "lib64", "sbin"):
+        if os.path.islink(f"/{link}"):
+            argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+        elif os.path.isdir(f"/{link}"):
+            argv += ["--ro-bind", f"/{link}", f"/{link}"]
+    for path in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
+        argv += ["--ro-bind-try", path, path]
+    # The interpreter and its packages, and nothing else of the home or the project around them.
+    for prefix in sorted({sys.base_prefix, sys.prefix}):
+        argv += ["--ro-bind", prefix, prefix]
+    # bwrap's own root (where it made /root/... for the binds above) goes read-only last.
+    return [*argv, "--remount-ro", "/"]
+
+
+def _clean_env(home: str) -> dict[str, str]:
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    return {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+
+
+def _read_capped(path: Path, limit: int) -> tuple[str, bool]:
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    if len(text) <= limit:
+        return text, False
+    half = limit // 2
+    return f"{text[:half]}\n... [{len(text) - limit} characters cut] ...\n{text[-half:]}", True
+
+
+def _workspace_files(root: Path, limit: int = 200_000) -> dict[str, str]:
+    files = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink() and path.stat().st_size <= limit:
+            try:
+                files[path.relative_to(root).as_posix()] = path.read_text()
+            except (UnicodeDecodeError, OSError):
+                continue
+    return files
+
+
+def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits(),
+        stdin: str | None = None) -> SandboxResult:
+    """Run ``argv`` in a fresh workspace holding ``files`` and return how it ended.
+
+    ``argv`` runs with the workspace as its working directory; use ``python()`` for the interpreter.
+
+    Raises:
+        SandboxUnavailable: see ``isolation()``; nothing has run.
+    """
+    mode = isolation()
+    paths = {_safe_path(name): content for name, content in files.items()}
+    with tempfile.TemporaryDirectory(prefix="accord-sbx-") as tmp:
+        root = Path(tmp)
+        workspace, out, err = root / "ws", root / "stdout", root / "stderr"
+        workspace.mkdir()
+        for rel, content in paths.items():
+            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / rel).write_text(content)
+        bwrap = bubblewrap()
+        if mode == "bubblewrap" and bwrap:
+            env = _clean_env(WORKSPACE)
+            setenv = [arg for key, value in env.items() for arg in ("--setenv", key, value)]
+            command, cwd = [*_bwrap_argv(bwrap, workspace), *setenv, *argv], None
+        else:
+            command, cwd, env = list(argv), str(workspace), _clean_env(str(workspace))
+        nproc = _tasks_of_current_user() + limits.processes
+        start = time.monotonic()
+        with out.open("wb") as stdout, err.open("wb") as stderr, \
+                _pids_cgroup(limits.processes + BWRAP_PROCESSES) as group:
+            proc = subprocess.Popen(
+                command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=_rlimits(limits, nproc, group),
+            )
+            timed_out = False
+            try:
+                proc.communicate(stdin.encode() if stdin is not None else None,
+                                 timeout=limits.timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                # The whole group goes: with bubblewrap, killing its init ends every process inside.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            process_limit_hit = _hit_process_limit(group)
+        duration = time.monotonic() - start
+        code = proc.returncode
+        ending: Ending = "exited"
+        if timed_out:
+            ending = "timeout"
+        elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            ending = "cpu_limit"
+        elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or max(
+            out.stat().st_size, err.stat().st_size
+        ) >= limits.file_mb << 20:
+            # Python ignores SIGXFSZ and fails the write instead, so judge by the capped size too.
+            ending = "file_limit"
+        elif code is not None and (code < 0 or code == 128 + signal.SIGKILL):
+            ending = "killed"
+        stdout_text, cut_out = _read_capped(out, limits.output_chars)
+        stderr_text, cut_err = _read_capped(err, limits.output_chars)
+        return SandboxResult(
+            exit_code=None if timed_out else code, ending=ending, stdout=stdout_text,
+            stderr=stderr_text, duration_s=duration, isolation=mode,
+            files=_workspace_files(workspace), truncated=cut_out or cut_err,
+            process_limit_hit=process_limit_hit,
+        )
+
+
+def python(*args: str) -> list[str]:
+    """Return argv that runs this interpreter (and its installed packages) inside the sandbox."""
+    return [sys.executable, "-B", *args]

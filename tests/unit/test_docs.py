@@ -1,0 +1,61 @@
+"""The README and docs/ stay short, current and generated where they show figures or drawings."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from evals import tables
+from graphs import diagram
+
+ROOT = Path(__file__).resolve().parents[2]
+HISTORY = re.compile(r"todo-s\d|\bsessions? \d+|\buncommitted\b|\bat commit [0-9a-f]{7}", re.I)
+"""Words that narrate how the project was built; that story belongs in commit messages."""
+
+
+def test_the_readme_is_short_and_links_its_depth_to_docs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    for link in re.findall(r"\]\((docs/[\w.-]+\.md)\)", readme):
+        assert (ROOT / link).exists(), link
+
+
+def test_the_drawings_are_the_compiled_graphs() -> None:
+    docs = [d for d in diagram.documents() if d.exists() and diagram.MARKED.search(d.read_text())]
+    assert ROOT / "README.md" in docs
+    assert all(diagram.render(d.read_text()) == d.read_text() for d in docs), "run make diagram"
+
+
+def test_a_drawing_is_redrawn_from_the_graph() -> None:
+    stale = "<!-- lifecycle: development -->\n```mermaid\ngraph TD;\n```\n<!-- /lifecycle -->\n"
+    drawn = diagram.render(stale)
+    assert "designing_tests -. &nbsp;budget&nbsp; .-> failed;" in drawn and drawn != stale
+
+
+def test_the_result_tables_are_their_summaries() -> None:
+    assert tables.stale() == [], "run make tables"
+
+
+def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
+    folder = tmp_path / "evals" / "results" / "demo"
+    folder.mkdir(parents=True)
+    summary = {"single": {"tasks": 10, "solved": 7, "pass@1": 0.7, "tokens_per_solved": 1234,
+                          "median_latency_s": 3.25, "llm_calls_per_task": 1.0, "models": ["m"],
+                          "dates": ["2026-01-02"], "verdicts": {"agreement": 0.5}}}
+    (folder / "summary.json").write_text(json.dumps(summary))
+    doc = "<!-- results: evals/results/demo -->\n| typed by hand |\n<!-- /results -->\n"
+    rendered = tables.render(doc, tmp_path)
+    assert "| `single` | 7 / 10 | 70.0% | 1,234 | 3.2 | 1.0 | 50.0% | m | 2026-01-02 |" in rendered
+    assert "typed by hand" not in rendered
+
+
+def test_no_code_or_doc_narrates_its_own_history() -> None:
+    files = subprocess.run(["git", "ls-files", "*.py", "*.md", "Makefile", "*.toml", ".env.example"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    ours = [name for name in files
+            if not name.startswith(("data/", "evals/results/")) and name != "tests/unit/test_docs.py"]
+    told = [f"{name}:{n}: {line.strip()}" for name in ours
+            for n, line in enumerate((ROOT / name).read_text().splitlines(), 1) if HISTORY.search(line)]
+    assert told == []

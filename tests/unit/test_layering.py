@@ -1,0 +1,72 @@
+"""Imports go one way: state ← runtime ← nodes ← graphs ← evals ← accord (the CLI).
+
+Every first-party import of every module is read from its syntax tree, at any depth: a function-level
+import may not hide a cycle. The CLI alone imports lazily, so that ``accord --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("state", "runtime", "nodes", "graphs", "evals", "accord")
+"""Lowest first: a package may import its own layer and the ones before it."""
+
+
+def first_party_imports(path: Path) -> list[tuple[int, str, bool]]:
+    """Return (line, imported package, at module level) for each first-party import in ``path``."""
+    tree = ast.parse(path.read_text(), str(path))
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [(node.lineno, name.split(".")[0], id(node) in top) for name in names
+                  if name.split(".")[0] in LAYERS]
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """Return every import against the layer order under ``root``, as ``path:line: reason``."""
+    problems = []
+    for layer in LAYERS:
+        for path in sorted((root / layer).rglob("*.py")):
+            where = path.relative_to(root)
+            for line, imported, at_top in first_party_imports(path):
+                if LAYERS.index(imported) > LAYERS.index(layer):
+                    problems.append(f"{where}:{line}: {layer} imports {imported}, a higher layer")
+                elif not at_top and layer != "accord":
+                    problems.append(f"{where}:{line}: a function-level import of {imported}")
+    return problems
+
+
+def test_every_import_follows_the_layer_order() -> None:
+    assert violations(ROOT) == []
+
+
+@pytest.mark.parametrize(("layer", "source", "problem"), [
+    ("nodes", "from graphs.compiler import Compiler\n", "1: nodes imports graphs, a higher layer"),
+    ("evals", "from accord import cli\n", "1: evals imports accord, a higher layer"),
+    ("state", "def f():\n    import runtime.sandbox\n", "2: state imports runtime, a higher layer"),
+    ("graphs", "def f():\n    from nodes import roles\n", "2: a function-level import of nodes"),
+])
+def test_the_check_catches_an_import_against_the_order(tmp_path: Path, layer: str, source: str,
+                                                       problem: str) -> None:
+    for name in LAYERS:
+        (tmp_path / name).mkdir()
+    (tmp_path / layer / "module.py").write_text(source)
+    assert violations(tmp_path) == [f"{layer}/module.py:{problem}"]
+
+
+def test_the_cli_may_import_lazily(tmp_path: Path) -> None:
+    for name in LAYERS:
+        (tmp_path / name).mkdir()
+    (tmp_path / "accord" / "cli.py").write_text("def main():\n    from graphs import development\n")
+    assert violations(tmp_path) == []

@@ -1,0 +1,68 @@
+"""Settings live in one place: Context declares the run defaults, ACCORD_* variables override them, the CLI's
+options are generated from the same fields, and the lifecycle table's counter limits hold unless set."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from accord import cli
+from graphs.development import LIFECYCLE
+from state.context import Context
+from state.settings import PREFIX, Settings, run_defaults
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_environment_variables_override_the_declared_defaults() -> None:
+    context = run_defaults({"ACCORD_MAX_ROUNDS": "2", "ACCORD_TEMPERATURE": "0.3",
+                            "ACCORD_ROLE_MODELS": '{"coder": {"model": "big"}}', "ACCORD_MODEL": "small"})
+    assert (context.max_rounds, context.temperature, context.model) == (2, 0.3, "small")
+    assert context.model_for("coder").model == "big" and context.model_for("planner").model == "small"
+    assert run_defaults({}) == Context()
+
+
+def test_a_bad_environment_value_names_its_variable() -> None:
+    with pytest.raises(ValueError, match="ACCORD_MAX_ROUNDS='many'"):
+        run_defaults({"ACCORD_MAX_ROUNDS": "many"})
+
+
+def test_the_cli_has_an_option_for_every_scalar_context_field() -> None:
+    generated = [f.name for f in dataclasses.fields(Context) if f.name not in cli.ROLE_OPTIONS]
+    unset = cli.parser().parse_args(["run", "task"])
+    assert all(getattr(unset, name) is None for name in generated)
+    given = cli.parser().parse_args(["run", "task", "--max-rounds", "3", "--max-cost", "0.5"])
+    assert (given.max_rounds, given.max_cost) == (3, 0.5)
+
+
+def test_options_override_the_environment_which_overrides_the_defaults(monkeypatch) -> None:
+    monkeypatch.setenv("ACCORD_MAX_CANDIDATES", "2")
+    monkeypatch.setenv("ACCORD_MAX_TESTS", "3")
+    args = cli.parser().parse_args(["run", "task", "--max-tests", "7", "--model", "coder=big"])
+    context = cli._context(args)
+    assert (context.max_candidates, context.max_tests, context.max_rounds) == (2, 7, None)
+    assert context.role_models == {"coder": {"model": "big"}}
+
+
+def test_the_lifecycle_table_limits_hold_unless_the_context_sets_them() -> None:
+    table = {c.name: c.limit for c in LIFECYCLE.counters}
+    assert Context().counter_limits() == {}
+    assert {**table, **Context(max_rounds=2).counter_limits()} == {**table, "round": 2}
+
+
+def test_env_example_lists_exactly_the_settings() -> None:
+    listed = set(re.findall(r"^# (ACCORD_\w+)=", (ROOT / ".env.example").read_text(), re.M))
+    declared = {PREFIX + name.upper() for name in Settings.model_fields if not name.startswith("openai")}
+    declared |= {PREFIX + f.name.upper() for f in dataclasses.fields(Context)}
+    assert listed == declared
+
+
+def test_settings_read_the_environment(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("ACCORD_DB", str(tmp_path / "x.sqlite"))
+    monkeypatch.setenv("ACCORD_DATABASE_URL", "postgresql://u:secret@h/db")
+    found = Settings()
+    assert found.db == tmp_path / "x.sqlite"
+    assert "secret" not in repr(found) and found.database_url is not None
