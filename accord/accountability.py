@@ -182,6 +182,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             record = exports.mad(args.thread, values, trace, mast.detect(trace, values), ", ".join(models))
         else:
             times = {c.step: (p.created_at, c.created_at) for p, c in itertools.pairwise(chain)}
+            if args.collector:
+                exports.send(args.thread, trace, times, args.collector)
+                print(f"sent the spans of {args.thread} to {args.collector}")
+                return 0
             record = exports.otel(args.thread, trace, times)
     text = json.dumps(record, indent=2)
     if args.output:
@@ -232,4 +236,7 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p.add_argument("--format", choices=["whowhen", "mad", "otel"], required=True)
     p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
     p.add_argument("--output", "-o", help="write here instead of stdout")
+    p.add_argument("--collector", metavar="URL",
+                   help="with --format otel: send the spans to this OTLP/HTTP collector "
+                        "(e.g. http://127.0.0.1:4318/v1/traces) instead")
     p.set_defaults(func=cmd_export)

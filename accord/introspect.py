@@ -14,6 +14,8 @@ from state.roles import RoleSpec
 def describe(spec: RoleSpec, default_model: str) -> str:
     """Return a role spec as readable text."""
     lines = [f"{spec.name}: {spec.goal} ({spec.domain}); model: {spec.model or default_model}"]
+    if spec.team:
+        lines.append(f"  identity: {spec.identity()}")
     for duty in spec.duties:
         c = duty.contract
         inputs = ", ".join([*c.inputs, *(f"{k}?" for k in c.optional_inputs)]) or "-"

@@ -20,8 +20,9 @@ from langgraph.graph import END, START, StateGraph
 
 from evals.blame import blame
 from graphs import store
-from graphs.compiler import Compiler, Duty, Role
+from graphs.compiler import Compiler
 from graphs.development import GATES, LIFECYCLE, ROLES, build_graph
+from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from state.artifacts import (
     CandidateScore,

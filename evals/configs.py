@@ -25,7 +25,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from graphs import development
-from graphs.compiler import Compiler, Duty, Gate, Role
+from graphs.compiler import Compiler, Gate
+from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from nodes import baseline
 from nodes.roles import BASELINE_CODER, SPECS

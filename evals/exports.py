@@ -4,24 +4,42 @@
   ``mistake_agent`` / ``mistake_step`` / ``mistake_reason`` from Accord's blame), so their attribution
   methods run on Accord traces and can be compared with Accord's own.
 - ``mad``: a MAST-annotated-dataset style record: the trajectory and a 0/1 annotation per MAST mode.
-- ``otel``: OTLP/JSON resource spans, one span per stage step and one child per ledger entry, with the
-  GenAI semantic-convention attributes on LLM calls.
+- ``otel``: OpenTelemetry spans (the SDK's), one per stage step and one child per ledger entry, with the
+  GenAI semantic-convention attributes on LLM calls: written as OTLP/JSON or sent to an OTLP/HTTP
+  collector.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from google.protobuf.json_format import MessageToDict
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, TraceFlags
+
 from evals.blame import Blame
 from evals.mast import Finding, modes
 from evals.trace import Step
-from nodes import coder, debugger, planner, reviewer
+from nodes import coder, debugger, planner, reviewer, tester
+from nodes.roles import SPECS
 
-SYSTEM_PROMPTS = {"planner": planner.SYSTEM, "coder": coder.SYSTEM, "debugger": debugger.SYSTEM,
-                  "reviewer": reviewer.SYSTEM}
+RESOURCE = Resource.create({"service.name": "accord"})
+SCOPE = InstrumentationScope("accord")
+
+SYSTEM_PROMPTS = {role: SPECS[role].system_prompt(module.SYSTEM) for role, module in (
+    ("planner", planner), ("coder", coder), ("tester", tester), ("debugger", debugger),
+    ("reviewer", reviewer))}
+"""Each role's system prompt for its main duty, as its model receives it: identity from the spec, then the
+duty's instructions."""
 WHOWHEN_FIELDS = ("is_correct", "question", "question_ID", "level", "ground_truth", "history",
                   "mistake_agent", "mistake_step", "mistake_reason", "system_prompt")
 
@@ -65,62 +83,88 @@ def mad(thread: str, values: Mapping[str, Any], trace: list[Step], findings: lis
     }
 
 
-def _id(*parts: object, size: int = 16) -> str:
-    """Return a stable hex id of ``size`` characters (OTLP: 32 for a trace, 16 for a span)."""
-    return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:size]
-
-
-def _attr(key: str, value: object) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"key": key, "value": {"boolValue": value}}
-    if isinstance(value, int):
-        return {"key": key, "value": {"intValue": str(value)}}
-    if isinstance(value, float):
-        return {"key": key, "value": {"doubleValue": value}}
-    return {"key": key, "value": {"stringValue": str(value)}}
+def _id(*parts: object, bits: int = 64) -> int:
+    """Return a stable id of ``bits`` bits (OTLP: 128 for a trace, 64 for a span)."""
+    return int(hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[: bits // 4], 16)
 
 
 def _nanos(stamp: str | None) -> int:
     return int(datetime.fromisoformat(stamp).timestamp() * 1e9) if stamp else 0
 
 
-def otel(thread: str, trace: list[Step],
-         times: Mapping[int, tuple[str | None, str | None]]) -> dict[str, Any]:
-    """Return OTLP/JSON spans: a root for the run, a span per step, a child per ledger entry.
+def spans(thread: str, trace: list[Step],
+          times: Mapping[int, tuple[str | None, str | None]]) -> list[ReadableSpan]:
+    """Return a run's OpenTelemetry spans: a root for the run, a span per step, a child per ledger entry.
 
-    ``times`` maps a step to its (start, end) ISO timestamps: the parent checkpoint's and its own.
+    ``times`` maps a step to its (start, end) ISO timestamps: the parent checkpoint's and its own. Ids are
+    derived from the thread, so exporting a run twice gives the same spans.
     """
-    trace_id = _id("trace", thread, size=32)
-    root = _id("run", thread)
-    spans: list[dict[str, Any]] = []
+    trace_id = _id("trace", thread, bits=128)
+
+    def context(*parts: object) -> SpanContext:
+        return SpanContext(trace_id, _id(*parts), is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+
+    root = context("run", thread)
+    made: list[ReadableSpan] = []
     for s in trace:
         start, end = (_nanos(t) for t in times.get(s.step, (None, None)))
-        span_id = _id("step", thread, s.step)
-        spans.append({"traceId": trace_id, "spanId": span_id, "parentSpanId": root,
-                      "name": f"{s.stage}/{s.role}", "kind": 1, "startTimeUnixNano": str(start),
-                      "endTimeUnixNano": str(end),
-                      "attributes": [_attr("accord.stage", s.stage), _attr("accord.role", s.role),
-                                     _attr("accord.round", s.round), _attr("accord.step", s.step),
-                                     _attr("accord.outcome", (s.verdict or {}).get("outcome", ""))]})
+        step = context("step", thread, s.step)
+        made.append(ReadableSpan(f"{s.stage}/{s.role}", step, parent=root, resource=RESOURCE,
+                                 start_time=start, end_time=end, instrumentation_scope=SCOPE,
+                                 attributes={"accord.stage": s.stage, "accord.role": s.role,
+                                             "accord.round": s.round, "accord.step": s.step,
+                                             "accord.outcome": str((s.verdict or {}).get("outcome", ""))}))
         cursor = start
         for i, entry in enumerate(s.ledger):
             length = int(entry.get("latency_s", 0.0) * 1e9)
-            attributes = [_attr("accord.kind", entry["kind"]), _attr("accord.outcome", entry["outcome"]),
-                          _attr("accord.detail", entry["detail"][:200])]
+            attributes: dict[str, str | int | float] = {
+                "accord.kind": entry["kind"], "accord.outcome": entry["outcome"],
+                "accord.detail": entry["detail"][:200]}
             if entry["kind"] == "llm":
-                attributes += [_attr("gen_ai.request.model", entry.get("model") or ""),
-                               _attr("gen_ai.usage.input_tokens", entry["tokens_in"]),
-                               _attr("gen_ai.usage.output_tokens", entry["tokens_out"]),
-                               _attr("accord.cost", float(entry["cost"]))]
-            spans.append({"traceId": trace_id, "spanId": _id("entry", thread, s.step, i),
-                          "parentSpanId": span_id, "name": f"{entry['kind']} {s.role}", "kind": 1,
-                          "startTimeUnixNano": str(cursor), "endTimeUnixNano": str(cursor + length),
-                          "attributes": attributes})
+                attributes |= {"gen_ai.request.model": entry.get("model") or "",
+                               "gen_ai.usage.input_tokens": entry["tokens_in"],
+                               "gen_ai.usage.output_tokens": entry["tokens_out"],
+                               "accord.cost": float(entry["cost"])}
+            made.append(ReadableSpan(f"{entry['kind']} {s.role}", context("entry", thread, s.step, i),
+                                     parent=step, resource=RESOURCE, start_time=cursor,
+                                     end_time=cursor + length, attributes=attributes,
+                                     instrumentation_scope=SCOPE))
             cursor += length
-    first = min((int(s["startTimeUnixNano"]) for s in spans), default=0)
-    last = max((int(s["endTimeUnixNano"]) for s in spans), default=0)
-    spans.insert(0, {"traceId": trace_id, "spanId": root, "name": f"accord run {thread}", "kind": 1,
-                     "startTimeUnixNano": str(first), "endTimeUnixNano": str(last),
-                     "attributes": [_attr("accord.thread", thread)]})
-    return {"resourceSpans": [{"resource": {"attributes": [_attr("service.name", "accord")]},
-                               "scopeSpans": [{"scope": {"name": "accord"}, "spans": spans}]}]}
+    first = min((span.start_time or 0 for span in made), default=0)
+    last = max((span.end_time or 0 for span in made), default=0)
+    run = ReadableSpan(f"accord run {thread}", root, resource=RESOURCE, start_time=first, end_time=last,
+                       attributes={"accord.thread": thread}, instrumentation_scope=SCOPE)
+    return [run, *made]
+
+
+def otel(thread: str, trace: list[Step],
+         times: Mapping[int, tuple[str | None, str | None]]) -> dict[str, Any]:
+    """Return a run's spans as OTLP/JSON, encoded by the OTLP exporter's own protobuf encoder."""
+    body: dict[str, Any] = _hex_ids(MessageToDict(encode_spans(spans(thread, trace, times))))
+    return body
+
+
+def _hex_ids(node: Any) -> Any:
+    """Return ``node`` with its span and trace ids in hex: OTLP/JSON's encoding, where protobuf's JSON
+    mapping writes bytes in base64."""
+    if isinstance(node, list):
+        return [_hex_ids(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: base64.b64decode(value).hex() if key in ("traceId", "spanId", "parentSpanId") else
+            _hex_ids(value) for key, value in node.items()}
+
+
+def send(thread: str, trace: list[Step], times: Mapping[int, tuple[str | None, str | None]],
+         endpoint: str) -> None:
+    """Send a run's spans to an OTLP/HTTP collector (e.g. ``http://127.0.0.1:4318/v1/traces``).
+
+    Raises:
+        ConnectionError: the collector did not accept them.
+    """
+    exporter = OTLPSpanExporter(endpoint=endpoint, timeout=10)
+    try:
+        if exporter.export(spans(thread, trace, times)) is not SpanExportResult.SUCCESS:
+            raise ConnectionError(f"the collector at {endpoint} did not accept the spans")
+    finally:
+        exporter.shutdown()  # type: ignore[no-untyped-call]

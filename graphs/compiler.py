@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections import Counter as Tally
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -25,12 +24,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
+from graphs.duties import Role
+from graphs.messages import free_text, handoff, reply
 from graphs.oracle import Oracle, judge
-from state.artifacts import ARTIFACT_MODELS, artifact_text
 from state.budget import BudgetExhausted, spent
 from state.context import Context
 from state.contracts import (
-    Contract,
     Violation,
     accepted_kinds,
     check_message,
@@ -39,9 +38,7 @@ from state.contracts import (
 )
 from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
 from state.lifecycle import BUDGET, Lifecycle, Stage
-from state.messages import Message
-from state.roles import RoleSpec
-from state.stage import OutputError, StageCall, Work, is_transient
+from state.stage import OutputError, StageCall, is_transient
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
@@ -50,35 +47,6 @@ OUTCOME_SEPARATOR = " / "
 
 Gate = Callable[[Mapping[str, Any]], tuple[str, str]]
 """A gate: state after the stage -> (outcome, evidence)."""
-
-
-@dataclass(frozen=True)
-class Duty:
-    """One responsibility of a role: its contract and the work that fulfils it."""
-
-    contract: Contract
-    work: Work
-
-
-@dataclass(frozen=True)
-class Role:
-    """A role as the compiler needs it: a name, its duties and, where it has one, its spec."""
-
-    name: str
-    duties: Mapping[str, Duty]
-    spec: RoleSpec | None = None
-
-
-def roles_from_specs(specs: Mapping[str, RoleSpec], work: Mapping[tuple[str, str], Work]) -> dict[str, Role]:
-    """Build the compiler's roles from role specs: each duty's contract from its spec, its work by
-    (role, duty). A duty without work, or work for no duty, is an error."""
-    wanted = {(spec.name, duty.name) for spec in specs.values() for duty in spec.duties}
-    if missing := wanted - set(work):
-        raise ValueError(f"no work for duties {sorted(missing)}")
-    if extra := set(work) - wanted:
-        raise ValueError(f"work for duties no role spec declares: {sorted(extra)}")
-    return {name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties}, spec)
-            for name, spec in specs.items()}
 
 
 RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=is_transient)
@@ -281,9 +249,9 @@ class Compiler:
                 return {**result, "verdicts": records([vote_verdict])}
             decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
                                     time.monotonic() - started)
-            message = self._handoff(role.name, decision["stage"], update, call.round)
+            message = handoff(self.lifecycle, role.name, decision["stage"], update, call.round)
             if message is not None and not self.typed_messages:
-                decision["ledger"] += records([_free_text(message, decision["stage"], _step())])
+                decision["ledger"] += records([free_text(message, decision["stage"], _step())])
             elif message is not None:
                 if refused := check_message(message, self.accepted):
                     decision = self._decide(stage, role.name, state, call.context, "fail",
@@ -307,16 +275,6 @@ class Compiler:
                     outcome="correct" if judgment.correct else "wrong", detail=judgment.evidence[:200])
         return [judgment]
 
-    def _handoff(self, sender: str, target: str, update: Mapping[str, Any],
-                 round_: int) -> Message | None:
-        """Return the typed message carrying a role's outputs to the next stage's role, if any."""
-        stage = self.lifecycle.by_name[target]
-        payload = [ARTIFACT_MODELS[k].model_validate(v) for k, v in update.items()]
-        if stage.terminal or not stage.roles or not payload:
-            return None
-        return Message(sender=sender, receiver=stage.roles[0], payload=tuple(payload),
-                       round=round_)
-
     def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]
         def vote(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
             votes = [v for v in state["verdicts"][-len(stage.roles):] if v["target"] is None]
@@ -338,31 +296,16 @@ class Compiler:
             ended = {"status": status, "stage": stage.name, "reason": reason}
             if any(isinstance(m, dict) for m in state.get("messages", [])):
                 return ended  # a thread from before the chat channel: its `messages` are typed handoffs
-            reply = AIMessage(_reply(status, reason, state.get("code")), name="accord")
-            return {**ended, "messages": [reply]}
+            closing = AIMessage(reply(status, reason, state.get("code")), name="accord")
+            return {**ended, "messages": [closing]}
 
         finish.__name__ = stage.name
         return finish
 
 
-def _reply(status: str, reason: str, code: Mapping[str, Any] | None) -> str:
-    """Return the run's outcome as the closing chat message: the status, why, and the files."""
-    head = f"Run {status}" + (f": {reason}" if reason else ".")
-    files = sorted((code or {}).get("files", {}).items())
-    blocks = [f"`{path}`:\n```python\n{body.rstrip()}\n```" for path, body in files]
-    return "\n\n".join([head, *blocks])
-
-
 def _trace_metadata(stage: Stage, role: str) -> dict[str, str]:
     """Return what a traced stage run carries besides LangGraph's own metadata."""
     return {"accord_stage": stage.name, "accord_role": role, "accord_duty": stage.duty}
-
-
-def _free_text(message: Message, stage: str, step: int) -> LedgerEntry:
-    """Return a handoff as the free text an untyped pipeline passes on (the ``no-messages`` ablation)."""
-    text = "\n\n".join(artifact_text(a.kind, a.model_dump(mode="json")) for a in message.payload)
-    return LedgerEntry(kind="handoff", role=message.sender, stage=stage, round=message.round, step=step,
-                       outcome=message.receiver, detail=text[:4000])
 
 
 def _summary(violations: list[Violation]) -> str:

@@ -18,7 +18,8 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Gate, roles_from_specs
+from graphs.compiler import Compiler, Gate
+from graphs.duties import roles_from_specs
 from graphs.oracle import Oracle
 from nodes import coder, debugger, planner, reviewer, tester
 from nodes.intake import parse_request, request_of

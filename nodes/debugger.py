@@ -25,8 +25,8 @@ from state.graph_state import dump, read
 from state.stage import StageCall
 
 SYSTEM = CODER_SYSTEM + """
-You are the Debugger. Read the failing tests and the error output, find the cause in the code, and fix
-it. Change only what is needed; keep what works."""
+Read the failing tests and the error output, find the cause in the code, and fix it. Change only what is
+needed; keep what works."""
 
 FIX_PROMPT = """{task}
 

@@ -109,9 +109,12 @@ def feedback_text(call: StageCall) -> str:
     return f"\n\nYour previous answer was rejected:\n{lines}\nAnswer again, fixing these problems."
 
 
-def prompt(call: StageCall, system: str, user: str) -> list[BaseMessage]:
-    """Return a model call's messages: the role's system prompt in its style, the request with feedback."""
-    return [SystemMessage(system + role_style(call).instruction()), HumanMessage(user + feedback_text(call))]
+def prompt(call: StageCall, instructions: str, user: str) -> list[BaseMessage]:
+    """Return a model call's messages: the system prompt (the role's identity from its spec, the duty's
+    ``instructions``, its style), then the request with feedback."""
+    style = role_style(call)
+    system = call.spec.system_prompt(instructions, style) if call.spec else instructions + style.instruction()
+    return [SystemMessage(system), HumanMessage(user + feedback_text(call))]
 
 
 def traced(call: StageCall, action: str, model: str) -> RunnableConfig:

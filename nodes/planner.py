@@ -15,8 +15,7 @@ from state.artifacts import Plan, Subtask, TaskSpec
 from state.graph_state import dump
 from state.stage import OutputError, StageCall
 
-SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
-Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
+SYSTEM = """Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
 Each subtask has a title, a one-sentence description and acceptance criteria: concrete, checkable
 statements about inputs and expected results, including edge cases such as empty input.
 For an application, keep logic apart from input and output: each feature is a function that takes
@@ -28,13 +27,12 @@ acceptance criteria ["split('a b') gives ['a', 'b']", "an empty string gives []"
 """For a function stub: the prompt the HumanEval results are measured with (a small model's greedy output
 shifts with any change of wording)."""
 
-FEATURES_SYSTEM = """You are the Planner of a small software team (Planner, Coder, Debugger, Reviewer).
-List the features the task asks for, one per command the user can run, in the order the task names them.
-Each feature is one Python function that takes the items (a list) and the command's arguments and returns
-the new items or a result: no input(), print() or file access inside it (the data file is already handled
-by load_items(path) and save_items(path, items), and the command-line interface comes later).
-Give its title, the function (name and parameters) and acceptance criteria: concrete, checkable
-statements about inputs and expected results, including edge cases such as an empty list.
+FEATURES_SYSTEM = """List the features the task asks for, one per command the user can run, in the order the
+task names them. Each feature is one Python function that takes the items (a list) and the command's
+arguments and returns the new items or a result: no input(), print() or file access inside it (the data
+file is already handled by load_items(path) and save_items(path, items), and the command-line interface
+comes later). Give its title, the function (name and parameters) and acceptance criteria: concrete,
+checkable statements about inputs and expected results, including edge cases such as an empty list.
 Example feature: title "Count words", function "count_words(items, word)", acceptance criteria
 ["count_words(['a', 'b', 'a'], 'a') returns 2", "an empty list gives 0"]."""
 """For an application the model lists only the features: asked for a whole plan (storage, features,

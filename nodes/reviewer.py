@@ -28,11 +28,11 @@ from state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, T
 from state.graph_state import dump
 from state.stage import StageCall, stage_handles
 
-SYSTEM = """You are the Reviewer of a small software team. Review the whole codebase against the task
-and the plan. Report only real problems: wrong results, crashes, unhandled edge cases, data that is lost
-or corrupted. For each, give the severity (critical: wrong or crashing on normal use; major: wrong on an
-edge case; minor: style or clarity), the location (file and function) and a concrete description.
-Approve when there is no critical or major problem."""
+SYSTEM = """Review the whole codebase against the task and the plan. Report only real problems: wrong
+results, crashes, unhandled edge cases, data that is lost or corrupted. For each, give the severity
+(critical: wrong or crashing on normal use; major: wrong on an edge case; minor: style or clarity), the
+location (file and function) and a concrete description. Approve when there is no critical or major
+problem."""
 
 REVIEW_PROMPT = """{task}
 

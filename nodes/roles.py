@@ -66,6 +66,9 @@ REVIEW = Contract(role="reviewer", duty="review", inputs=("task", "plan", "code"
 BASELINE_CODER = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
 """The monolithic baseline's one duty: code from the task alone, no plan."""
 
+TEAM = ("planner", "coder", "tester", "debugger", "reviewer")
+"""The development team in the order work flows; each member's system prompt names it."""
+
 SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="intake", goal="turn a request into a task specification", domain="requirements",
@@ -82,7 +85,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         ),
     ),
     RoleSpec(
-        name="planner", goal="break the task into ordered subtasks with acceptance criteria",
+        name="planner", team=TEAM, goal="break the task into ordered subtasks with acceptance criteria",
         domain="software design",
         duties=(DutySpec(name="plan", description="write the plan", contract=PLAN,
                          actions=("PlanDraft", "FeaturesDraft")),),
@@ -99,7 +102,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         ),
     ),
     RoleSpec(
-        name="coder", goal="write code that meets the task and the plan", domain="implementation",
+        name="coder", team=TEAM, goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=IMPLEMENT,
                          actions=("code", "piece", "interface", "test", "FileFix", "sandbox")),),
@@ -121,8 +124,9 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         properties=(CONTRACT_BOUND, SANDBOXED),
     ),
     RoleSpec(
-        name="tester", goal="test the task's behaviour from its specification and pick the best candidate "
-                            "by executed evidence", domain="testing",
+        name="tester", team=TEAM, domain="testing",
+        goal="test the task's behaviour from its specification and pick the best candidate by executed "
+             "evidence",
         duties=(
             DutySpec(name="design_tests", description="write test cases from the specification alone",
                      contract=DESIGN_TESTS, actions=("tests",)),
@@ -143,7 +147,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         ),
     ),
     RoleSpec(
-        name="debugger", goal="run the tests and repair the code they fail", domain="debugging",
+        name="debugger", team=TEAM, goal="run the tests and repair the code they fail", domain="debugging",
         duties=(
             DutySpec(name="run_tests", description="run the examples, the undisputed cases and the pytest "
                      "files", contract=RUN_TESTS, actions=("sandbox", "static_check")),
@@ -170,7 +174,8 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         ),
     ),
     RoleSpec(
-        name="reviewer", goal="approve only code that works and meets the task", domain="code review",
+        name="reviewer", team=TEAM, goal="approve only code that works and meets the task",
+        domain="code review",
         duties=(DutySpec(name="review", description="run the integration tests, analyse, then review",
                          contract=REVIEW,
                          actions=("sandbox", "analyse", "undefined_names", "ReviewDraft")),),

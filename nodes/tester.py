@@ -33,8 +33,8 @@ from state.artifacts import (
 from state.graph_state import dump, read
 from state.stage import OutputError, StageCall
 
-SYSTEM = """You are the Tester of a small software team. You write tests from the specification alone,
-before any code exists. Every expected value must follow from the description: work it out step by step."""
+SYSTEM = """You write tests from the specification alone, before any code exists. Every expected value
+must follow from the description: work it out step by step."""
 
 DESIGN_PROMPT = """{task}
 

@@ -100,7 +100,7 @@ class Executor:
     record: Recorder = lambda kind, **fields: None
     passthrough: Callable[[BaseException], bool] = lambda exc: False
     """Errors the caller handles itself, raised unclassified: in a graph stage, those the stage's own
-    retry policy, output feedback and budgets handle (``graphs.compiler.stage_handles``)."""
+    retry policy, output feedback and budgets handle (``state.stage.stage_handles``)."""
     client: httpx.Client | None = None
     """The HTTP client for WEB_SERVICE actions; None opens one per call (most roles never make one)."""
 

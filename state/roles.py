@@ -104,6 +104,8 @@ class RoleSpec(Frozen):
     duties: tuple[DutySpec, ...]
     actions: tuple[ActionSpec, ...]
     properties: tuple[SafetyProperty, ...] = ()
+    team: tuple[str, ...] = ()
+    """The roles it works with, itself included, in the order work flows; its system prompt names them."""
     model: str | None = None
     """A model for this role alone; None falls back to the run's default (the Context's ``model``)."""
     style: Style = Style()
@@ -120,6 +122,15 @@ class RoleSpec(Frozen):
             if unknown := [a for a in duty.actions if a not in actions]:
                 raise ValueError(f"role {self.name}, duty {duty.name}: unknown actions {unknown}")
         return self
+
+    def identity(self) -> str:
+        """Return who the role is, as every one of its system prompts opens."""
+        team = f" ({', '.join(member.capitalize() for member in self.team)})" if self.team else ""
+        return f"You are the {self.name.capitalize()} of a small software team{team}. Your goal: {self.goal}."
+
+    def system_prompt(self, instructions: str, style: Style | None = None) -> str:
+        """Return a system prompt: the role's identity, a duty's ``instructions``, then its style's."""
+        return f"{self.identity()}\n{instructions}" + (style or self.style).instruction()
 
     def action(self, name: str) -> ActionSpec:
         """Return the action called ``name``."""

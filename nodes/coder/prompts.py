@@ -10,8 +10,8 @@ from nodes.views import (
     code_block,
 )
 
-SYSTEM = """You are the Coder of a small software team. Write correct, complete, runnable Python.
-No placeholders, no TODOs. Handle the edge cases the task implies."""
+SYSTEM = """Write correct, complete, runnable Python. No placeholders, no TODOs. Handle the edge cases the
+task implies."""
 
 FUNCTION_PROMPT = """{task}
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
@@ -105,6 +107,37 @@ def test_export_mad_and_otel(failed_thread, capsys, workdir):
     assert len(llm) == 7 and all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in spans)
     assert any(a["key"] == "gen_ai.usage.input_tokens" for a in llm[0]["attributes"])
     assert all(int(s["endTimeUnixNano"]) >= int(s["startTimeUnixNano"]) for s in spans)
+
+
+def test_export_sends_the_same_spans_to_an_otlp_collector(failed_thread, capsys, workdir):
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: list[bytes] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+            self.wfile.write(b"")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1/traces"
+        assert cli.main(["export", failed_thread, "--format", "otel", "--collector", url]) == 0
+    finally:
+        server.shutdown()
+    request = ExportTraceServiceRequest.FromString(received[0])
+    sent = [span for rs in request.resource_spans for ss in rs.scope_spans for span in ss.spans]
+    assert cli.main(["export", failed_thread, "--format", "otel", "-o", "spans.json"]) == 0
+    written = json.loads((workdir / "spans.json").read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert [s.span_id.hex() for s in sent] == [s["spanId"] for s in written]
+    assert sum(s.name.startswith("llm ") for s in sent) == 7
 
 
 def test_unknown_thread_is_a_clear_error(workdir, capsys):

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.compiler import Compiler, Duty, Role
+from graphs.compiler import Compiler
+from graphs.duties import Duty, Role
 from state.artifacts import TaskSpec, Vote
 from state.contracts import Contract
 from state.graph_state import dump

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 from accord import cli
 from evals.endpoint import FakeEndpoint, Text, Tool
 from graphs import development
-from graphs.compiler import roles_from_specs
 from graphs.development import ROLES, WORK, build_graph
-from nodes.roles import SPECS
+from graphs.duties import roles_from_specs
+from nodes.roles import SPECS, TEAM
 from state.context import Context
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, RoleSpec
@@ -164,3 +164,14 @@ def test_each_roles_runtime_state_is_readable_while_a_run_stands_and_after(workd
     assert {name: s["status"] for name, s in finished.items()} == dict.fromkeys(SPECS, "done")
     assert finished["reviewer"]["actions"] == 1 and finished["reviewer"]["sandbox_runs"] >= 1
     assert cli.main(["roles", "--thread", "nowhere"]) == 2
+
+
+def test_every_system_prompt_opens_with_the_roles_identity_from_its_spec(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[])
+    run()
+    for role, model in run.models.items():
+        for prompt in model.prompts:
+            system = prompt.split("\nhuman:", 1)[0]
+            assert system.startswith(f"system: {SPECS[role].identity()}\n"), (role, system[:200])
+    identity = SPECS["planner"].identity()
+    assert all(member.capitalize() in identity for member in TEAM)  # the whole team, none missing
