@@ -18,6 +18,9 @@ from typing import Any, Literal
 from evals.trace import Step
 from state.artifacts import Frozen
 
+CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
+"""MAST's three failure categories (FC1, FC2, FC3)."""
+
 
 class Finding(Frozen):
     """One failure: its MAST mode, where it showed, and why."""

@@ -1,4 +1,4 @@
-"""Reports from eval results: ``summary.json``, ``report.md`` and two plots.
+"""Reports from eval results: ``summary.json``, ``report.md`` and two plots (``evals.plots``).
 
 The table compares configurations as SEMAP's and the accountability paper's tables do, with deltas
 against ``simple``; the plots are SEMAP's failures per round by category (its Figure 2) and the
@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evals import plots
 from evals.configs import CONFIGURATIONS
+from evals.mast import CATEGORIES
 from evals.runner import read_rows
 
-CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
-"""MAST's three failure categories (FC1, FC2, FC3)."""
 BASELINE = "simple"
 REFERENCE = "accountable"
 """The configuration every other one is paired with, task by task, when it is present."""
@@ -258,69 +258,6 @@ def markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot_failures(summary: Mapping[str, Any], path: Path) -> None:
-    """Plot MAST failures per task in each round, one panel per category, one line per configuration."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(CATEGORIES), figsize=(13, 3.8), sharey=True)
-    rounds = sorted({int(r) for s in summary.values() for r in s["mast"]["by_round"]} or {1})
-    for ax, category in zip(axes, CATEGORIES, strict=True):
-        for name, s in summary.items():
-            ys = [s["mast"]["by_round"].get(str(r), {}).get(category, 0) / max(1, s["tasks"]) for r in rounds]
-            ax.plot(rounds, ys, marker="o", label=name)
-        ax.set_title(category)
-        ax.set_xlabel("round")
-        ax.set_xticks(rounds)
-    axes[0].set_ylabel("failures per task")
-    axes[-1].legend(fontsize=8)
-    fig.suptitle("MAST failures per round by category and configuration")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def pareto(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Return the points no other point beats on both lower cost (x) and higher accuracy (y), by cost."""
-    frontier: list[tuple[float, float]] = []
-    for x, y in sorted(points, key=lambda p: (p[0], -p[1])):
-        if not frontier or y > frontier[-1][1]:
-            frontier.append((x, y))
-    return frontier
-
-
-def plot_accuracy_cost(summary: Mapping[str, Any], path: Path) -> None:
-    """Plot pass@1 against cost per task (USD, or tokens when the model is free), latency as colour."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    priced = any(s["cost"] > 0 for s in summary.values())
-    xs = [s["cost"] / max(1, s["tasks"]) if priced else s["tokens_per_task"] for s in summary.values()]
-    ys = [s["pass@1"] * 100 for s in summary.values()]
-    latency = [s["median_latency_s"] for s in summary.values()]
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    dots = ax.scatter(xs, ys, c=latency, cmap="viridis", s=70, zorder=3)
-    for name, x, y in zip(summary, xs, ys, strict=True):
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
-    front = pareto(list(zip(xs, ys, strict=True)))
-    ax.plot(
-        [p[0] for p in front], [p[1] for p in front], "--", color="grey", label="Pareto frontier", zorder=2
-    )
-    fig.colorbar(dots, label="median latency per task (s)")
-    ax.margins(x=0.2, y=0.15)  # room for the labels
-    ax.set_xlabel("cost per task (USD)" if priced else "tokens per task (local model: no price)")
-    ax.set_ylabel("pass@1 (%)")
-    ax.legend(fontsize=8)
-    ax.set_title("Accuracy against cost")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     """Write ``summary.json``, ``report.md`` and the two plots into ``out``; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -333,6 +270,6 @@ def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     ]
     paths[0].write_text(json.dumps(summary, indent=2) + "\n")
     paths[1].write_text(markdown(summary))
-    plot_failures(summary, paths[2])
-    plot_accuracy_cost(summary, paths[3])
+    plots.failures_per_round(summary, paths[2])
+    plots.accuracy_cost(summary, paths[3])
     return paths

@@ -38,6 +38,7 @@ from state.contracts import (
 )
 from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
 from state.lifecycle import BUDGET, Lifecycle, Stage
+from state.settings import run_defaults
 from state.stage import OutputError, StageCall, is_transient
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
@@ -172,7 +173,7 @@ class Compiler:
               runtime: Runtime[Context]) -> StageCall:
         budgeted = BUDGET in stage.outcomes
         return StageCall(stage=stage.name, role=role.name, round=_round(state),
-                         context=runtime.context or Context(), models=self.models, spec=role.spec,
+                         context=runtime.context or run_defaults(), models=self.models, spec=role.spec,
                          step=_step(),
                          spent_before=spent(state.get("ledger", [])) if budgeted else None)
 
@@ -284,7 +285,7 @@ class Compiler:
             if any(v["outcome"] == BUDGET for v in votes):
                 outcome = BUDGET  # a spent budget holds for every voter
             evidence = ", ".join(f"{v['role']}={v['outcome']}" for v in votes)
-            return self._decide(stage, "vote", state, runtime.context or Context(), outcome, evidence)
+            return self._decide(stage, "vote", state, runtime.context or run_defaults(), outcome, evidence)
 
         return vote
 
@@ -295,7 +296,7 @@ class Compiler:
             status = stage.status or stage.name
             ended = {"status": status, "stage": stage.name, "reason": reason}
             if any(isinstance(m, dict) for m in state.get("messages", [])):
-                return ended  # a thread from before the chat channel: its `messages` are typed handoffs
+                return ended  # a thread whose `messages` hold typed handoffs has no chat to reply to
             closing = AIMessage(reply(status, reason, state.get("code")), name="accord")
             return {**ended, "messages": [closing]}
 

@@ -115,7 +115,7 @@ def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
 def handoffs(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Return the typed messages between roles, oldest first.
 
-    Threads written before the chat channel existed kept them under ``messages``; those are read too.
+    A thread may also keep them under ``messages`` (a state without a chat channel); those are read too.
     """
     legacy = [m for m in state.get("messages", []) if isinstance(m, dict) and "sender" in m]
     return [*legacy, *state.get("handoffs", [])]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import report, runner
+from evals import plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
@@ -223,7 +223,7 @@ def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
 
 def test_pareto_frontier_keeps_only_undominated_points():
     points = [(10.0, 50.0), (5.0, 40.0), (20.0, 45.0), (30.0, 70.0), (5.0, 30.0)]
-    assert report.pareto(points) == [(5.0, 40.0), (10.0, 50.0), (30.0, 70.0)]
+    assert plots.pareto(points) == [(5.0, 40.0), (10.0, 50.0), (30.0, 70.0)]
 
 
 def test_selecting_unknown_ids_is_a_clear_error():
