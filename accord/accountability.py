@@ -19,7 +19,7 @@ from evals import cost, exports, mast
 from evals.blame import Blame, blame
 from evals.trace import steps
 from graphs import store
-from runtime import local_model
+from runtime import model_server
 from state.history import Checkpoint, from_graph, from_server
 
 
@@ -90,7 +90,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
         try:
             findings = mast.classify(steps(chain, LIFECYCLE), chain[-1].values, judge)
         finally:
-            local_model.stop_owned()
+            model_server.stop_owned()
     if args.json:
         print(json.dumps({"thread": args.thread, **result.model_dump(), "rates": result.rates(),
                           "failures": [f.model_dump() for f in findings],

@@ -23,7 +23,7 @@ from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
 from evals import cost
 from graphs import store
-from runtime import local_model, sandbox
+from runtime import local_model, model_server, sandbox
 from state.context import Context
 from state.graph_state import handoffs
 from state.settings import run_defaults
@@ -184,7 +184,7 @@ def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: s
     except Exception as exc:  # the run stays at its last checkpoint, whatever broke
         return _stopped(thread, exc)
     finally:
-        local_model.stop_owned()
+        model_server.stop_owned()
     return _finish(values, thread, Path(args.out) if args.out else None, started)
 
 
@@ -284,22 +284,22 @@ def cmd_model(args: argparse.Namespace) -> int:
         local_model.assemble(args.name, log=console.print)
         return 0
     if args.action == "serve":
-        if (server := local_model.running_server()) is not None:
+        if (server := model_server.running_server()) is not None:
             console.print(f"already serving {server.model} at {server.base_url} (pid {server.pid})")
             return 0
-        server = local_model.start_server(args.name, port=args.port, detach=True)
+        server = model_server.start_server(args.name, port=args.port, detach=True)
         console.print(f"serving {server.model} at {server.base_url} (pid {server.pid}); "
                       f"stop with: accord model stop")
         return 0
     if args.action == "stop":
-        if (server := local_model.detached_server()) is None:
+        if (server := model_server.detached_server()) is None:
             console.print("no server running")
             return 1
         server.stop()
         console.print(f"stopped pid {server.pid}")
         return 0
     path = local_model.gguf_path(args.name)
-    server = local_model.running_server()
+    server = model_server.running_server()
     state = "(assembled)" if path.exists() else "(not assembled: run `accord model setup`)"
     print(f"model {args.name}: {path} {state}")
     print(f"server: {server.base_url} pid {server.pid} ({server.model})" if server else "server: not running")

@@ -18,7 +18,7 @@ from langchain_openai import ChatOpenAI
 from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
-from runtime import local_model
+from runtime import local_model, model_server
 from state.context import RoleModel
 from state.roles import Style
 from state.settings import Settings
@@ -47,7 +47,7 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     base_url = settings.base_url or environment.openai_base_url
     if base_url is None and not key:
         name = settings.model if settings.model in local_model.MODELS else local_model.DEFAULT_MODEL
-        server = local_model.ensure_server(name)
+        server = model_server.ensure_server(name)
         return server.model, server.base_url, "local"
     # An explicit endpoint without a key (vLLM, Ollama, llama.cpp) still needs a non-empty key.
     return settings.model or OPENAI_DEFAULT_MODEL, base_url, key or "none"

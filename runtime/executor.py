@@ -2,10 +2,10 @@
 
 Every phase is recorded in the ledger (kind ``action``; parameter names, never their values). A failure
 is classified — an exception in the action's code, an HTTP status, a timeout, a connection or protocol
-error, malformed output — and handled by its policy: ``retry`` (bounded), ``fallback`` (to the action the
-spec names, e.g. LOCAL_CODE standing in for a model), or ``escalate`` (raise ``ActionFailed``). Hooks bind
-to actions by name and are checked when the executor is built: a hook for an action the role does not
-have is an error then, not a silent no-op at run time.
+error, malformed output — and handled by its policy: ``retry`` (bounded, with exponential backoff, through
+``tenacity``), ``fallback`` (to the action the spec names, e.g. LOCAL_CODE standing in for a model), or
+``escalate`` (raise ``ActionFailed``). Hooks bind to actions by name and are checked when the executor is
+built: a hook for an action the role does not have is an error then, not a silent no-op at run time.
 
 Credentials reach a WEB_SERVICE action only through a before-hook that reads them from the environment
 into the request's headers (``credential_from_env``); they are not parameters, so they reach no prompt,
@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from state.artifacts import ARTIFACT_MODELS
 from state.roles import ActionSpec, ActionType, RoleSpec
@@ -40,6 +41,8 @@ POLICIES: dict[str, Policy] = {
 }
 """The default policy per failure kind; an action overrides any of them in ``config["policies"]``."""
 RETRIES = 2
+BACKOFF_S = 0.2
+"""The first wait before a retry, in seconds; an action overrides it in ``config["backoff_s"]``."""
 T = TypeVar("T")
 SIMPLE_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict,
                                  "list": list}
@@ -129,20 +132,29 @@ class Executor:
         """
         action = self.role.action(name)
         policies: dict[str, Policy] = {**dict(POLICIES), **action.config.get("policies", {})}
-        attempts = 1 + int(action.config.get("retries", RETRIES))
-        for attempt in range(1, attempts + 1):
-            try:
-                return self._once(action, params)
-            except _Failure as failure:
-                policy = policies[failure.kind]
-                self._record(action, "failed", f"{failure.kind}: {failure}"[:300], attempt=attempt)
-                if policy == "retry" and attempt < attempts:
-                    continue
-                if policy in ("retry", "fallback") and (fallback := action.config.get("fallback")):
-                    self._record(action, "fallback", f"to {fallback}")
-                    return self.run(fallback, **params)
-                raise ActionFailed(name, failure.kind, str(failure)) from None
-        raise AssertionError("unreachable")
+        retrying = Retrying(
+            stop=stop_after_attempt(1 + int(action.config.get("retries", RETRIES))),
+            retry=retry_if_exception(lambda exc: isinstance(exc, _Failure) and policies[exc.kind] == "retry"),
+            # A service that failed is given a moment, doubling, before it is asked again.
+            wait=wait_exponential(multiplier=float(action.config.get("backoff_s", BACKOFF_S)), max=8.0),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    try:
+                        return self._once(action, params)
+                    except _Failure as failure:
+                        self._record(action, "failed", f"{failure.kind}: {failure}"[:300],
+                                     attempt=attempt.retry_state.attempt_number)
+                        raise
+        except _Failure as failure:
+            fallback = action.config.get("fallback")
+            if fallback and policies[failure.kind] in ("retry", "fallback"):
+                self._record(action, "fallback", f"to {fallback}")
+                return self.run(fallback, **params)
+            raise ActionFailed(name, failure.kind, str(failure)) from None
+        raise AssertionError("unreachable: Retrying either returns or reraises")
 
     def _once(self, action: ActionSpec, params: dict[str, Any]) -> Any:
         request = Request(action=action, params=dict(params))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from runtime import local_model
+from runtime import model_server
 
 ROOT = Path(__file__).parents[1]
 
@@ -28,7 +28,7 @@ def serve(config: Path, env: dict[str, str] | None = None, timeout_s: float = 12
     """
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert langgraph, "langgraph-cli[inmem] is a dev dependency"
-    port = local_model.free_port()
+    port = model_server.free_port()
     with tempfile.NamedTemporaryFile("w", prefix="langgraph-dev-", suffix=".log", delete=False) as log:
         proc = subprocess.Popen(
             [langgraph, "dev", "--config", str(config), "--port", str(port), "--no-browser", "--no-reload"],

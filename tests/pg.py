@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from runtime.local_model import free_port
+from runtime.model_server import free_port
 
 
 def binaries() -> Path | None:

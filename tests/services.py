@@ -8,7 +8,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 
-from runtime.local_model import free_port
+from runtime.model_server import free_port
 
 
 def redis_binary() -> str | None:

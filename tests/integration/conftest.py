@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from runtime import local_model
+from runtime import local_model, model_server
 
 
 @pytest.fixture(scope="session")
@@ -15,9 +15,9 @@ def gguf() -> str:
 
 
 @pytest.fixture(scope="session")
-def server(gguf: str) -> Iterator[local_model.Server]:
-    served = local_model.ensure_server()
+def server(gguf: str) -> Iterator[model_server.Server]:
+    served = model_server.ensure_server()
     yield served
-    local_model.stop_owned()
+    model_server.stop_owned()
     assert not served.alive()
 

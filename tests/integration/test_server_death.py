@@ -12,13 +12,13 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from evals.humaneval import problems
 from graphs.development import build_graph
-from runtime import local_model
+from runtime import local_model, model_server
 from state.context import Context
 
 pytestmark = pytest.mark.integration
 
 
-def kill_after_first_answer(server: local_model.Server, killed: list[int]) -> None:
+def kill_after_first_answer(server: model_server.Server, killed: list[int]) -> None:
     """SIGKILL the server's process group once its log shows one answered completion."""
     log = local_model.cache_dir() / f"server-{server.port}.log"
     deadline = time.monotonic() + 600
@@ -31,7 +31,7 @@ def kill_after_first_answer(server: local_model.Server, killed: list[int]) -> No
 
 
 def test_a_run_survives_the_local_model_server_being_killed(server, tmp_path):
-    victim = local_model.ensure_server()
+    victim = model_server.ensure_server()
     killed: list[int] = []
     killer = threading.Thread(target=kill_after_first_answer, args=(victim, killed), daemon=True)
     killer.start()
@@ -45,7 +45,7 @@ def test_a_run_survives_the_local_model_server_being_killed(server, tmp_path):
     assert killed == [victim.pid] and not victim.alive()
     assert values["status"] in {"completed", "failed"}
     assert "Connection" not in values.get("reason", "")  # it ended on its work, not on the outage
-    successor = local_model.ensure_server()
+    successor = model_server.ensure_server()
     assert successor.pid != victim.pid and successor.alive()  # started by the call after the kill
     answered = [e for e in values["ledger"] if e["kind"] == "llm" and e["outcome"] == "ok"]
     assert len(answered) >= 2  # the first before the kill, the rest from the new server

@@ -86,7 +86,7 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
 
 
 def test_an_unreachable_postgres_store_is_a_clear_error_without_the_password(workdir, monkeypatch, capsys):
-    from runtime.local_model import free_port
+    from runtime.model_server import free_port
 
     monkeypatch.setenv("ACCORD_DATABASE_URL", f"postgresql://accord:pw-s3cret@127.0.0.1:{free_port()}/runs")
     assert cli.main(["runs"]) == 5

@@ -3,6 +3,7 @@ credentials — WEB_SERVICE against a real HTTP server on loopback."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import threading
@@ -16,7 +17,7 @@ import openai
 import pytest
 
 from runtime.executor import ActionFailed, Executor, Request, credential_from_env
-from runtime.local_model import free_port
+from runtime.model_server import free_port
 from state.artifacts import TaskSpec
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
@@ -193,6 +194,20 @@ def test_a_failing_model_falls_back_to_local_code():
                          handlers={"summarise": lambda text: {"not": "a string"},
                                    "first_line": lambda text: text.upper()})
     assert malformed.run("summarise", text="x") == "X"  # output of the wrong type: malformed, then fallback
+
+
+def test_retries_back_off_exponentially():
+    calls: list[float] = []
+
+    def flaky() -> str:
+        calls.append(time.monotonic())
+        raise ConnectionError("refused")
+
+    action = ActionSpec(name="act", description="", type=LOCAL, returns="str", config={"backoff_s": 0.1})
+    with pytest.raises(ActionFailed, match="connection"):
+        Executor(role(action), handlers={"act": flaky}).run("act")
+    gaps = [later - earlier for earlier, later in itertools.pairwise(calls)]
+    assert len(calls) == 3 and gaps[0] >= 0.1 and gaps[1] >= 0.2  # 0.1 s, then double
 
 
 def test_a_must_never_property_blocks_the_action_before_it_runs(service):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evals.endpoint import FakeEndpoint, Text
 from nodes import llm
-from runtime import local_model
+from runtime import local_model, model_server
 from state.context import Context
 
 
@@ -37,8 +37,8 @@ def test_endpoint_resolution_order(monkeypatch):
     assert llm.resolve(Context().model_for("coder")) == (llm.OPENAI_DEFAULT_MODEL, None, "sk-test")
     monkeypatch.delenv("OPENAI_API_KEY")
     started = []
-    monkeypatch.setattr(local_model, "ensure_server", lambda name: started.append(name) or local_model.Server(
-        pid=0, port=5, model=name))
+    monkeypatch.setattr(model_server, "ensure_server",
+                        lambda name: started.append(name) or model_server.Server(pid=0, port=5, model=name))
     assert llm.resolve(Context().model_for("coder")) == (local_model.DEFAULT_MODEL, "http://127.0.0.1:5/v1",
                                                           "local")
     assert started == [local_model.DEFAULT_MODEL]

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from runtime import local_model
+from runtime import local_model, model_server
 
 
 @pytest.fixture
@@ -54,12 +54,12 @@ def test_a_detached_server_is_found_by_pid_even_when_busy_and_can_be_stopped(tmp
     monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
     busy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
     (tmp_path / "server.json").write_text(json.dumps({"pid": busy.pid, "port": 9, "model": "m"}))
-    server = local_model.detached_server()
+    server = model_server.detached_server()
     assert server is not None and server.pid == busy.pid
-    assert local_model.running_server() is None  # nothing listens on its port
+    assert model_server.running_server() is None  # nothing listens on its port
     server.stop()
     assert busy.wait(timeout=10) is not None
-    assert local_model.detached_server() is None
+    assert model_server.detached_server() is None
 
 
 SLOW_SERVER = """
@@ -82,17 +82,17 @@ def test_a_busy_detached_server_is_waited_for_not_replaced(tmp_path, monkeypatch
     import sys
 
     monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
-    monkeypatch.setattr(local_model, "_shared", {})
+    monkeypatch.setattr(model_server, "_shared", {})
 
     def second_server(*args, **kwargs):
         raise AssertionError("a second server was started beside a busy one")
 
-    monkeypatch.setattr(local_model, "start_server", second_server)
-    port = local_model.free_port()
+    monkeypatch.setattr(model_server, "start_server", second_server)
+    port = model_server.free_port()
     busy = subprocess.Popen([sys.executable, "-c", SLOW_SERVER, str(port)], start_new_session=True)
     try:
         (tmp_path / "server.json").write_text(json.dumps({"pid": busy.pid, "port": port, "model": "m"}))
-        assert local_model.ensure_server("m").pid == busy.pid
+        assert model_server.ensure_server("m").pid == busy.pid
     finally:
         busy.kill()
         busy.wait()
@@ -106,12 +106,12 @@ def test_a_dead_owned_server_is_replaced_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     time.sleep(0.5)  # exited, not yet reaped: a zombie still answers kill(pid, 0)
-    fresh = local_model.Server(pid=0, port=0, model="m")
-    monkeypatch.setattr(local_model, "_shared", {"m": local_model.Server(pid=dead.pid, port=9, model="m")})
-    monkeypatch.setattr(local_model, "start_server", lambda name: fresh)
-    monkeypatch.setattr(local_model.atexit, "register", lambda stop: None)
+    fresh = model_server.Server(pid=0, port=0, model="m")
+    monkeypatch.setattr(model_server, "_shared", {"m": model_server.Server(pid=dead.pid, port=9, model="m")})
+    monkeypatch.setattr(model_server, "start_server", lambda name: fresh)
+    monkeypatch.setattr(model_server.atexit, "register", lambda stop: None)
     started = time.monotonic()
-    assert local_model.ensure_server("m") is fresh
+    assert model_server.ensure_server("m") is fresh
     assert time.monotonic() - started < 5
 
 
@@ -123,9 +123,9 @@ def test_a_new_server_log_prunes_all_but_the_newest_older_logs(tmp_path, monkeyp
         os.utime(log, (1e9 - age, 1e9 - age))
     (tmp_path / "server.json").write_text("{}")
 
-    path = local_model.server_log(9100)
+    path = model_server.server_log(9100)
 
     kept = sorted(p.name for p in tmp_path.glob("server-*.log"))
     assert path == tmp_path / "server-9100.log"
-    assert kept == [f"server-{port}.log" for port in range(9000, 9000 + local_model.KEPT_SERVER_LOGS - 1)]
+    assert kept == [f"server-{port}.log" for port in range(9000, 9000 + model_server.KEPT_SERVER_LOGS - 1)]
     assert (tmp_path / "server.json").exists()  # only logs are pruned

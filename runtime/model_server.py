@@ -1,0 +1,220 @@
+"""The local model server: ``llama_cpp.server`` with lazy grammar sampling (``runtime.llama_server``).
+
+A server listens on a free loopback port, is started on demand and stopped when its owner exits, or is left
+running by ``accord model serve`` (its pid and port kept in the cache), and is shared by every role of a run
+that uses its model.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.local_model import DEFAULT_MODEL, ModelSetupError, assemble, cache_dir
+
+
+def free_port() -> int:
+    """Return a free TCP port on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A running llama.cpp server."""
+
+    pid: int
+    port: int
+    model: str
+    owned: bool = True
+    """Whether this process started it (and so stops it at exit)."""
+
+    @property
+    def base_url(self) -> str:
+        """Return the OpenAI-compatible base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def alive(self) -> bool:
+        """Return whether the server answers."""
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
+                return bool(resp.status == 200)
+        except OSError:
+            return False
+
+    def exists(self) -> bool:
+        """Return whether the server's process is still there, busy or not (a dead child is reaped)."""
+        try:
+            if self.owned and os.waitpid(self.pid, os.WNOHANG)[0] == self.pid:
+                return False
+        except ChildProcessError:
+            pass  # not our child (any more): ask the kernel below
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def listening(self) -> bool:
+        """Return whether the server accepts connections (it opens its port once the model is loaded)."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+                return True
+        except OSError:
+            return False
+
+    def answers(self, patience_s: float) -> bool:
+        """Return whether the server listens within ``patience_s`` while its process lives.
+
+        Not an HTTP health check: llama-cpp-python's server takes the model's lock for ``/v1/models`` too,
+        so a server generating for another client leaves it unanswered for over 60 s; taken for dead, a
+        second server would start, and two on 2 cores make a planning call take 103 s instead of 13-22 s.
+        """
+        deadline = time.monotonic() + patience_s
+        while self.exists():
+            if self.listening():
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.5)
+        return False
+
+    def stop(self) -> None:
+        """Stop the server and its process group."""
+        try:
+            os.killpg(self.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        for _ in range(50):
+            try:
+                os.kill(self.pid, 0)
+                os.waitpid(self.pid, os.WNOHANG)
+            except (ProcessLookupError, ChildProcessError):
+                return
+            time.sleep(0.1)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+
+
+KEPT_SERVER_LOGS = 8
+"""Server logs kept in the cache: one per start, so without pruning they pile up run after run."""
+
+
+def server_log(port: int) -> Path:
+    """Return the log path for a server on ``port``, deleting all but the newest older logs."""
+    logs = sorted(cache_dir().glob("server-*.log"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in logs[KEPT_SERVER_LOGS - 1:]:
+        with contextlib.suppress(OSError):  # a concurrent start may have pruned it already
+            old.unlink()
+    return cache_dir() / f"server-{port}.log"
+
+
+def _state_file() -> Path:
+    return cache_dir() / "server.json"
+
+
+def detached_server() -> Server | None:
+    """Return the server ``accord model serve`` started, if its process still exists (busy or not)."""
+    try:
+        data = json.loads(_state_file().read_text())
+        os.kill(data["pid"], 0)
+    except (OSError, ValueError, KeyError):
+        return None
+    return Server(pid=data["pid"], port=data["port"], model=data["model"], owned=False)
+
+
+def running_server() -> Server | None:
+    """Return the server left running by ``accord model serve``, if it listens (busy or not)."""
+    server = detached_server()
+    return server if server is not None and server.listening() else None
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this child when its parent dies (Linux), even by SIGKILL.
+
+    SIGKILL, not SIGTERM: uvicorn would finish the generation in flight first, for nobody.
+    """
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
+                 timeout_s: float = 120.0, detach: bool = False) -> Server:
+    """Start a llama.cpp server for ``name`` on loopback and wait until it answers."""
+    path = assemble(name)
+    port = port or free_port()
+    log = server_log(port).open("ab")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "runtime.llama_server", "--model", str(path), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", name,
+             "--n_threads", str(os.cpu_count() or 2),
+             # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
+             "--flash_attn", "true"],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            # An owned server must not outlive its run, however the run ends.
+            preexec_fn=None if detach else _die_with_parent,
+        )
+    except OSError as exc:
+        raise ModelSetupError(f"cannot start llama_cpp.server: {exc}") from exc
+    server = Server(pid=proc.pid, port=port, model=name, owned=not detach)
+    deadline = time.monotonic() + timeout_s
+    while not server.alive():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            server.stop()
+            raise ModelSetupError(
+                f"llama_cpp.server did not come up (see {log.name}); "
+                "is llama-cpp-python[server] installed? (`pip install -e '.[local]'`)"
+            )
+        time.sleep(0.5)
+    if detach:
+        _state_file().write_text(json.dumps({"pid": proc.pid, "port": port, "model": name}))
+    return server
+
+
+_shared: dict[str, Server] = {}
+
+
+BUSY_PATIENCE_S = 120.0
+"""How long a live server process may take to open its port (a detached server still loading its model)."""
+
+
+def ensure_server(name: str = DEFAULT_MODEL) -> Server:
+    """Return a live server for ``name``: this process's, else a detached one, else a new one it owns.
+
+    A server whose process lives is waited for, not replaced: it may be busy with another client.
+    """
+    for server in (_shared.get(name), detached_server()):
+        if server is None or server.model != name:
+            continue
+        if server.answers(BUSY_PATIENCE_S):
+            _shared[name] = server
+            return server
+        if server.owned:
+            server.stop()  # hung: it would go on holding the cores
+    server = start_server(name)
+    atexit.register(server.stop)
+    _shared[name] = server
+    return server
+
+
+def stop_owned() -> None:
+    """Stop every server this process started."""
+    for name, server in list(_shared.items()):
+        if server.owned:
+            server.stop()
+        del _shared[name]
