@@ -7,7 +7,9 @@ come from the environment into the client only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,17 +19,17 @@ from state.roles import Style
 
 
 class RoleModel(Frozen):
-    """The model one role talks to."""
+    """The model one role talks to: ``Context``'s defaults (same names) with the role's overrides."""
 
-    model: str | None = None
+    model: str | None
     """Model name; None picks the endpoint's default (the embedded local model when none is set)."""
-    base_url: str | None = None
+    base_url: str | None
     """OpenAI-compatible endpoint; None falls back to ``OPENAI_BASE_URL``, OpenAI, then the local model."""
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    price_in_per_1k: float = 0.0
+    temperature: float
+    max_tokens: int
+    price_in_per_1k: float
     """Price per 1,000 input tokens, for the ledger's cost column."""
-    price_out_per_1k: float = 0.0
+    price_out_per_1k: float
     """Price per 1,000 output tokens."""
 
 
@@ -82,12 +84,11 @@ class Context:
     """Run budget: seconds of the stages' working time (0: no limit)."""
 
     def __post_init__(self) -> None:
-        for role, override in self.role_styles.items():  # a bad style is refused before any stage runs
-            try:
-                Style.model_validate(override)
-            except ValidationError as exc:
-                raise ValueError(f"role_styles[{role!r}]: {exc.errors()[0]['loc']}: "
-                                 f"{exc.errors()[0]['msg']}") from None
+        # A bad override is refused before any stage runs, naming the role and the field.
+        for role in self.role_styles:
+            _refuse_invalid(f"role_styles[{role!r}]", partial(self.style_for, role, Style()))
+        for role in self.role_models:
+            _refuse_invalid(f"role_models[{role!r}]", partial(self.model_for, role))
 
     def style_for(self, role: str, base: Style) -> Style:
         """Return the role's communication style: this run's override over ``base`` (the role spec's)."""
@@ -95,18 +96,18 @@ class Context:
 
     def model_for(self, role: str) -> RoleModel:
         """Return the role's model settings: its override over the run's defaults."""
-        base = RoleModel(
-            model=self.model,
-            base_url=self.base_url,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            price_in_per_1k=self.price_in_per_1k,
-            price_out_per_1k=self.price_out_per_1k,
-        )
-        override = self.role_models.get(role.lower(), {})
-        return base.model_copy(update=RoleModel.model_validate(override).model_dump(exclude_unset=True))
+        defaults = {name: getattr(self, name) for name in RoleModel.model_fields}
+        return RoleModel.model_validate({**defaults, **self.role_models.get(role.lower(), {})})
 
     def counter_limits(self) -> dict[str, int]:
         """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""
         limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples}
         return {name: limit for name, limit in limits.items() if limit is not None}
+
+
+def _refuse_invalid(where: str, build: Callable[[], object]) -> None:
+    try:
+        build()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise ValueError(f"{where}: {error['loc']}: {error['msg']}") from None

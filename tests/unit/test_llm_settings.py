@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from evals.endpoint import FakeEndpoint, Text
 from nodes import llm
 from runtime import local_model, model_server
@@ -14,6 +16,11 @@ def test_role_override_falls_back_to_run_defaults():
     coder, planner = context.model_for("coder"), context.model_for("planner")
     assert (coder.model, coder.max_tokens, coder.temperature) == ("big", 99, 0.2)
     assert (planner.model, planner.max_tokens) == ("base", 1024)
+
+
+def test_a_misspelt_role_override_is_refused():
+    with pytest.raises(ValueError, match=r"role_models\['coder'\]: \('modle',\): Extra inputs"):
+        Context(role_models={"coder": {"modle": "big"}})
 
 
 def test_compatible_endpoints_receive_max_tokens_in_the_request_body():
