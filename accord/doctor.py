@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from rich.console import Console
 
 from graphs import store
 from runtime import local_model, sandbox
+from state.settings import settings
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -82,19 +82,19 @@ def models() -> list[Check]:
 
 def endpoint() -> Check:
     """Check the model endpoint roles use by default: ``OPENAI_BASE_URL``, OpenAI, or the local model."""
-    base_url = os.environ.get("OPENAI_BASE_URL")
-    if base_url:
+    found = settings()
+    key = found.openai_api_key.get_secret_value() if found.openai_api_key else None
+    if base_url := found.openai_base_url:
         try:
-            key = os.environ.get("OPENAI_API_KEY", "none")
             status = httpx.get(f"{base_url.rstrip('/')}/models", timeout=5.0,
-                               headers={"Authorization": f"Bearer {key}"}).status_code
+                               headers={"Authorization": f"Bearer {key or 'none'}"}).status_code
         except httpx.HTTPError as exc:
             return Check("endpoint", "fail", f"{base_url}: {type(exc).__name__}",
                          "start the server, or unset OPENAI_BASE_URL to use the local model")
         level: Level = "ok" if status < 400 else "fail"
         return Check("endpoint", level, f"{base_url}/models answered HTTP {status}",
                      "" if level == "ok" else "check the URL and OPENAI_API_KEY")
-    if os.environ.get("OPENAI_API_KEY"):
+    if key:
         return Check("endpoint", "ok", "OpenAI (OPENAI_API_KEY is set)")
     if importlib.util.find_spec("llama_cpp") is None:
         return Check("endpoint", "fail", "no endpoint set and llama-cpp-python is not installed",

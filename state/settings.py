@@ -15,18 +15,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_origin, get_type_hints
 
+from dotenv import dotenv_values
 from pydantic import AliasChoices, Field, SecretStr, TypeAdapter
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from state.context import Context
 
 PREFIX = "ACCORD_"
+ENV_FILE = ".env"
 
 
 class Settings(BaseSettings):
     """Where Accord keeps runs, data and models, which endpoint it calls, and how it isolates code."""
 
-    model_config = SettingsConfigDict(env_prefix=PREFIX, env_file=".env", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_prefix=PREFIX, env_file=ENV_FILE, extra="ignore", frozen=True)
 
     db: Path = Path(".accord") / "checkpoints.sqlite"
     """The SQLite run store (``ACCORD_DB``)."""
@@ -64,17 +66,20 @@ def settings() -> Settings:
 def run_defaults(environ: Mapping[str, str] | None = None) -> Context:
     """Return the run's Context: its declared defaults with each ``ACCORD_<FIELD>`` variable applied.
 
-    Dictionaries (``ACCORD_ROLE_MODELS``, ``ACCORD_ROLE_STYLES``) are JSON.
+    Without ``environ``, the process environment is read over a ``.env`` file in the working directory, as
+    ``Settings`` reads it. Dictionaries (``ACCORD_ROLE_MODELS``, ``ACCORD_ROLE_STYLES``) are JSON.
 
     Raises:
         ValueError: a variable's value does not fit its field (the message names the variable).
     """
-    env = os.environ if environ is None else environ
+    if environ is None:
+        dotenv = {name: value for name, value in dotenv_values(ENV_FILE).items() if value is not None}
+        environ = {**dotenv, **os.environ}
     hints = get_type_hints(Context)
     values: dict[str, Any] = {}
     for field in dataclasses.fields(Context):
         name = PREFIX + field.name.upper()
-        if not (raw := env.get(name)):
+        if not (raw := environ.get(name)):
             continue
         try:
             value = json.loads(raw) if get_origin(hints[field.name]) is dict else raw

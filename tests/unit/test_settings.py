@@ -25,6 +25,14 @@ def test_environment_variables_override_the_declared_defaults() -> None:
     assert run_defaults({}) == Context()
 
 
+def test_run_defaults_read_a_dotenv_file_under_the_environment(monkeypatch, tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("ACCORD_MAX_ROUNDS=3\nACCORD_MAX_TESTS=7\n")
+    monkeypatch.setenv("ACCORD_MAX_TESTS", "5")
+    context = run_defaults()
+    assert (context.max_rounds, context.max_tests) == (3, 5)
+
+
 def test_a_bad_environment_value_names_its_variable() -> None:
     with pytest.raises(ValueError, match="ACCORD_MAX_ROUNDS='many'"):
         run_defaults({"ACCORD_MAX_ROUNDS": "many"})
