@@ -91,8 +91,8 @@ def _work(fn: Any) -> Any:
     return lambda state, call: fn(state)
 
 
-FREE_ORACLE = Oracle(name="canned", code=lambda s, c: (GOOD in s["code"]["files"]["solution.py"], ""),
-                     plan=lambda s, c: (True, ""))
+FREE_ORACLE = Oracle(name="canned", judges={
+    "code": lambda s, c: (GOOD in s["code"]["files"]["solution.py"], ""), "plan": lambda s, c: (True, "")})
 
 
 def accord_graph() -> Any:

@@ -45,4 +45,4 @@ def hidden_tests_oracle(task_id: str) -> Oracle:
         lines = output.strip().splitlines()
         return False, f"hidden tests failed: {lines[-1] if lines else 'no output'}"
 
-    return Oracle(name=f"hidden tests of {task_id}", code=judge_code)
+    return Oracle(name=f"hidden tests of {task_id}", judges={"code": judge_code})

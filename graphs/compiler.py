@@ -25,7 +25,7 @@ from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
 from graphs.duties import Role
-from graphs.messages import free_text, handoff, reply
+from graphs.messages import free_text, handoffs, reply, voter_handoffs
 from graphs.oracle import Oracle, judge
 from state.budget import BudgetExhausted, spent
 from state.context import Context
@@ -36,8 +36,9 @@ from state.contracts import (
     check_postconditions,
     check_preconditions,
 )
-from state.graph_state import AccordState, Judgment, LedgerEntry, Verdict, records
+from state.graph_state import REDUCERS, AccordState, Judgment, LedgerEntry, Verdict, ballot, records, updated
 from state.lifecycle import BUDGET, Lifecycle, Stage
+from state.messages import Message
 from state.settings import run_defaults
 from state.stage import OutputError, StageCall, is_transient
 
@@ -92,11 +93,11 @@ class Compiler:
                 continue
             if stage.roles and "fail" not in stage.outcomes:
                 problems.append(f"stage {stage.name!r} has roles but no 'fail' outcome")
-            if stage.name not in self.gates and len(stage.roles) < 2:
+            if stage.name not in self.gates and (len(stage.roles) < 2 or stage.choices):
                 problems.append(f"stage {stage.name!r} has no gate")
             if len(stage.roles) > 1:
                 contracts = [self.roles[r].duties[stage.duty].contract for r in stage.roles]
-                outputs = [k for c in contracts for k in c.outputs if k != "vote"]
+                outputs = [k for c in contracts for k in c.outputs if k != "vote" and k not in REDUCERS]
                 if len(outputs) != len(set(outputs)):
                     problems.append(f"fan-out stage {stage.name!r}: roles write the same artifact")
                 problems += [f"fan-out role {c.role!r} does not output a vote" for c in contracts
@@ -186,6 +187,8 @@ class Compiler:
         """
         call.check_budget()
         duty = role.duties[stage.duty]
+        # What the contract withholds is not in the role's view at all, not merely unread.
+        state = {key: value for key, value in state.items() if key not in duty.contract.withheld}
         if not self.contracts:
             try:
                 return duty.work(state, call), []
@@ -228,7 +231,7 @@ class Compiler:
                 # What the stage had not finished is dropped; its model calls stay in the ledger.
                 update, violations, spent_reason = {}, [], str(exc)
                 call.record("error", outcome=BUDGET, detail=spent_reason)
-            merged = {**state, **update}
+            merged = updated(state, update)
             if spent_reason:
                 outcome, evidence = BUDGET, spent_reason
             elif violations:
@@ -238,10 +241,10 @@ class Compiler:
                 outcome, evidence = vote["outcome"], vote.get("rationale", "")
             else:
                 outcome, evidence = self.gates[stage.name](merged)
-            if outcome not in stage.outcomes:
+            if outcome not in (*stage.outcomes, *stage.choices) if fan_out else outcome not in stage.outcomes:
                 raise ValueError(f"gate of {stage.name!r} returned undeclared outcome {outcome!r}")
             result = {**update, "violations": records(violations)}
-            if self.oracle is not None and not fan_out:
+            if self.oracle is not None:
                 result["judgments"] = records(self._judge(merged, call))
             result["ledger"] = records(call.ledger)
             if fan_out:
@@ -250,17 +253,10 @@ class Compiler:
                 return {**result, "verdicts": records([vote_verdict])}
             decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
                                     time.monotonic() - started)
-            message = handoff(self.lifecycle, role.name, decision["stage"], update, call.round)
-            if message is not None and not self.typed_messages:
-                decision["ledger"] += records([free_text(message, decision["stage"], _step())])
-            elif message is not None:
-                if refused := check_message(message, self.accepted):
-                    decision = self._decide(stage, role.name, state, call.context, "fail",
-                                            _summary(refused))
-                    result["violations"] += records(refused)
-                else:
-                    result["handoffs"] = [message.model_dump(mode="json")]
-            return {**result, **decision, "ledger": result["ledger"] + decision["ledger"]}
+            messages = handoffs(self.lifecycle, role.name, decision["stage"], update, call.round)
+            decision = self._deliver(stage, role.name, state, call.context, decision, messages)
+            return {**result, **decision, "ledger": result["ledger"] + decision["ledger"],
+                    "violations": result["violations"] + decision.pop("violations", [])}
 
         node.__name__ = f"{stage.name}_{role.name}"
         return node
@@ -277,17 +273,41 @@ class Compiler:
         return [judgment]
 
     def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]
+        gate = self.gates.get(stage.name, majority)
+
         def vote(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
-            votes = [v for v in state["verdicts"][-len(stage.roles):] if v["target"] is None]
-            tally = Tally(v["outcome"] for v in votes).most_common()
-            tied = len(tally) > 1 and tally[0][1] == tally[1][1]
-            outcome = "fail" if not tally or tied else tally[0][0]
+            context = runtime.context or run_defaults()
+            votes = ballot(state)
             if any(v["outcome"] == BUDGET for v in votes):
-                outcome = BUDGET  # a spent budget holds for every voter
-            evidence = ", ".join(f"{v['role']}={v['outcome']}" for v in votes)
-            return self._decide(stage, "vote", state, runtime.context or run_defaults(), outcome, evidence)
+                outcome, evidence = BUDGET, "a run budget is spent"  # it holds for every voter
+            else:
+                outcome, evidence = gate(state)
+            decision = self._decide(stage, "vote", state, context, outcome, evidence)
+            if self.oracle is not None:  # the joined result is a candidate of its own
+                call = StageCall(stage=stage.name, role="vote", round=_round(state), context=context,
+                                 models=self.models, step=_step())
+                decision["judgments"] = records(self._judge(state, call))
+                decision["ledger"] = records(call.ledger) + decision["ledger"]
+            messages = voter_handoffs(self.lifecycle, stage, decision["stage"], state,
+                                      {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
+                                      _round(state))
+            return self._deliver(stage, "vote", state, context, decision, messages)
 
         return vote
+
+    def _deliver(self, stage: Stage, sender: str, state: Mapping[str, Any], context: Context,
+                 decision: dict[str, Any], messages: list[Message]) -> dict[str, Any]:
+        """Add a decision's typed messages to its update, each checked against its receiver's contracts;
+        a refused message turns the decision into the stage's ``fail``."""
+        if not messages:
+            return decision
+        if not self.typed_messages:
+            texts = [free_text(m, decision["stage"], _step()) for m in messages]
+            return {**decision, "ledger": decision["ledger"] + records(texts)}
+        if refused := [v for m in messages for v in check_message(m, self.accepted)]:
+            failed = self._decide(stage, sender, state, context, "fail", _summary(refused))
+            return {**failed, "violations": records(refused)}
+        return {**decision, "handoffs": [m.model_dump(mode="json") for m in messages]}
 
     def _terminal_node(self, stage: Stage):  # type: ignore[no-untyped-def]
         def finish(state: AccordState) -> dict[str, Any]:
@@ -302,6 +322,15 @@ class Compiler:
 
         finish.__name__ = stage.name
         return finish
+
+
+def majority(state: Mapping[str, Any]) -> tuple[str, str]:
+    """The default voting gate: the outcome most roles voted for; a tie fails the stage."""
+    votes = ballot(state)
+    tally = Tally(v["outcome"] for v in votes).most_common()
+    tied = len(tally) > 1 and tally[0][1] == tally[1][1]
+    evidence = ", ".join(f"{v['role']}={v['outcome']}" for v in votes)
+    return ("fail" if not tally or tied else tally[0][0]), evidence
 
 
 def _trace_metadata(stage: Stage, role: str) -> dict[str, str]:

@@ -250,7 +250,7 @@ def _visible_tests(state: Mapping[str, Any], call: StageCall) -> tuple[bool, str
     return False, f"{report.ending}: {first}"
 
 
-VISIBLE_TESTS = Oracle(name="visible tests", code=_visible_tests)
+VISIBLE_TESTS = Oracle(name="visible tests", judges={"code": _visible_tests})
 """The live oracle: the task's examples, the code's own tests and the static checks, in the sandbox."""
 
 

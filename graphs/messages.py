@@ -7,19 +7,41 @@ from collections.abc import Mapping
 from typing import Any
 
 from state.artifacts import ARTIFACT_MODELS, artifact_text
+from state.contracts import Contract
 from state.graph_state import LedgerEntry
-from state.lifecycle import Lifecycle
+from state.lifecycle import Lifecycle, Stage
 from state.messages import Message
 
 
-def handoff(lifecycle: Lifecycle, sender: str, target: str, update: Mapping[str, Any],
-            round_: int) -> Message | None:
-    """Return the typed message carrying a role's outputs to the next stage's role, if any."""
+def handoffs(lifecycle: Lifecycle, sender: str, target: str, update: Mapping[str, Any],
+             round_: int) -> list[Message]:
+    """Return the typed messages carrying a role's outputs to each role of the next stage."""
     stage = lifecycle.by_name[target]
-    payload = [ARTIFACT_MODELS[k].model_validate(v) for k, v in update.items()]
-    if stage.terminal or not stage.roles or not payload:
-        return None
-    return Message(sender=sender, receiver=stage.roles[0], payload=tuple(payload), round=round_)
+    payload = tuple(ARTIFACT_MODELS[k].model_validate(v) for k, v in update.items())
+    if stage.terminal or not payload:
+        return []
+    return [Message(sender=sender, receiver=role, payload=payload, round=round_) for role in stage.roles]
+
+
+def voter_handoffs(lifecycle: Lifecycle, stage: Stage, target: str, state: Mapping[str, Any],
+                   contracts: Mapping[str, Contract], round_: int) -> list[Message]:
+    """Return the messages of a fan-out stage once its vote has decided where they go: each voter's
+    outputs (its own entry of an artifact the voters share) to each role of the next stage."""
+    messages = []
+    for voter in stage.roles:
+        outputs = {kind: own_entry(state[kind], voter) for kind in contracts[voter].outputs
+                   if kind != "vote" and state.get(kind)}
+        messages += handoffs(lifecycle, voter, target, {k: v for k, v in outputs.items() if v}, round_)
+    return messages
+
+
+def own_entry(artifact: Mapping[str, Any], role: str) -> dict[str, Any] | None:
+    """Return ``role``'s part of an artifact: its entry of a role-keyed one (None when it has none),
+    else the whole."""
+    if "by_role" not in artifact:
+        return dict(artifact)
+    mine = artifact["by_role"].get(role)
+    return None if mine is None else {**artifact, "by_role": {role: mine}}
 
 
 def reply(status: str, reason: str, code: Mapping[str, Any] | None) -> str:

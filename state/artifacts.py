@@ -1,4 +1,4 @@
-"""Typed artifacts that roles exchange: task, plan, code, test report, review report.
+"""Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings.
 
 Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
 checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
@@ -175,6 +175,62 @@ class Selection(Frozen):
     """Tester cases the chosen code disagrees with: disputed, so not used as tests."""
 
 
+Language = Literal["c", "cpp", "python"]
+
+
+class AuditTask(Frozen):
+    """Code to audit for vulnerabilities, normalised by the audit intake: one function or one file."""
+
+    kind: Literal["audit_task"] = "audit_task"
+    language: Language
+    code: str = Field(min_length=1)
+    first_line: int = Field(default=1, ge=1)
+    """The line number of the code's first line in its file, so findings cite the file's lines."""
+    function: str | None = None
+    """The function audited, when one was picked out of a file."""
+    source: str = ""
+    """Where the code came from (a file name), for the reader; never a label."""
+
+    def numbered(self) -> str:
+        """Return the code with its file's line numbers, as the roles read it."""
+        width = len(str(self.first_line + self.code.count("\n")))
+        return "\n".join(f"{n:>{width}} | {line}"
+                         for n, line in enumerate(self.code.splitlines(), start=self.first_line))
+
+
+Cwe = Annotated[str, Field(pattern=r"^CWE-[0-9]{1,4}$")]
+
+
+class ToolReport(Frozen):
+    """What one static analyser said about the code, or that it could not run here."""
+
+    tool: str
+    available: bool
+    """False when the analyser is not installed (the finding then rests on the model's reading alone)."""
+    issues: tuple[str, ...] = ()
+    """One line per issue: line, rule or CWE, message."""
+
+
+class Finding(Frozen):
+    """One role's judgement of the code: vulnerable or not, where, why, how sure."""
+
+    vulnerable: bool
+    cwe: Cwe | None = None
+    lines: tuple[int, ...] = ()
+    """Lines of the file the evidence is about."""
+    evidence: str = Field(min_length=1)
+    confidence: float = Field(ge=0.0, le=1.0)
+    tools: tuple[ToolReport, ...] = ()
+    """The analysers' reports the finding cites (the Tester's)."""
+
+
+class Findings(Frozen):
+    """The findings of a fan-out stage's roles, by role: each role writes its own, the state merges them."""
+
+    kind: Literal["findings"] = "findings"
+    by_role: dict[str, Finding] = Field(min_length=1)
+
+
 class Vote(Frozen):
     """One role's vote in a fan-out stage; a voting gate joins the votes."""
 
@@ -184,11 +240,12 @@ class Vote(Frozen):
 
 
 Artifact = Annotated[
-    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote,
+    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote
+    | AuditTask | Findings,
     Field(discriminator="kind"),
 ]
 ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "tests", "candidates", "selection",
-                       "vote"]
+                       "vote", "audit_task", "findings"]
 
 ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "task": TaskSpec,
@@ -200,6 +257,8 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "candidates": Candidates,
     "selection": Selection,
     "vote": Vote,
+    "audit_task": AuditTask,
+    "findings": Findings,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
 
@@ -222,4 +281,10 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
         return f"{len(artifact['items'])} candidates"
     if kind == "selection":
         return f"candidate {artifact['chosen'] + 1} of {len(artifact['scores'])}"
+    if kind == "audit_task":
+        return f"{artifact['language']} code, {artifact['code'].count(chr(10)) + 1} lines"
+    if kind == "findings":
+        return "; ".join(f"{role}: {'vulnerable' if f['vulnerable'] else 'safe'}"
+                         + (f" ({f['cwe']})" if f.get("cwe") else "") + f", {f['evidence']}"
+                         for role, f in artifact["by_role"].items())
     return str(artifact)[:300]

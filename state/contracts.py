@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 
 from state.artifacts import ARTIFACT_MODELS, ArtifactKind, Frozen
 from state.messages import Message
@@ -30,10 +30,20 @@ class Contract(Frozen):
     """Artifact kinds the role must write."""
     optional_outputs: tuple[ArtifactKind, ...] = ()
     """Artifact kinds the role may also write (valid when written); it may write nothing else."""
+    withheld: tuple[ArtifactKind, ...] = ()
+    """Artifact kinds the role must not see, even when present in state (e.g. the other roles' findings
+    before an independent judgement): the compiler removes them from its view, and no message may bring
+    them."""
 
     def accepts(self) -> frozenset[str]:
         """Return the artifact kinds this duty may receive in a message."""
-        return frozenset(self.inputs) | frozenset(self.optional_inputs)
+        return (frozenset(self.inputs) | frozenset(self.optional_inputs)) - frozenset(self.withheld)
+
+    @model_validator(mode="after")
+    def _withheld_not_read(self) -> Contract:
+        if read := set(self.withheld) & (set(self.inputs) | set(self.optional_inputs)):
+            raise ValueError(f"contract {self.role}/{self.duty}: withholds what it reads: {sorted(read)}")
+        return self
 
 
 def accepted_kinds(contracts: list[Contract]) -> dict[str, frozenset[str]]:

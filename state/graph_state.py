@@ -1,15 +1,15 @@
 """The graph state: artifacts by kind, plus appended records of what happened.
 
 Artifacts are stored as their JSON form under their kind (``task``, ``plan``, ``code``, ``test_report``,
-``review``); ``read`` turns them back into models. Lists that many steps append to carry ``operator.add``
-reducers, so parallel fan-out roles can all write to them in one super-step.
+``review``, ``findings``); ``read`` turns them back into models. Keys that parallel fan-out roles write in
+one super-step carry reducers: lists append (``operator.add``), role-keyed artifacts merge by role.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -60,8 +60,8 @@ class Judgment(Frozen):
     stage: str
     role: str
     round: int
-    subject: Literal["plan", "code"]
-    """Which artifact was the candidate: the code, or the plan before any code exists."""
+    subject: str
+    """What the candidate was: the code, the plan before any code exists, an audit's verdict."""
     digest: str
     """A hash of the candidate, so an unchanged result is not judged twice."""
     correct: bool
@@ -71,11 +71,22 @@ class Judgment(Frozen):
     """Why: the first failing test, or what passed."""
 
 
+def merge_by_role(current: dict[str, Any] | None, update: dict[str, Any]) -> dict[str, Any]:
+    """Merge an artifact that several roles write in parallel, each under its own name (``by_role``):
+    a role's new entry replaces its old one and leaves the others'."""
+    if not current:
+        return update
+    return {**current, **update, "by_role": {**current.get("by_role", {}), **update.get("by_role", {})}}
+
+
 class AccordState(TypedDict, total=False):
     """State shared by every stage of a lifecycle."""
 
     request: str
-    """The user's task as given (free text or a Python stub); the intake stage turns it into ``task``."""
+    """The user's task as given (free text, a Python stub, or code to audit); the intake stage turns it
+    into ``task`` (or ``audit_task``)."""
+    source: str
+    """Where the request came from, e.g. the audited file's name (its suffix tells the language)."""
     task: dict[str, Any]
     plan: dict[str, Any]
     code: dict[str, Any]
@@ -84,6 +95,9 @@ class AccordState(TypedDict, total=False):
     candidates: dict[str, Any]
     selection: dict[str, Any]
     review: dict[str, Any]
+    audit_task: dict[str, Any]
+    findings: Annotated[dict[str, Any], merge_by_role]
+    """The analysts' findings by role (``Findings`` JSON); parallel roles each add their own."""
     handoffs: Annotated[list[dict[str, Any]], operator.add]
     """Typed messages between roles (``state.messages.Message`` JSON)."""
     messages: Annotated[list[AnyMessage], add_messages]
@@ -106,6 +120,18 @@ class AccordState(TypedDict, total=False):
     """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""
 
 
+REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
+    key: hint.__metadata__[0] for key, hint in get_type_hints(AccordState, include_extras=True).items()
+    if get_origin(hint) is Annotated}
+"""The state keys that merge what parallel roles write, with how (their LangGraph reducers)."""
+
+
+def updated(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``state`` after ``update`` as LangGraph will apply it: reduced keys merged, others replaced."""
+    return {**state, **{key: REDUCERS[key](state[key], value) if key in REDUCERS and key in state else value
+                        for key, value in update.items()}}
+
+
 def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
     """Return the artifact stored under ``kind`` as ``model``, or None when absent."""
     value = state.get(kind)
@@ -119,6 +145,15 @@ def handoffs(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     """
     legacy = [m for m in state.get("messages", []) if isinstance(m, dict) and "sender" in m]
     return [*legacy, *state.get("handoffs", [])]
+
+
+def ballot(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Return the votes of the fan-out stage that just ran: the trailing verdicts no gate has joined yet."""
+    verdicts = state.get("verdicts") or []
+    cast = len(verdicts)
+    while cast and verdicts[cast - 1]["target"] is None:
+        cast -= 1
+    return list(verdicts[cast:])
 
 
 def code_versions(state: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -136,5 +171,5 @@ def records(items: list[M]) -> list[dict[str, Any]]:
     return [dump(item) for item in items]
 
 
-__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "code_versions", "dump", "read",
-           "records"]
+__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "ballot", "code_versions",
+           "dump", "merge_by_role", "read", "records", "updated"]

@@ -23,6 +23,10 @@ class Stage(Frozen):
     name: str
     roles: tuple[str, ...] = ()
     """One role, or several for a fan-out stage whose votes a voting gate joins."""
+    choices: tuple[str, ...] = ()
+    """For a fan-out stage whose gate reads the votes (e.g. ``vulnerable``/``safe`` into consensus or
+    split): what each role may vote. Empty: each role votes for one of the stage's outcomes and the
+    majority wins."""
     duty: str = "work"
     """Which of the role's duties this stage performs."""
     outcomes: tuple[str, ...] = ()
@@ -125,6 +129,8 @@ class Lifecycle(Frozen):
                         f"δ{key} is counted by {t.counter!r} but {t.source!r} has no "
                         f"{counters[t.counter].exhausted!r} transition"
                     )
+        problems += [f"stage {s.name!r} has choices but is not a fan-out stage" for s in self.stages
+                     if s.choices and len(s.roles) < 2]
         for stage in self.stages:
             if stage.terminal:
                 if stage.outcomes or any(t.source == stage.name for t in self.transitions):

@@ -43,7 +43,7 @@ def _hidden_plan(state: Any, call: Any) -> tuple[bool, str]:
     return right, "the plan says to add" if right else f"the plan says {plan.subtasks[0].description!r}"
 
 
-HIDDEN_TESTS = Oracle(name="hidden tests", code=_hidden_code, plan=_hidden_plan)
+HIDDEN_TESTS = Oracle(name="hidden tests", judges={"code": _hidden_code, "plan": _hidden_plan})
 
 
 def _table(run: Any, head: str | None = None) -> tuple[list[tuple[str, str, bool, str | None]], Any]:
@@ -93,7 +93,7 @@ def test_a_later_round_repairs_and_offline_judging_keeps_each_stage_round(script
     assert result.final_correct is True and result.origin is None
     assert [s.round for s in result.stages if s.stage == "implementing"] == [1, 2]
     # judged again offline, each stage keeps the round it ran in (not the one its gate started)
-    again = Oracle(name="hidden tests, offline", code=_hidden_code, plan=_hidden_plan)
+    again = Oracle(name="hidden tests, offline", judges={"code": _hidden_code, "plan": _hidden_plan})
     offline = blame(from_graph(run.graph, "test"), LIFECYCLE, oracle=again)
     assert [(s.stage, s.round, s.correct) for s in offline.stages] == [
         (s.stage, s.round, s.correct) for s in result.stages]
