@@ -17,6 +17,7 @@ $(BIN)/accord: pyproject.toml
 
 setup: $(BIN)/accord  ## install Accord, llama.cpp and the local model; check the sandbox
 	@command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing: Accord refuses to run model-written code until you apt-get install bubblewrap (accord doctor)"
+	@command -v cppcheck >/dev/null || echo "NOTE: cppcheck is missing: the audit Tester reads C and C++ without it until you apt-get install cppcheck"
 	$(BIN)/accord model setup
 
 demo: setup  ## run the AgentMesh to-do application task on the local model, files into out/todo

@@ -31,7 +31,8 @@ def voter_handoffs(lifecycle: Lifecycle, stage: Stage, target: str, state: Mappi
     for voter in stage.roles:
         outputs = {kind: own_entry(state[kind], voter) for kind in contracts[voter].outputs
                    if kind != "vote" and state.get(kind)}
-        messages += handoffs(lifecycle, voter, target, {k: v for k, v in outputs.items() if v}, round_)
+        sent = handoffs(lifecycle, voter, target, {k: v for k, v in outputs.items() if v}, round_)
+        messages += [m for m in sent if m.receiver != voter]  # a voter keeps its own finding in state
     return messages
 
 

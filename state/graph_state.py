@@ -87,6 +87,8 @@ class AccordState(TypedDict, total=False):
     into ``task`` (or ``audit_task``)."""
     source: str
     """Where the request came from, e.g. the audited file's name (its suffix tells the language)."""
+    function: str
+    """For an audit: the function to pick out of the request's code (absent: all of it)."""
     task: dict[str, Any]
     plan: dict[str, Any]
     code: dict[str, Any]

@@ -106,6 +106,8 @@ class RoleSpec(Frozen):
     properties: tuple[SafetyProperty, ...] = ()
     team: tuple[str, ...] = ()
     """The roles it works with, itself included, in the order work flows; its system prompt names them."""
+    team_name: str = "a small software team"
+    """What the team is, as its system prompt says it."""
     model: str | None = None
     """A model for this role alone; None falls back to the run's default (the Context's ``model``)."""
     style: Style = Style()
@@ -126,7 +128,7 @@ class RoleSpec(Frozen):
     def identity(self) -> str:
         """Return who the role is, as every one of its system prompts opens."""
         team = f" ({', '.join(member.capitalize() for member in self.team)})" if self.team else ""
-        return f"You are the {self.name.capitalize()} of a small software team{team}. Your goal: {self.goal}."
+        return f"You are the {self.name.capitalize()} of {self.team_name}{team}. Your goal: {self.goal}."
 
     def system_prompt(self, instructions: str, style: Style | None = None) -> str:
         """Return a system prompt: the role's identity, a duty's ``instructions``, then its style's."""

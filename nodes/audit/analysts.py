@@ -1,0 +1,185 @@
+"""The analysts' work: each judges the code (analyse) and, after a split vote, judges again having read
+the others' findings (deliberate). Every judgement is a typed ``Finding`` under the role's name and a vote.
+
+The Auditor reads the code; the Critic argues the unsafe case and the safe case before it judges; the
+Tester runs the static analysers for the language (LOCAL_CODE actions) and judges with their reports,
+which its finding carries. Every action runs through the role's executor, so each is in the ledger.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from nodes.audit.analysers import ANALYSERS
+from nodes.llm import structured
+from runtime.executor import Executor, role_spec
+from state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
+from state.graph_state import dump, read
+from state.stage import OutputError, StageCall, stage_handles
+
+KINDS = """memory safety (buffer overflow, out-of-bounds read or write, use after free, double free, NULL
+dereference, integer overflow), injection (SQL, shell command, path traversal, cross-site scripting),
+unchecked input, unsafe deserialisation, resource exhaustion"""
+
+AUDITOR = f"""Judge whether the code has a security vulnerability: {KINDS}. Cite the line numbers as
+shown. Say vulnerable only for a concrete flaw you can point to, with the input that triggers it."""
+
+CRITIC = f"""Before you judge, argue both sides. First the strongest case that the code is vulnerable
+({KINDS}): which input, which path, which line. Then the strongest case that it is safe: which checks,
+types or callers prevent it. Then judge which case is stronger, citing the line numbers as shown."""
+
+TESTER = f"""Judge whether the code has a security vulnerability ({KINDS}) with the static analysers'
+reports. A report is evidence, not a verdict: analysers flag risky calls that are often used safely.
+Confirm a reported issue in the code before you call it a vulnerability, and cite the report."""
+
+TASK_PROMPT = """{language} code{function}, with its line numbers:
+```
+{code}
+```
+{extra}
+Is this code vulnerable?"""
+
+DELIBERATION = """
+The other analysts judged the same code:
+{others}
+
+Your own finding was: {own}
+
+Reconsider with their evidence, then give your final finding. Change your judgement only for a concrete
+reason in the code."""
+
+LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
+
+
+class FindingDraft(BaseModel):
+    """A judgement of the code."""
+
+    vulnerable: bool = Field(description="true when the code has a security vulnerability")
+    cwe: str | None = Field(default=None, description="its CWE id, e.g. CWE-787; null when safe")
+    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw")
+    evidence: str = Field(description="why: the input and path that make it unsafe, or what keeps it safe")
+    confidence: float = Field(default=0.5, description="how sure you are, from 0 to 1")
+
+
+class CritiqueDraft(BaseModel):
+    """Both cases, then a judgement."""
+
+    unsafe_case: str = Field(description="the strongest case that the code is vulnerable")
+    safe_case: str = Field(description="the strongest case that the code is safe")
+    vulnerable: bool = Field(description="true when the unsafe case is the stronger")
+    cwe: str | None = Field(default=None, description="the CWE id, e.g. CWE-787; null when safe")
+    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw")
+    evidence: str = Field(description="why the stronger case wins")
+    confidence: float = Field(default=0.5, description="how sure you are, from 0 to 1")
+
+
+class ToolFindingDraft(FindingDraft):
+    """A judgement of the code that cites the analysers' reports."""
+
+
+def _cwe(text: str | None) -> str | None:
+    """Return a CWE id in its canonical form (``CWE-79``), or None when ``text`` holds none."""
+    match = re.search(r"(?:CWE[-_ ]?)?0*(\d{1,4})", text or "", re.I)
+    return f"CWE-{match[1]}" if match and match[1] != "0" else None
+
+
+def finding(draft: FindingDraft | CritiqueDraft, task: AuditTask,
+            tools: tuple[ToolReport, ...] = ()) -> Finding:
+    """Return the typed finding a draft states: its CWE canonical, its lines those of the code, its
+    confidence within 0..1 (a small model's slips are corrected, not fatal).
+
+    Raises:
+        OutputError: the draft gives no evidence.
+    """
+    evidence = draft.evidence.strip()
+    if not evidence:
+        raise OutputError("the finding gives no evidence: say why the code is or is not vulnerable")
+    if isinstance(draft, CritiqueDraft):
+        evidence = f"unsafe: {draft.unsafe_case.strip()} | safe: {draft.safe_case.strip()} | {evidence}"
+    last = task.first_line + task.code.count("\n")
+    return Finding(vulnerable=draft.vulnerable, cwe=_cwe(draft.cwe) if draft.vulnerable else None,
+                   lines=tuple(sorted({n for n in draft.lines if task.first_line <= n <= last})),
+                   evidence=evidence[:2000], confidence=min(1.0, max(0.0, draft.confidence)), tools=tools)
+
+
+def verdict_word(vulnerable: bool) -> str:
+    """Return the vote a finding casts."""
+    return "vulnerable" if vulnerable else "safe"
+
+
+def finding_view(found: Mapping[str, Any]) -> str:
+    """Return a finding's JSON form as one paragraph for a prompt."""
+    cwe = f" ({found['cwe']})" if found.get("cwe") else ""
+    lines = f", lines {', '.join(map(str, found['lines']))}" if found.get("lines") else ""
+    return f"{verdict_word(found['vulnerable'])}{cwe}{lines}, confidence {found['confidence']:.1f}: " \
+           f"{found['evidence']}"
+
+
+def _prompt(state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "") -> str:
+    function = f" (function {task.function})" if task.function else ""
+    text = TASK_PROMPT.format(language=LANGUAGE[task.language], function=function, code=task.numbered(),
+                              extra=extra)
+    if call.stage == "analysing" or not state.get("findings"):
+        return text
+    mine = state["findings"]["by_role"]
+    others = "\n".join(f"- {role.capitalize()}: {finding_view(f)}" for role, f in mine.items()
+                       if role != call.role) or "- (none reached a finding)"
+    own = finding_view(mine[call.role]) if call.role in mine else "(none: your first attempt failed)"
+    return text + DELIBERATION.format(others=others, own=own)
+
+
+def _update(call: StageCall, found: Finding) -> dict[str, Any]:
+    vote = Vote(outcome=verdict_word(found.vulnerable), rationale=found.evidence[:300])
+    return {"findings": dump(Findings(by_role={call.role: found})), "vote": dump(vote)}
+
+
+def _judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], system: str,
+            analysers: bool = False) -> dict[str, Any]:
+    """Run the role's judgement (after its analysers, for the Tester) and return its finding and vote."""
+    task = read(state, "audit_task", AuditTask)
+    assert task is not None
+
+    def judge(task: AuditTask, reports: list[ToolReport] | None = None) -> Any:
+        extra = tools_view(reports or []) if analysers else ""
+        return structured(call, schema, system, _prompt(state, call, task, extra))
+
+    handlers = {tool.__name__: tool for tools in ANALYSERS.values() for tool in tools}
+    actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
+                       handlers={schema.__name__: judge, **handlers})
+    if not analysers:
+        return _update(call, finding(actions.run(schema.__name__, task=task), task))
+    earlier = (state.get("findings") or {}).get("by_role", {}).get(call.role)
+    if earlier and earlier.get("tools"):  # a deliberation: the code has not changed, nor have its reports
+        reports = tuple(ToolReport.model_validate(r) for r in earlier["tools"])
+    else:
+        reports = tuple(actions.run(tool.__name__, task=task) for tool in ANALYSERS[task.language])
+    draft = actions.run(schema.__name__, task=task, reports=list(reports))
+    return _update(call, finding(draft, task, reports))
+
+
+def audit(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """The Auditor: judge the code (both rounds)."""
+    return _judged(state, call, FindingDraft, AUDITOR)
+
+
+def critique(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """The Critic: argue both cases, then judge (both rounds)."""
+    return _judged(state, call, CritiqueDraft, CRITIC)
+
+
+def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
+    """Return the analysers' reports for a prompt (or that none could run)."""
+    ran = [r for r in reports if r.available]
+    if not ran:
+        return "\nNo static analyser could run here: judge from the code alone.\n"
+    parts = [f"{r.tool}: " + ("no issues" if not r.issues else "\n  " + "\n  ".join(r.issues)) for r in ran]
+    return "\nStatic analysers' reports:\n" + "\n".join(parts) + "\n"
+
+
+def test(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """The Tester: run the language's analysers, then judge with their reports (both rounds)."""
+    return _judged(state, call, ToolFindingDraft, TESTER, analysers=True)
