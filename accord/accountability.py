@@ -19,8 +19,10 @@ from evals import cost, exports, mast
 from evals.blame import Blame, blame
 from evals.trace import steps
 from graphs import store
+from graphs.catalog import thread_workflow, workflow_of
 from runtime import model_server
 from state.history import Checkpoint, from_graph, from_server
+from state.lifecycle import Lifecycle
 
 
 @contextmanager
@@ -30,10 +32,9 @@ def _branch(args: argparse.Namespace) -> Iterator[list[Checkpoint]]:
     if getattr(args, "url", None):
         yield from_server(args.url, args.thread, head)
         return
-    from graphs.development import build_graph
-
     with store.checkpointer() as saver:
-        yield from_graph(build_graph(checkpointer=saver), args.thread, head)
+        graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
+        yield from_graph(graph, args.thread, head)
 
 
 def _missing(args: argparse.Namespace) -> int:
@@ -42,15 +43,18 @@ def _missing(args: argparse.Namespace) -> int:
     return 2
 
 
-def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
-    from graphs.development import LIFECYCLE
+def _lifecycle(chain: list[Checkpoint]) -> Lifecycle:
+    """Return the lifecycle of the thread a (non-empty) branch belongs to."""
+    return workflow_of(chain[-1].values).lifecycle
 
+
+def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
     oracle = None
     if getattr(args, "hidden", None):
         from evals.humaneval import hidden_tests_oracle
 
         oracle = hidden_tests_oracle(args.hidden)
-    return blame(chain, LIFECYCLE, oracle)
+    return blame(chain, _lifecycle(chain), oracle)
 
 
 def _judge(args: argparse.Namespace) -> Any:
@@ -80,15 +84,13 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 def cmd_blame(args: argparse.Namespace) -> int:
     """Print per-stage verdicts, repair/harm flags, the error origin and MAST failures."""
-    from graphs.development import LIFECYCLE
-
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
         result = _blame(args, chain)
         judge = _judge(args) if args.judge else None
         try:
-            findings = mast.classify(steps(chain, LIFECYCLE), chain[-1].values, judge)
+            findings = mast.classify(steps(chain, _lifecycle(chain)), chain[-1].values, judge)
         finally:
             model_server.stop_owned()
     if args.json:
@@ -151,11 +153,10 @@ def _values(pairs: list[str]) -> dict[str, Any]:
 def cmd_fork(args: argparse.Namespace) -> int:
     """Start a new branch from a checkpoint (optionally changing state) and run it to its end."""
     from accord.cli import drive
-    from graphs.development import build_graph
 
     started = time.monotonic()
     with store.checkpointer() as saver:
-        graph = build_graph(checkpointer=saver)
+        graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
         try:
             config = store.fork(graph, args.thread, args.checkpoint, _values(args.set or []))
         except KeyError as exc:
@@ -168,13 +169,11 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the run as a Who&When record, a MAST/MAD record or OpenTelemetry spans."""
-    from graphs.development import LIFECYCLE
-
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
         values = chain[-1].values
-        trace = steps(chain, LIFECYCLE)
+        trace = steps(chain, _lifecycle(chain))
         if args.format == "whowhen":
             record: dict[str, Any] = exports.whowhen(args.thread, values, trace, _blame(args, chain))
         elif args.format == "mad":

@@ -18,11 +18,13 @@ from typing import Any, NoReturn, get_args, get_type_hints
 from rich.console import Console
 
 from accord.accountability import add_commands
+from accord.audit import add_audit_command
 from accord.doctor import add_doctor_command, require_sandbox
 from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
 from evals import cost
 from graphs import store
+from graphs.catalog import thread_workflow
 from runtime import local_model, model_server, sandbox
 from state.context import Context
 from state.graph_state import handoffs
@@ -190,12 +192,10 @@ def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: s
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue a thread from its last checkpoint."""
-    from graphs.development import build_graph
-
     require_sandbox(console)
     started = time.monotonic()
     with store.checkpointer() as saver:
-        graph = build_graph(checkpointer=saver)
+        graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
         cfg = store.config(args.thread)
         snapshot = graph.get_state(cfg)
         if not snapshot.values:
@@ -214,11 +214,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List threads, newest first."""
-    from graphs.development import build_graph
-
     with store.checkpointer() as saver:
-        graph = build_graph(checkpointer=saver)
         for thread in store.thread_ids(saver):
+            graph = thread_workflow(saver, thread).build(checkpointer=saver)
             values = dict(graph.get_state(store.config(thread)).values)
             info = store.summary(values)
             request = " ".join(str(values.get("request", "")).split())[:60]
@@ -229,10 +227,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print a thread: path taken, artifacts, contract checks and gate decisions."""
-    from graphs.development import build_graph
-
     with store.checkpointer() as saver:
-        values = dict(build_graph(checkpointer=saver).get_state(store.config(args.thread)).values)
+        graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
+        values = dict(graph.get_state(store.config(args.thread)).values)
     if not values:
         console.print(f"[red]no thread {args.thread!r} in {store.db_path()}[/]")
         return 2
@@ -343,6 +340,7 @@ def parser() -> argparse.ArgumentParser:
     add_roles_command(sub)
     add_doctor_command(sub)
     add_eval_command(sub, model_options, _context)
+    add_audit_command(sub, model_options, _context, _stream)
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])

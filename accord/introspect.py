@@ -87,7 +87,7 @@ def cmd_roles(args: argparse.Namespace) -> int:
     from state.context import Context
 
     if args.thread:
-        return _thread_roles(args, SPECS)
+        return _thread_roles(args)
     default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
@@ -101,16 +101,17 @@ def cmd_roles(args: argparse.Namespace) -> int:
     return 0
 
 
-def _thread_roles(args: argparse.Namespace, specs: Mapping[str, RoleSpec]) -> int:
+def _thread_roles(args: argparse.Namespace) -> int:
     from graphs import store
-    from graphs.development import LIFECYCLE, build_graph
+    from graphs.catalog import thread_workflow
 
     with store.checkpointer() as saver:
-        values = dict(build_graph(checkpointer=saver).get_state(store.config(args.thread)).values)
+        workflow = thread_workflow(saver, args.thread)
+        values = dict(workflow.build(checkpointer=saver).get_state(store.config(args.thread)).values)
     if not values:
         print(f"no thread {args.thread!r}", file=sys.stderr)
         return 2
-    states = runtime(values, {s.name: s.roles for s in LIFECYCLE.stages}, specs)
+    states = runtime(values, {s.name: s.roles for s in workflow.lifecycle.stages}, workflow.specs)
     if args.json:
         print(json.dumps(states, indent=2))
         return 0

@@ -1,10 +1,14 @@
 """Blame attribution from a branch of checkpoints, as the accountability paper defines it.
 
-Each working stage that ran (one checkpoint) is judged correct or not: by the judgment the oracle stored
-in that checkpoint, or, offline, by an oracle given now (a stronger one, such as hidden tests). Between
-consecutive judged stages the later one is flagged: repair (wrong → right), harm (right → wrong) or
-no-op. The error origin is the earliest stage whose mistake is never repaired in the final result: the
-first wrong stage after the last right one; NONE when the final result is right.
+Each working stage that ran (one checkpoint; the roles of a fan-out stage and its vote each have their
+own) is judged correct or not: by the judgment the oracle stored in that checkpoint, or, offline, by an
+oracle given now (a stronger one, such as hidden tests). A judged stage is flagged against the result it
+received, the one judged in the step before it: repair (wrong → right), harm (right → wrong) or no-op.
+Stages that ran in parallel each received the same result; a vote, which receives several, is judged but
+not flagged. In an audit that makes a deliberating analyst's flag say whether its changed vote fixed a
+wrong majority or flipped a right one. The error origin is the earliest stage whose mistake is never
+repaired in the final result: the first wrong stage after the last right one; NONE when the final result
+is right.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ class StageBlame(Frozen):
     subject: str
     correct: bool
     flag: Flag | None = None
-    """Compared with the previous judged stage; None for the first."""
+    """Compared with the result it received; None when it received none, or several (a vote)."""
+    received_correct: bool | None = None
+    """Whether the result it received was right (None: as for ``flag``)."""
     oracle: str
     evidence: str = ""
     """The oracle's evidence, then any violated contract and the gate's decision."""
@@ -58,15 +64,17 @@ def role_counts(blames: Iterable[Blame]) -> dict[str, dict[str, int]]:
     """Return per role the repair and harm counts and their opportunities, over many runs."""
     counts: dict[str, dict[str, int]] = {}
     for blame in blames:
-        for before, after in zip(blame.stages, blame.stages[1:], strict=False):
-            c = counts.setdefault(after.role, {"repairs": 0, "wrong_inputs": 0, "harms": 0,
+        for stage in blame.stages:
+            if stage.received_correct is None:
+                continue
+            c = counts.setdefault(stage.role, {"repairs": 0, "wrong_inputs": 0, "harms": 0,
                                                "right_inputs": 0})
-            if before.correct:
+            if stage.received_correct:
                 c["right_inputs"] += 1
-                c["harms"] += after.flag == "harm"
+                c["harms"] += stage.flag == "harm"
             else:
                 c["wrong_inputs"] += 1
-                c["repairs"] += after.flag == "repair"
+                c["repairs"] += stage.flag == "repair"
     return counts
 
 
@@ -75,16 +83,13 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
     """Return one judgment per judged working stage: stored ones, or the given oracle's."""
     found: list[Judgment] = []
     for before, checkpoint in itertools.pairwise(checkpoints):
+        stored = [j for j in checkpoint.values.get("judgments", []) if j["step"] == checkpoint.step]
+        if oracle is None or (stored and all(j["oracle"] == oracle.name for j in stored)):
+            found += [Judgment.model_validate(j) for j in stored]
+            continue
         stage = lifecycle.by_name.get(checkpoint.node or "")
         if stage is None or stage.terminal or not stage.roles:
-            continue
-        stored = [j for j in checkpoint.values.get("judgments", []) if j["step"] == checkpoint.step]
-        if oracle is None:
-            found += [Judgment.model_validate(j) for j in stored[-1:]]
-            continue
-        if stored and stored[-1]["oracle"] == oracle.name:
-            found.append(Judgment.model_validate(stored[-1]))
-            continue
+            continue  # offline, a step is judged as one stage: a parallel step keeps what it stored
         # The round the stage ran in: its gate may have started the next one.
         rounds = before.values.get("counters", {}).get("round", 1)
         call = StageCall(stage=stage.name, role=stage.roles[0], round=int(rounds), context=Context(),
@@ -97,10 +102,13 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
 
 
 def _evidence(judgment: Judgment, values: Mapping[str, Any]) -> str:
+    # Its own entries only: roles that ran in the same (parallel) step have theirs.
+    own = [e for e in values.get("ledger", [])
+           if e.get("step") == judgment.step and e["role"] == judgment.role]
     parts = [judgment.evidence]
-    parts += [f"contract {e['outcome']}: {e['detail']}" for e in values.get("ledger", [])
-              if e.get("step") == judgment.step and e["kind"] == "contract" and e["outcome"] != "pass"]
-    gates = [e for e in values.get("ledger", []) if e.get("step") == judgment.step and e["kind"] == "gate"]
+    parts += [f"contract {e['outcome']}: {e['detail']}" for e in own
+              if e["kind"] == "contract" and e["outcome"] != "pass"]
+    gates = [e for e in own if e["kind"] == "gate"]
     parts += [f"gate {e['outcome']} {e['detail']}" for e in gates]
     return "; ".join(p for p in parts if p)
 
@@ -115,19 +123,26 @@ def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | 
     """
     judgments = _judgments(checkpoints, lifecycle, oracle)
     last_values = checkpoints[-1].values if checkpoints else {}
-    stages: list[StageBlame] = []
+    by_step: dict[int, list[Judgment]] = {}
     for judgment in judgments:
-        flag: Flag | None = None
-        if stages:
-            before = stages[-1].correct
-            flag = ("repair" if judgment.correct else "no-op") if not before else (
-                "no-op" if judgment.correct else "harm")
-        evidence = _evidence(judgment, last_values)
-        if flag == "harm" and judgment.stage == "implementing" and judgment.round > 1:
-            evidence = f"acting on the review that requested changes; {evidence}"
-        stages.append(StageBlame(step=judgment.step, stage=judgment.stage, role=judgment.role,
-                                 round=judgment.round, subject=judgment.subject, correct=judgment.correct,
-                                 flag=flag, oracle=judgment.oracle, evidence=evidence))
+        by_step.setdefault(judgment.step, []).append(judgment)
+    stages: list[StageBlame] = []
+    received: list[Judgment] = []
+    for step in sorted(by_step):
+        for judgment in by_step[step]:
+            source = received[0].correct if len(received) == 1 else None
+            flag: Flag | None = None
+            if source is not None:
+                flag = ("repair" if judgment.correct else "no-op") if not source else (
+                    "no-op" if judgment.correct else "harm")
+            evidence = _evidence(judgment, last_values)
+            if flag == "harm" and judgment.stage == "implementing" and judgment.round > 1:
+                evidence = f"acting on the review that requested changes; {evidence}"
+            stages.append(StageBlame(step=judgment.step, stage=judgment.stage, role=judgment.role,
+                                     round=judgment.round, subject=judgment.subject,
+                                     correct=judgment.correct, flag=flag, received_correct=source,
+                                     oracle=judgment.oracle, evidence=evidence))
+        received = by_step[step]
     if not stages or stages[-1].correct:
         return Blame(stages=tuple(stages), final_correct=stages[-1].correct if stages else None, origin=None)
     last_right = max((i for i, s in enumerate(stages) if s.correct), default=-1)

@@ -37,7 +37,7 @@ PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selec
 """The development stages in the order a fixed pipeline runs them once each."""
 
 
-def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lifecycle:
+def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str]) -> Lifecycle:
     """Return ``lifecycle``'s stages run once each in ``order``, whatever their gates say.
 
     Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail`` and ``budget``,
@@ -59,18 +59,18 @@ def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str], name: str) -> Lif
         for outcome in stage.outcomes
     ]
     return Lifecycle(
-        name=name, initial=order[0], stages=(*stages, done, failed), transitions=tuple(transitions)
+        name=lifecycle.name, initial=order[0], stages=(*stages, done, failed), transitions=tuple(transitions)
     )
 
 
-def skipping(lifecycle: Lifecycle, skipped: str, name: str) -> Lifecycle:
+def skipping(lifecycle: Lifecycle, skipped: str) -> Lifecycle:
     """Return ``lifecycle`` without the stage ``skipped``: what entered it goes where its ``pass`` led."""
     onward = next(t.target for t in lifecycle.transitions if t.source == skipped and t.outcome == "pass")
     transitions = tuple(
         t.model_copy(update={"target": onward}) if t.target == skipped else t
         for t in lifecycle.transitions if t.source != skipped
     )
-    return Lifecycle(name=name, initial=lifecycle.initial, counters=lifecycle.counters,
+    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
                      stages=tuple(s for s in lifecycle.stages if s.name != skipped), transitions=transitions)
 
 
@@ -125,7 +125,7 @@ class Configuration:
         return compiler.build().compile(checkpointer=checkpointer, name=f"development-{self.name}")
 
 
-_SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE, "pipeline")
+_SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE)
 _IGNORED = {stage: ignoring(gate) for stage, gate in development.GATES.items()}
 _SINGLE_ROLES = {
     "intake": development.ROLES["intake"],
@@ -138,7 +138,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
         Configuration(
             "single",
             "one model call from the task alone",
-            fixed_sequence(development.LIFECYCLE, ("initialized", "implementing"), "single"),
+            fixed_sequence(development.LIFECYCLE, ("initialized", "implementing")),
             _SINGLE_ROLES,
             _IGNORED,
             contracts=False,
@@ -186,7 +186,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
         Configuration(
             "no-tester",
             "Accord without the Tester's cases: candidates selected on the task's examples alone",
-            skipping(development.LIFECYCLE, "designing_tests", "no-tester"),
+            skipping(development.LIFECYCLE, "designing_tests"),
             development.ROLES,
             development.GATES,
         ),
@@ -201,7 +201,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
         Configuration(
             "no-selection",
             "Accord keeping the first candidate, the Tester's cases trusted as tests",
-            skipping(development.LIFECYCLE, "selecting", "no-selection"),
+            skipping(development.LIFECYCLE, "selecting"),
             # With no selection, a revision's pool goes straight to the test run, which runs the code
             # (the first candidate, or the revision) and nothing else of it.
             receiving(development.ROLES, "debugger", "run_tests", "candidates"),

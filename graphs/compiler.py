@@ -168,7 +168,7 @@ class Compiler:
                             step=_step(), outcome=outcome, latency_s=latency_s,
                             detail=f"-> {transition.target}")
         return {"verdicts": records([verdict]), "ledger": records([entry]), "counters": counters,
-                "stage": transition.target}
+                "stage": transition.target, "workflow": self.lifecycle.name}
 
     def _call(self, stage: Stage, role: Role, state: Mapping[str, Any],
               runtime: Runtime[Context]) -> StageCall:

@@ -117,6 +117,9 @@ class AccordState(TypedDict, total=False):
     """Loop counters (``round``, ``debug``); written whole by the gate that changes them."""
     stage: str
     """The stage the lifecycle is in (the target of the last gate)."""
+    workflow: str
+    """The lifecycle the thread runs (``development``, ``audit``), written by every gate: which graph
+    reads the thread back."""
     status: Literal["running", "completed", "failed"]
     reason: str
     """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""

@@ -44,7 +44,7 @@ def evaluate(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel],
 
 
 def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
-    pipeline = fixed_sequence(LIFECYCLE, PIPELINE, "pipeline")
+    pipeline = fixed_sequence(LIFECYCLE, PIPELINE)
     assert pipeline.delta[("testing", "tests_failed")].target == "debugging"
     assert pipeline.delta[("testing", "pass")].target == "debugging"
     assert pipeline.delta[("reviewing", "changes")].target == "completed"
@@ -53,7 +53,7 @@ def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
 
 
 def test_skipping_a_stage_sends_what_entered_it_where_its_pass_led():
-    without = skipping(LIFECYCLE, "designing_tests", "no-tester")
+    without = skipping(LIFECYCLE, "designing_tests")
     assert "designing_tests" not in without.by_name
     assert without.delta[("implementing", "tests_needed")].target == "selecting"
     assert without.counters == LIFECYCLE.counters  # the loops stay bounded

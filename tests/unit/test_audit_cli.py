@@ -1,0 +1,100 @@
+"""``accord audit`` and the accountability commands on audit threads."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphs.audit
+from accord import cli
+from evals.blame import blame
+from graphs import store
+from graphs.audit import build_graph
+from state.history import from_graph
+from tests.scripted import ScriptedChatModel
+from tests.unit.test_audit_graph import FIXTURES, SAFE, VULNERABLE, critique
+
+
+def script_audit(monkeypatch: pytest.MonkeyPatch, auditor: list[Any], critic: list[Any],
+                 tester: list[Any]) -> dict[str, ScriptedChatModel]:
+    models = {role: ScriptedChatModel(script=script, repeat_last=True)
+              for role, script in (("auditor", auditor), ("critic", critic), ("tester", tester))}
+    monkeypatch.setattr(graphs.audit, "build_graph", partial(build_graph, models))
+    return models
+
+
+@pytest.fixture
+def overflow(workdir: Path) -> Path:
+    target = workdir / "overflow.c"
+    target.write_text((FIXTURES / "overflow.c").read_text())
+    return target
+
+
+def test_a_vulnerable_verdict_exits_three_with_each_finding(overflow, monkeypatch, capsys):
+    script_audit(monkeypatch, [VULNERABLE], [critique(VULNERABLE)], [VULNERABLE])
+    assert cli.main(["audit", str(overflow), "--thread", "a1", "--json"]) == 3
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "vulnerable" and result["status"] == "completed"
+    assert sorted(result["findings"]) == ["auditor", "critic", "tester"]
+    assert result["findings"]["tester"]["tools"][0]["tool"] == "cppcheck"
+    assert [v["outcome"] for v in result["votes"] if v["role"] == "vote"] == ["consensus"]
+    assert result["cost"]["llm_calls"] == 3
+
+
+def test_a_safe_verdict_exits_zero_and_prints_the_vote(overflow, monkeypatch, capsys):
+    script_audit(monkeypatch, [SAFE], [critique(SAFE)], [VULNERABLE, SAFE])
+    assert cli.main(["audit", str(overflow), "--function", "greet", "--thread", "a2"]) == 0
+    said = capsys.readouterr().err
+    assert "SAFE" in said and "vote (analysing): split" in said and "vote (deliberating): consensus" in said
+    assert "flawfinder: line 7: strcpy" in said
+
+
+def test_no_verdict_exits_one_and_bad_files_exit_two(workdir, overflow, monkeypatch, capsys):
+    models = script_audit(monkeypatch, ["no tool call"], ["no tool call"], [VULNERABLE])
+    assert cli.main(["audit", str(overflow), "--thread", "a3"]) == 1
+    (workdir / "blob.c").write_bytes(b"\x7fELF\x00\x01\xff\xfe")
+    assert cli.main(["audit", "blob.c"]) == 2
+    assert cli.main(["audit", "missing.c"]) == 2
+    assert "not text" in capsys.readouterr().err
+    calls = sum(model.calls for model in models.values())
+    assert cli.main(["audit", "blob.c"]) == 2 and sum(m.calls for m in models.values()) == calls
+
+
+def test_show_cost_and_blame_read_an_audit_thread(overflow, monkeypatch, capsys):
+    script_audit(monkeypatch, [VULNERABLE], [critique(SAFE)], [SAFE, VULNERABLE])
+    assert cli.main(["audit", str(overflow), "--thread", "a4"]) == 3
+    capsys.readouterr()
+    assert cli.main(["show", "a4", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["path"] == ["initialized", "analysing", "deliberating", "completed"]
+    assert cli.main(["cost", "a4", "--json"]) == 0
+    assert {"auditor", "critic", "tester"} <= set(json.loads(capsys.readouterr().out)["by_role"])
+    assert cli.main(["blame", "a4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final_correct"] is None and out["failures"] is not None  # no label: nothing judged
+
+
+def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow, monkeypatch):
+    # Round 1: auditor right, critic and tester wrong: the majority says safe, which is wrong. In the
+    # deliberation the tester changes its vote, and with it the majority: a repair by the tester.
+    models = {"auditor": ScriptedChatModel(script=[VULNERABLE], repeat_last=True),
+              "critic": ScriptedChatModel(script=[critique(SAFE)], repeat_last=True),
+              "tester": ScriptedChatModel(script=[SAFE, VULNERABLE], repeat_last=True)}
+    with store.checkpointer(overflow.parent / "blame.sqlite") as saver:
+        graph = build_graph(models, saver, oracle=graphs.audit.label_oracle(True))
+        graph.invoke({"request": overflow.read_text(), "source": "overflow.c"}, store.config("b"))
+        result = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE)
+    flagged = {(s.stage, s.role): (s.correct, s.flag) for s in result.stages}
+    assert flagged[("analysing", "auditor")] == (True, None)
+    assert flagged[("analysing", "tester")] == (False, None)
+    assert flagged[("analysing", "vote")] == (False, None)  # a vote receives several results: not flagged
+    assert flagged[("deliberating", "tester")] == (True, "repair")
+    assert flagged[("deliberating", "critic")] == (False, "no-op")
+    assert result.final_correct is True and result.origin is None
+    rates = result.rates()
+    assert rates["tester"] == {"repairs": 1, "wrong_inputs": 1, "harms": 0, "right_inputs": 0}
+    assert "vote" not in rates
