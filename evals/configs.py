@@ -122,7 +122,7 @@ class Configuration:
             contracts=self.contracts,
             typed_messages=self.typed_messages,
         )
-        return compiler.build().compile(checkpointer=checkpointer, name=f"development-{self.name}")
+        return compiler.build().compile(checkpointer=checkpointer, name=f"{self.lifecycle.name}-{self.name}")
 
 
 _SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE)

@@ -30,7 +30,6 @@ from celery import Celery
 
 from evals import runner
 from evals.benchmarks import BENCHMARKS, EvalTask
-from evals.configs import CONFIGURATIONS
 from graphs import store
 from state.context import Context
 from state.settings import Settings
@@ -116,7 +115,7 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
     task = next(t for t in bench.tasks() if t.id == task_id)
     try:
         with store.checkpointer() as saver:
-            row = runner.run_task(bench, CONFIGURATIONS[config], task, saver, Context(**context),
+            row = runner.run_task(bench, bench.configurations[config], task, saver, Context(**context),
                                   thread_prefix=f"{eval_key}/")
     except Exception as exc:  # the thread keeps its checkpoints; the submitter reports it, a rerun resumes it
         query(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",

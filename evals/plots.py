@@ -1,5 +1,6 @@
-"""The eval plots: SEMAP's failures per round by category (its Figure 2) and the accountability paper's
-accuracy against cost, latency as colour, with the Pareto frontier (its Figure 3)."""
+"""The eval plots: SEMAP's failures per round by category (its Figure 2), the accountability paper's
+accuracy against cost, latency as colour, with the Pareto frontier (its Figure 3), and, for labelled
+verdicts, each voter's accuracy."""
 
 from __future__ import annotations
 
@@ -62,5 +63,26 @@ def accuracy_cost(summary: Mapping[str, Any], path: Path) -> None:
     ax.set_ylabel("pass@1 (%)")
     ax.legend(fontsize=8)
     ax.set_title("Accuracy against cost")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def role_accuracy(summary: Mapping[str, Any], path: Path) -> None:
+    """Plot each voter's accuracy against the labels, first round and final, one group per configuration."""
+    labelled = {name: s["classification"]["role_accuracy"] for name, s in summary.items()
+                if "classification" in s}
+    bars = [(f"{name}\n{role}", a["first"] or 0.0, a["final"] or 0.0)
+            for name, roles in labelled.items() for role, a in roles.items()]
+    fig = Figure(figsize=(max(6.0, 0.9 * len(bars)), 4.2))
+    ax = fig.subplots()
+    xs = range(len(bars))
+    ax.bar([x - 0.2 for x in xs], [b[1] * 100 for b in bars], width=0.4, label="first round")
+    ax.bar([x + 0.2 for x in xs], [b[2] * 100 for b in bars], width=0.4, label="final")
+    ax.set_xticks(list(xs), [b[0] for b in bars], fontsize=7)
+    ax.axhline(50, color="grey", linestyle=":", linewidth=1)  # a coin on a balanced set
+    ax.set_ylabel("accuracy against the labels (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8)
+    ax.set_title("Each voter's accuracy")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

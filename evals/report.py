@@ -15,11 +15,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import plots
-from evals.configs import CONFIGURATIONS
+from evals import audit_configs, classification, configs, plots
 from evals.mast import CATEGORIES
 from evals.runner import read_rows
 
+ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
+"""Configurations in the order reports list them: the baselines first, then Accord, then ablations."""
 BASELINE = "simple"
 REFERENCE = "accountable"
 """The configuration every other one is paired with, task by task, when it is present."""
@@ -101,7 +102,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     by_config: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_config[row["config"]].append(row)
-    order = [c for c in CONFIGURATIONS if c in by_config] + sorted(set(by_config) - set(CONFIGURATIONS))
+    order = [c for c in ORDER if c in by_config] + sorted(set(by_config) - set(ORDER))
     out: dict[str, Any] = {}
     for name in order:
         group = sorted(by_config[name], key=lambda r: _natural(r["id"]))
@@ -149,6 +150,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "median_latency_s": round(statistics.median(r["latency_s"] for r in group), 1) if n else 0.0,
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
             "verdicts": verdicts(group),
+            **({"classification": classification.metrics(group)} if all("label" in r for r in group)
+               else {}),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
@@ -195,7 +198,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
         lines.append(f"- `{name}`: {modes}")
     lines += [
         "",
-        "## Blame (hidden-test oracle at every checkpoint)",
+        "## Blame (the benchmark's oracle at every checkpoint)",
         "",
         "| configuration | role | repair rate (repairs / wrong inputs) | harm rate (harms / right inputs) |",
         "|---|---|---|---|",
@@ -233,6 +236,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
             f"| {len(v['failed_correct'])}{_ids(v['failed_correct'])} | {v['failed_wrong']} "
             f"| {v['agreement']:.1%} |"
         )
+    lines += _classification(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [
@@ -258,6 +262,33 @@ def markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _classification(summary: Mapping[str, Any]) -> list[str]:
+    """Return the report's section on labelled verdicts (vulnerability sets), or nothing."""
+    labelled = {name: s["classification"] for name, s in summary.items() if "classification" in s}
+    if not labelled:
+        return []
+    base = labelled.get(BASELINE, {}).get("f1")
+    lines = ["", "## Verdicts against the labels", "",
+             "| configuration | accuracy | precision | recall | F1 | Δ F1 vs simple | balanced accuracy "
+             "| TP / FP / TN / FN / no verdict | voters unanimous at once |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, c in labelled.items():
+        m = c["confusion"]
+        delta = ("—" if base is None or c["f1"] is None or name == BASELINE
+                 else f"{(c['f1'] - base) * 100:+.1f} pts")
+        lines.append(f"| {name} | {_fmt(c['accuracy'])} | {_fmt(c['precision'])} | {_fmt(c['recall'])} "
+                     f"| {_fmt(c['f1'])} | {delta} | {_fmt(c['balanced_accuracy'])} "
+                     f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
+                     f"| {_fmt(c['unanimous_first_round'], '{:.0%}')} |")
+    lines += ["", "Each voter's accuracy, first round → final:", ""]
+    for name, c in labelled.items():
+        roles = ", ".join(f"{role} {_fmt(a['first'])} → {_fmt(a['final'])}"
+                          for role, a in c["role_accuracy"].items()) or "—"
+        lines.append(f"- `{name}`: {roles}")
+    lines += ["", "![accuracy per role](role_accuracy.png)"]
+    return lines
+
+
 def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     """Write ``summary.json``, ``report.md`` and the two plots into ``out``; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -272,4 +303,7 @@ def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
     paths[1].write_text(markdown(summary))
     plots.failures_per_round(summary, paths[2])
     plots.accuracy_cost(summary, paths[3])
+    if any("classification" in s for s in summary.values()):
+        paths.append(out / "role_accuracy.png")
+        plots.role_accuracy(summary, paths[4])
     return paths

@@ -31,7 +31,6 @@ from evals.configs import Configuration
 from evals.trace import steps
 from graphs import store
 from state import history
-from state.artifacts import CodeArtifact
 from state.context import Context
 
 RESULTS = "results.jsonl"
@@ -105,16 +104,13 @@ def run_task(
     earlier = history.from_graph(graph, thread)
     started = time.monotonic()
     if not earlier:
-        graph.invoke({"request": task.prompt}, cfg, context=context, durability="sync")
+        graph.invoke({"request": task.prompt, **task.inputs}, cfg, context=context, durability="sync")
     elif earlier[-1].next:  # cut off mid-run: continue from the last checkpoint
         graph.invoke(None, cfg, context=context, durability="sync")
     elapsed = time.monotonic() - started + _span(earlier)
     chain = history.from_graph(graph, thread)
     values = chain[-1].values
-    code = values.get("code")
-    passed, detail = (
-        benchmark.score(task.id, CodeArtifact.model_validate(code)) if code else (False, "no code produced")
-    )
+    passed, detail = benchmark.score(task.id, values)
     trace = steps(chain, config.lifecycle)
     findings = mast.detect(trace, values)
     verdict = blame(chain, config.lifecycle)
@@ -139,6 +135,7 @@ def run_task(
         "mast": [
             {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role} for f in findings
         ],
+        **benchmark.details(task.id, values),
         "blame": {
             "final_correct": verdict.final_correct,
             "origin": None

@@ -34,6 +34,7 @@ from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 from state.stage import StageCall
 
 CHOICES = ("vulnerable", "safe")
+DUTIES = ("analyse", "deliberate")
 VOTED = ("consensus", "split", "decided", "fail")
 
 
@@ -67,8 +68,8 @@ LIFECYCLE = with_budget(Lifecycle(
 
 def majority(findings: Mapping[str, Mapping[str, Any]]) -> bool | None:
     """Return the verdict the findings add up to (True: vulnerable; a tie counts as vulnerable), or None
-    when fewer than two analysts reached one."""
-    if len(findings) < 2:
+    when there are none."""
+    if not findings:
         return None
     tally = Tally(bool(f["vulnerable"]) for f in findings.values())
     return tally[True] >= tally[False]
@@ -108,24 +109,19 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     return {"audit_task": dump(task)}
 
 
-WORK = {
-    ("intake", "intake"): intake,
-    **{(role, duty): work for role, work in (("auditor", analysts.audit), ("critic", analysts.critique),
-                                             ("tester", analysts.test))
-       for duty in ("analyse", "deliberate")},
-}
+WORK = {("intake", "intake"): intake,
+        **{(role, duty): work for role, work in analysts.work().items() for duty in DUTIES}}
 ROLES = roles_from_specs(SPECS, WORK)
 GATES: dict[str, Gate] = {"initialized": gate_task, "analysing": gate_votes, "deliberating": gate_votes}
 
 
 def audit_candidate(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """An audit's candidate result: the verdict its findings add up to so far (a lone finding counts as
-    its own verdict), or None before any finding."""
+    """An audit's candidate result: the verdict its findings add up to so far (a lone finding is its own
+    verdict), or None before any finding."""
     findings = (state.get("findings") or {}).get("by_role", {})
     if not findings:
         return None
-    decided = majority(findings) if len(findings) > 1 else bool(next(iter(findings.values()))["vulnerable"])
-    return "verdict", {"vulnerable": decided, "by_role": sorted(findings)}
+    return "verdict", {"vulnerable": majority(findings), "by_role": sorted(findings)}
 
 
 def label_oracle(vulnerable: bool, name: str = "label") -> Oracle:

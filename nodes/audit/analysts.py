@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from nodes.audit.analysers import ANALYSERS
-from nodes.llm import structured
+from nodes.llm import structured, text
 from runtime.executor import Executor, role_spec
 from state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
 from state.graph_state import dump, read
-from state.stage import OutputError, StageCall, stage_handles
+from state.stage import OutputError, StageCall, Work, stage_handles
 
 KINDS = """memory safety (buffer overflow, out-of-bounds read or write, use after free, double free, NULL
 dereference, integer overflow), injection (SQL, shell command, path traversal, cross-site scripting),
@@ -52,6 +53,7 @@ Your own finding was: {own}
 Reconsider with their evidence, then give your final finding. Change your judgement only for a concrete
 reason in the code."""
 
+ANSWER_FIRST = "\nAnswer VULNERABLE or SAFE on the first line, then say why."
 LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
 
 
@@ -137,17 +139,41 @@ def _update(call: StageCall, found: Finding) -> dict[str, Any]:
     return {"findings": dump(Findings(by_role={call.role: found})), "vote": dump(vote)}
 
 
-def _judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], system: str,
-            analysers: bool = False) -> dict[str, Any]:
-    """Run the role's judgement (after its analysers, for the Tester) and return its finding and vote."""
+def said_vulnerable(reply: str) -> bool | None:
+    """Return what a free-text reply says first: vulnerable (True), safe or not vulnerable (False), or
+    None when it says neither (the string match of the papers' baselines)."""
+    first = re.search(r"\b(not vulnerable|vulnerable|safe)\b", reply, re.I)
+    return None if first is None else first[1].lower() == "vulnerable"
+
+
+def _from_free_text(reply: str) -> FindingDraft:
+    vulnerable = said_vulnerable(reply)
+    if vulnerable is None:
+        raise OutputError("the reply says neither VULNERABLE nor SAFE")
+    return FindingDraft(vulnerable=vulnerable, evidence=reply.strip())
+
+
+def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], system: str,
+           analysers: bool = False, tools: bool = True, free_text: bool = False) -> dict[str, Any]:
+    """Run one analyst's judgement and return its finding and vote.
+
+    Args:
+        schema: the typed judgement asked for (its name is the role's LLM action).
+        system: the duty's instructions.
+        analysers: the analyst reads the static analysers' reports (the Tester).
+        tools: the analysers run (False: the analyst is told none could).
+        free_text: ask for a plain reply and read its verdict by string match (the baselines).
+    """
     task = read(state, "audit_task", AuditTask)
     assert task is not None
 
     def judge(task: AuditTask, reports: list[ToolReport] | None = None) -> Any:
-        extra = tools_view(reports or []) if analysers else ""
-        return structured(call, schema, system, _prompt(state, call, task, extra))
+        prompt = _prompt(state, call, task, tools_view(reports or []) if analysers else "")
+        if free_text:
+            return _from_free_text(text(call, system + ANSWER_FIRST, prompt, what=schema.__name__))
+        return structured(call, schema, system, prompt)
 
-    handlers = {tool.__name__: tool for tools in ANALYSERS.values() for tool in tools}
+    handlers = {tool.__name__: tool for tools_ in ANALYSERS.values() for tool in tools_}
     actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
                        handlers={schema.__name__: judge, **handlers})
     if not analysers:
@@ -155,20 +181,12 @@ def _judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], 
     earlier = (state.get("findings") or {}).get("by_role", {}).get(call.role)
     if earlier and earlier.get("tools"):  # a deliberation: the code has not changed, nor have its reports
         reports = tuple(ToolReport.model_validate(r) for r in earlier["tools"])
-    else:
+    elif tools:
         reports = tuple(actions.run(tool.__name__, task=task) for tool in ANALYSERS[task.language])
+    else:
+        reports = ()
     draft = actions.run(schema.__name__, task=task, reports=list(reports))
     return _update(call, finding(draft, task, reports))
-
-
-def audit(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """The Auditor: judge the code (both rounds)."""
-    return _judged(state, call, FindingDraft, AUDITOR)
-
-
-def critique(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """The Critic: argue both cases, then judge (both rounds)."""
-    return _judged(state, call, CritiqueDraft, CRITIC)
 
 
 def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
@@ -180,6 +198,12 @@ def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
     return "\nStatic analysers' reports:\n" + "\n".join(parts) + "\n"
 
 
-def test(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """The Tester: run the language's analysers, then judge with their reports (both rounds)."""
-    return _judged(state, call, ToolFindingDraft, TESTER, analysers=True)
+def work(free_text: bool = False, tools: bool = True) -> dict[str, Work]:
+    """Return each analyst's work by role: the Auditor reads, the Critic argues both cases, the Tester
+    judges with the analysers (``tools=False``: without them); ``free_text`` for the baselines."""
+    return {
+        "auditor": partial(judged, schema=FindingDraft, system=AUDITOR, free_text=free_text),
+        "critic": partial(judged, schema=CritiqueDraft, system=CRITIC, free_text=free_text),
+        "tester": partial(judged, schema=ToolFindingDraft, system=TESTER, analysers=True, tools=tools,
+                          free_text=free_text),
+    }

@@ -1,0 +1,53 @@
+"""Classification metrics for labelled verdicts (vulnerability detection): from result rows that carry a
+``label``, the ``predicted`` verdict (None: no verdict) and each voter's first-round and final ``votes``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def _ratio(hits: int, chances: int) -> float | None:
+    return round(hits / chances, 4) if chances else None
+
+
+def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return the confusion matrix, accuracy, precision, recall, F1, balanced accuracy, how often the
+    voters agreed at once, and each voter's accuracy in the first round and at the end.
+
+    A run without a verdict counts as wrong in accuracy and is listed apart (``no_verdict``): it says
+    neither vulnerable nor safe, so it is neither a positive nor a negative.
+    """
+    tp = sum(r["predicted"] is True and r["label"] for r in rows)
+    fp = sum(r["predicted"] is True and not r["label"] for r in rows)
+    tn = sum(r["predicted"] is False and not r["label"] for r in rows)
+    fn = sum(r["predicted"] is False and r["label"] for r in rows)
+    positives, negatives = sum(bool(r["label"]) for r in rows), sum(not r["label"] for r in rows)
+    precision, recall = _ratio(tp, tp + fp), _ratio(tp, positives)
+    f1 = (round(2 * precision * recall / (precision + recall), 4)
+          if precision is not None and recall is not None and precision + recall else None)
+    specificity = _ratio(tn, negatives)
+    balanced = (round((recall + specificity) / 2, 4)
+                if recall is not None and specificity is not None else None)
+    voted = [r for r in rows if len(r.get("votes", {})) > 1]
+    unanimous = sum(len(set(r["votes"].values())) == 1 for r in voted)
+    per_role: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {"first": [], "final": []})
+    for r in rows:
+        for role, said in r.get("votes", {}).items():
+            per_role[role]["first"].append(said == r["label"])
+        for role, said in r.get("final_votes", {}).items():
+            per_role[role]["final"].append(said == r["label"])
+    return {
+        "confusion": {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
+                      "no_verdict": sum(r["predicted"] is None for r in rows)},
+        "accuracy": _ratio(tp + tn, len(rows)),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "balanced_accuracy": balanced,
+        "unanimous_first_round": _ratio(unanimous, len(voted)),
+        "role_accuracy": {role: {"first": _ratio(sum(v["first"]), len(v["first"])),
+                                 "final": _ratio(sum(v["final"]), len(v["final"]))}
+                          for role, v in sorted(per_role.items())},
+    }

@@ -1,0 +1,70 @@
+"""The vulnerability benchmarks through the eval runner: labels stay in the oracle, every configuration
+runs, and the report gives precision, recall, F1 and each voter's accuracy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals import classification, report, runner, vulnerabilities
+from evals.benchmarks import BENCHMARKS
+from state.context import Context
+from tests.scripted import ScriptedChatModel
+from tests.unit.test_audit_graph import VULNERABLE, critique
+
+DEVIGN = BENCHMARKS["devign100"]
+
+
+def analysts(auditor: Any, critic: Any, tester: Any) -> dict[str, ScriptedChatModel]:
+    return {role: ScriptedChatModel(script=[answer], repeat_last=True)
+            for role, answer in (("auditor", auditor), ("critic", critic), ("tester", tester))}
+
+
+@pytest.mark.parametrize("name", ["devign100", "vuln-python100"])
+def test_sets_are_balanced_and_no_label_or_cwe_reaches_the_agents(name):
+    samples = vulnerabilities.samples(name)
+    assert len(samples) == 100 and sum(s.vulnerable for s in samples.values()) == 50
+    for task in BENCHMARKS[name].tasks():
+        sample = samples[task.id]
+        # The agents get the code as the set holds it and a file name that says only the language.
+        assert task.prompt == sample.code and task.inputs == {"source": vulnerabilities.source_name(sample)}
+        assert vulnerabilities.source_name(sample) in ("function.c", "function.py")
+
+
+def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_path):
+    tasks = runner.select(DEVIGN.tasks(), limit=2)
+    labels = [vulnerabilities.samples("devign100")[t.id].vulnerable for t in tasks]
+    assert labels == [True, False]
+    scripted = analysts(VULNERABLE, critique(VULNERABLE), VULNERABLE)
+    for name in ("accountable", "no-tools"):
+        rows = runner.run(DEVIGN, DEVIGN.configurations[name], tasks, tmp_path, Context(), models=scripted)
+        assert [(r["predicted"], r["passed"]) for r in rows] == [(True, True), (True, False)]
+        assert rows[0]["votes"] == {"auditor": True, "critic": True, "tester": True}
+        assert rows[0]["blame"]["final_correct"] is True and rows[1]["blame"]["final_correct"] is False
+    plain = analysts("SAFE. The pointer is checked.", "VULNERABLE: the opaque pointer is trusted.",
+                     "Not vulnerable.")
+    rows = runner.run(DEVIGN, DEVIGN.configurations["simple"], tasks, tmp_path, Context(), models=plain)
+    assert [r["predicted"] for r in rows] == [False, False] and rows[0]["llm_calls"] == 3
+    single = analysts(VULNERABLE, None, None)
+    rows = runner.run(DEVIGN, DEVIGN.configurations["single"], tasks, tmp_path, Context(), models=single)
+    assert [r["predicted"] for r in rows] == [True, True] and rows[0]["llm_calls"] == 1
+    summary = report.summarize(report.collect([tmp_path]))
+    assert list(summary) == ["single", "simple", "accountable", "no-tools"]
+    assert summary["accountable"]["classification"]["confusion"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 0,
+                                                                    "no_verdict": 0}
+    paths = report.write(report.collect([tmp_path]), tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "## Verdicts against the labels" in text and (tmp_path / "role_accuracy.png") in paths
+
+
+def test_classification_metrics():
+    rows = [{"label": True, "predicted": True, "votes": {"a": True, "b": True}, "final_votes": {}},
+            {"label": True, "predicted": False, "votes": {"a": False, "b": True}, "final_votes": {}},
+            {"label": False, "predicted": True, "votes": {"a": True, "b": False}, "final_votes": {}},
+            {"label": False, "predicted": None, "votes": {}, "final_votes": {}}]
+    m = classification.metrics(rows)
+    assert m["confusion"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 1, "no_verdict": 1}
+    assert (m["accuracy"], m["precision"], m["recall"], m["f1"]) == (0.25, 0.5, 0.5, 0.5)
+    assert m["balanced_accuracy"] == 0.25 and m["unanimous_first_round"] == round(1 / 3, 4)
+    assert m["role_accuracy"]["a"]["first"] == round(1 / 3, 4)
