@@ -58,12 +58,15 @@ LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
 
 
 class FindingDraft(BaseModel):
-    """A judgement of the code."""
+    """A judgement of the code: the reasoning first, then the verdict it leads to."""
 
-    vulnerable: bool = Field(description="true when the code has a security vulnerability")
-    cwe: str | None = Field(default=None, description="its CWE id, e.g. CWE-787; null when safe")
-    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw")
-    evidence: str = Field(description="why: the input and path that make it unsafe, or what keeps it safe")
+    # Field order is generation order: a small model that states its verdict first argues for it after,
+    # whatever the code says; reasoning first lets the verdict follow from it.
+    evidence: str = Field(description="what the code does with its inputs, and the flaw or the checks "
+                                      "that prevent one")
+    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw, if any")
+    cwe: str | None = Field(default=None, description="the flaw's CWE id, e.g. CWE-787; null when safe")
+    vulnerable: bool = Field(description="true only when the evidence shows a concrete flaw")
     confidence: float = Field(default=0.5, description="how sure you are, from 0 to 1")
 
 
@@ -72,10 +75,10 @@ class CritiqueDraft(BaseModel):
 
     unsafe_case: str = Field(description="the strongest case that the code is vulnerable")
     safe_case: str = Field(description="the strongest case that the code is safe")
-    vulnerable: bool = Field(description="true when the unsafe case is the stronger")
-    cwe: str | None = Field(default=None, description="the CWE id, e.g. CWE-787; null when safe")
-    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw")
-    evidence: str = Field(description="why the stronger case wins")
+    evidence: str = Field(description="which case is stronger, and why")
+    lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw, if any")
+    cwe: str | None = Field(default=None, description="the flaw's CWE id, e.g. CWE-787; null when safe")
+    vulnerable: bool = Field(description="true only when the unsafe case is the stronger")
     confidence: float = Field(default=0.5, description="how sure you are, from 0 to 1")
 
 
