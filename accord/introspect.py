@@ -20,7 +20,8 @@ def describe(spec: RoleSpec, default_model: str) -> str:
         c = duty.contract
         inputs = ", ".join([*c.inputs, *(f"{k}?" for k in c.optional_inputs)]) or "-"
         outputs = ", ".join([*c.outputs, *(f"{k}?" for k in c.optional_outputs)]) or "-"
-        lines.append(f"  duty {duty.name}: {duty.description}\n    contract: {inputs} → {outputs}; "
+        hidden = f" (withheld: {', '.join(c.withheld)})" if c.withheld else ""
+        lines.append(f"  duty {duty.name}: {duty.description}\n    contract: {inputs}{hidden} → {outputs}; "
                      f"actions: {', '.join(duty.actions)}")
     for action in spec.actions:
         params = ", ".join(f"{p.name}: {p.type}{' = None' if p.optional else ''}" for p in action.params)
@@ -39,7 +40,7 @@ def agent_card(spec: RoleSpec, version: str = "0.1.0") -> Any:
     """
     from a2a.types import AgentCapabilities, AgentCard, AgentSkill
 
-    inputs = ["text/plain"] if "task" in spec.produces() else ["application/json"]
+    inputs = ["text/plain"] if {"task", "audit_task"} & spec.produces() else ["application/json"]
     outputs = ["application/json"]
     skills = [AgentSkill(id=f"{spec.name}.{a.name}", name=a.name, description=a.description,
                          tags=[a.type.value, spec.domain], input_modes=inputs, output_modes=outputs)
@@ -82,22 +83,23 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
 
 
 def cmd_roles(args: argparse.Namespace) -> int:
-    """Print every role of the development graph from its spec, or each role's state in a thread."""
-    from nodes.roles import SPECS
+    """Print every role of a workflow from its spec, or each role's state in a thread."""
+    from graphs.catalog import WORKFLOWS
     from state.context import Context
 
     if args.thread:
         return _thread_roles(args)
+    specs = WORKFLOWS[args.workflow].specs
     default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
 
-        print(json.dumps([MessageToDict(agent_card(spec)) for spec in SPECS.values()], indent=2))
+        print(json.dumps([MessageToDict(agent_card(spec)) for spec in specs.values()], indent=2))
     elif args.json:
-        data: list[dict[str, Any]] = [spec.model_dump(mode="json") for spec in SPECS.values()]
+        data: list[dict[str, Any]] = [spec.model_dump(mode="json") for spec in specs.values()]
         print(json.dumps(data, indent=2))
     else:
-        print("\n\n".join(describe(spec, default) for spec in SPECS.values()))
+        print("\n\n".join(describe(spec, default) for spec in specs.values()))
     return 0
 
 
@@ -129,4 +131,6 @@ def add_roles_command(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
     p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
     p.add_argument("--thread", help="each role's runtime state in this thread (live or finished)")
+    p.add_argument("--workflow", default="development", choices=["development", "audit"],
+                   help="whose roles (default: development)")
     p.set_defaults(func=cmd_roles)

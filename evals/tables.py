@@ -25,6 +25,11 @@ MARKED = re.compile(r"(<!-- results: (?P<spec>[^>]*?) -->\n)(?P<body>.*?)(<!-- /
 HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
           "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
 
+LABELLED_HEADER = ("| configuration | tasks | accuracy | precision | recall | F1 | balanced accuracy "
+                   "| TP / FP / TN / FN / no verdict | MAST failures / task | tokens / task "
+                   "| median latency (s) | LLM calls / task | model | run |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+
 
 def _row(name: str, s: Mapping[str, Any]) -> str:
     verdicts = s.get("verdicts") or {}
@@ -34,12 +39,30 @@ def _row(name: str, s: Mapping[str, Any]) -> str:
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
 
 
+def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
+    c = s["classification"]
+    m = c["confusion"]
+
+    def f(value: float | None) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    return (f"| `{name}` | {s['tasks']} | {f(c['accuracy'])} | {f(c['precision'])} | {f(c['recall'])} "
+            f"| {f(c['f1'])} | {f(c['balanced_accuracy'])} "
+            f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
+            f"| {s['mast']['per_task']:.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
+            f"| {s['llm_calls_per_task']:.1f} | {', '.join(s.get('models', []))} "
+            f"| {', '.join(s.get('dates', []))} |\n")
+
+
 def table(folder: Path, configurations: Iterable[str] = ()) -> str:
-    """Return the markdown table of ``folder``'s ``summary.json``: the named configurations, else all."""
+    """Return the markdown table of ``folder``'s ``summary.json``: the named configurations, else all.
+    Labelled verdicts (vulnerability sets) get the classification columns instead of pass@1."""
     summary = json.loads((folder / "summary.json").read_text())
     names = list(configurations) or list(summary)
     if missing := [n for n in names if n not in summary]:
         raise KeyError(f"{folder}/summary.json has no configuration {missing}")
+    if all("classification" in summary[n] for n in names):
+        return LABELLED_HEADER + "".join(_labelled_row(name, summary[name]) for name in names)
     return HEADER + "".join(_row(name, summary[name]) for name in names)
 
 

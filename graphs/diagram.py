@@ -17,21 +17,17 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from langgraph.graph.state import CompiledStateGraph
-
-from graphs import development
+from graphs.catalog import WORKFLOWS
 
 ROOT = Path(__file__).resolve().parents[1]
-GRAPHS: dict[str, Callable[[], CompiledStateGraph]] = {"development": development.build_graph}  # type: ignore[type-arg]
 MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /lifecycle -->)", re.S)
 
 
 def mermaid(name: str) -> str:
     """Return the fenced mermaid drawing of the graph ``name``, as LangGraph draws it."""
-    return f"```mermaid\n{GRAPHS[name]().get_graph().draw_mermaid().rstrip()}\n```\n"
+    return f"```mermaid\n{WORKFLOWS[name].build().get_graph().draw_mermaid().rstrip()}\n```\n"
 
 
 def render(text: str) -> str:
