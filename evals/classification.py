@@ -14,7 +14,8 @@ def _ratio(hits: int, chances: int) -> float | None:
 
 def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Return the confusion matrix, accuracy, precision, recall, F1, balanced accuracy, how often the
-    voters agreed at once, and each voter's accuracy in the first round and at the end.
+    voters agreed at once, each voter's accuracy in the first round and at the end, and, over the wrong
+    verdicts, how often each voter's final finding said what the wrong verdict said (whom it followed).
 
     A run without a verdict counts as wrong in accuracy and is listed apart (``no_verdict``): it says
     neither vulnerable nor safe, so it is neither a positive nor a negative.
@@ -38,6 +39,9 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             per_role[role]["first"].append(said == r["label"])
         for role, said in r.get("final_votes", {}).items():
             per_role[role]["final"].append(said == r["label"])
+    wrong = [r for r in rows if r["predicted"] is not None and r["predicted"] != r["label"]]
+    followed = {role: sum(r.get("final_votes", {}).get(role) == r["predicted"] for r in wrong)
+                for role in sorted({role for r in wrong for role in r.get("final_votes", {})})}
     return {
         "confusion": {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
                       "no_verdict": sum(r["predicted"] is None for r in rows)},
@@ -50,4 +54,6 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "role_accuracy": {role: {"first": _ratio(sum(v["first"]), len(v["first"])),
                                  "final": _ratio(sum(v["final"]), len(v["final"]))}
                           for role, v in sorted(per_role.items())},
+        "wrong_verdicts": len(wrong),
+        "followed_when_wrong": followed,
     }

@@ -211,8 +211,9 @@ def markdown(summary: Mapping[str, Any]) -> str:
             )
     lines += [
         "",
-        "Error origins (the stage whose mistake was never repaired), by role; the hidden tests judge "
-        "code, so a plan's mistake shows at the first code written from it:",
+        "Error origins (the stage whose mistake was never repaired), by role"
+        + (":" if any("classification" in s for s in summary.values()) else
+           "; the hidden tests judge code, so a plan's mistake shows at the first code written from it:"),
         "",
     ]
     for name, s in summary.items():
@@ -285,6 +286,10 @@ def _classification(summary: Mapping[str, Any]) -> list[str]:
         roles = ", ".join(f"{role} {_fmt(a['first'])} → {_fmt(a['final'])}"
                           for role, a in c["role_accuracy"].items()) or "—"
         lines.append(f"- `{name}`: {roles}")
+    lines += ["", "Whom the wrong verdicts followed (voters whose final finding said the same):", ""]
+    for name, c in labelled.items():
+        followed = ", ".join(f"{role} {k}" for role, k in c["followed_when_wrong"].items()) or "—"
+        lines.append(f"- `{name}`: {c['wrong_verdicts']} wrong verdicts; {followed}")
     lines += ["", "![accuracy per role](role_accuracy.png)"]
     return lines
 

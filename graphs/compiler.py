@@ -241,7 +241,8 @@ class Compiler:
                 outcome, evidence = vote["outcome"], vote.get("rationale", "")
             else:
                 outcome, evidence = self.gates[stage.name](merged)
-            if outcome not in (*stage.outcomes, *stage.choices) if fan_out else outcome not in stage.outcomes:
+            allowed = (*stage.outcomes, *stage.choices) if fan_out else stage.outcomes
+            if outcome not in allowed:
                 raise ValueError(f"gate of {stage.name!r} returned undeclared outcome {outcome!r}")
             result = {**update, "violations": records(violations)}
             if self.oracle is not None:
@@ -255,8 +256,9 @@ class Compiler:
                                     time.monotonic() - started)
             messages = handoffs(self.lifecycle, role.name, decision["stage"], update, call.round)
             decision = self._deliver(stage, role.name, state, call.context, decision, messages)
+            refused = decision.pop("violations", [])
             return {**result, **decision, "ledger": result["ledger"] + decision["ledger"],
-                    "violations": result["violations"] + decision.pop("violations", [])}
+                    "violations": result["violations"] + refused}
 
         node.__name__ = f"{stage.name}_{role.name}"
         return node
@@ -283,15 +285,16 @@ class Compiler:
             else:
                 outcome, evidence = gate(state)
             decision = self._decide(stage, "vote", state, context, outcome, evidence)
+            messages = voter_handoffs(self.lifecycle, stage, decision["stage"], state,
+                                      {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
+                                      _round(state))
+            decision = self._deliver(stage, "vote", state, context, decision, messages)
             if self.oracle is not None:  # the joined result is a candidate of its own
                 call = StageCall(stage=stage.name, role="vote", round=_round(state), context=context,
                                  models=self.models, step=_step())
                 decision["judgments"] = records(self._judge(state, call))
                 decision["ledger"] = records(call.ledger) + decision["ledger"]
-            messages = voter_handoffs(self.lifecycle, stage, decision["stage"], state,
-                                      {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
-                                      _round(state))
-            return self._deliver(stage, "vote", state, context, decision, messages)
+            return decision
 
         return vote
 

@@ -120,15 +120,15 @@ def finding_view(found: Mapping[str, Any]) -> str:
     """Return a finding's JSON form as one paragraph for a prompt."""
     cwe = f" ({found['cwe']})" if found.get("cwe") else ""
     lines = f", lines {', '.join(map(str, found['lines']))}" if found.get("lines") else ""
-    return f"{verdict_word(found['vulnerable'])}{cwe}{lines}, confidence {found['confidence']:.1f}: " \
-           f"{found['evidence']}"
+    return (f"{verdict_word(found['vulnerable'])}{cwe}{lines}, confidence {found['confidence']:.1f}: "
+            f"{found['evidence']}")
 
 
 def _prompt(state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "") -> str:
     function = f" (function {task.function})" if task.function else ""
     text = TASK_PROMPT.format(language=LANGUAGE[task.language], function=function, code=task.numbered(),
                               extra=extra)
-    if call.stage == "analysing" or not state.get("findings"):
+    if not state.get("findings"):  # a first judgement: the contract withholds the others' findings
         return text
     mine = state["findings"]["by_role"]
     others = "\n".join(f"- {role.capitalize()}: {finding_view(f)}" for role, f in mine.items()

@@ -60,11 +60,14 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
 
 def test_classification_metrics():
     rows = [{"label": True, "predicted": True, "votes": {"a": True, "b": True}, "final_votes": {}},
-            {"label": True, "predicted": False, "votes": {"a": False, "b": True}, "final_votes": {}},
-            {"label": False, "predicted": True, "votes": {"a": True, "b": False}, "final_votes": {}},
+            {"label": True, "predicted": False, "votes": {"a": False, "b": True},
+             "final_votes": {"a": False, "b": False}},
+            {"label": False, "predicted": True, "votes": {"a": True, "b": False},
+             "final_votes": {"a": True, "b": False}},
             {"label": False, "predicted": None, "votes": {}, "final_votes": {}}]
     m = classification.metrics(rows)
     assert m["confusion"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 1, "no_verdict": 1}
     assert (m["accuracy"], m["precision"], m["recall"], m["f1"]) == (0.25, 0.5, 0.5, 0.5)
     assert m["balanced_accuracy"] == 0.25 and m["unanimous_first_round"] == round(1 / 3, 4)
     assert m["role_accuracy"]["a"]["first"] == round(1 / 3, 4)
+    assert m["wrong_verdicts"] == 2 and m["followed_when_wrong"] == {"a": 2, "b": 1}
