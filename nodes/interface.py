@@ -280,6 +280,10 @@ def _wrong_effect(verb: str, line: str, before: list[object], after: list[object
     text = OTHER_TEXT if OTHER_TEXT in line else SAMPLE_TEXT
     if verb in ADDS and (len(after) != len(before) + 1 or text not in json.dumps(after[-1:] + after[:1])):
         return f"{line!r} should add one item holding {text!r}: {before} -> {after}"
+    if verb in ADDS and not all(isinstance(item, dict) for item in after[-1:] + after[:1]):
+        # The features written after it mark an item by a field: a plain string cannot be marked.
+        return (f"{line!r} should add the item as a dict of its fields, e.g. {{'text': {text!r}}}: "
+                f"{before} -> {after}")
     if verb in REMOVES and before and after != before[1:]:
         return f"{line!r} should remove item 1 alone: {before} -> {after}"
     if verb in MARKS and before and (len(after) != len(before) or after[0] == before[0]

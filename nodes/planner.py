@@ -64,6 +64,8 @@ PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
 """Parameter names that pick an item (``task_id``, ``index``): the interface passes the user's 1-based
 number as a Python index."""
 FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
+ECHO_RUN = 6
+"""Words in a row shared with the instructions that make a criterion a copy of them."""
 
 
 class SubtaskDraft(BaseModel):
@@ -101,6 +103,23 @@ def parameters(signature: str) -> list[str]:
     return [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in inside.split(",") if p.strip()]
 
 
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+|[^\w\s\"']", text.lower())
+
+
+def echoes(criterion: str, instructions: str) -> bool:
+    """Return whether ``criterion`` copies ``instructions`` rather than saying something of its own: it is
+    a run of their words, or shares ``ECHO_RUN`` words in a row with them.
+
+    The local model fills a feature's criteria with pieces of its prompt: its example's "an empty list
+    gives 0", or "no input(), print() or file access inside it" split at the comma into "no input()" and
+    "print() or file access inside it", which then tells the Coder the opposite.
+    """
+    said, source = _words(criterion), f" {' '.join(_words(instructions))} "
+    runs = [said] + [said[i:i + ECHO_RUN] for i in range(len(said) - ECHO_RUN + 1)]
+    return not said or any(f" {' '.join(run)} " in source for run in runs)
+
+
 def _index_named(signature: str) -> str:
     """Return ``signature`` with its one item-picking parameter called ``index``, which it receives.
 
@@ -129,10 +148,10 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
             raise OutputError(f"the feature {feature.title!r} names no function")
         if name in STORAGE_NAMES or FILE_PARAMETERS & set(parameters(signature)):
             continue
+        criteria = tuple(c.strip() for c in feature.acceptance_criteria if not echoes(c, FEATURES_SYSTEM))
         kept.append(Subtask(title=feature.title.strip() or name, description=feature.title.strip(),
                             function=_index_named(signature),
-                            acceptance_criteria=tuple(c for c in feature.acceptance_criteria if c.strip())
-                            or (feature.title.strip() or name,)))
+                            acceptance_criteria=criteria or (feature.title.strip() or name,)))
         names.append(name)
     if not kept:
         raise OutputError("no feature left: list what the user can do, each as a function of the items "

@@ -68,22 +68,45 @@ def _syntax(exc: SyntaxError) -> str:
 
 def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
     """Ask for the changed definitions as a fenced block in plain text; return the code with them merged
-    into the file they belong to (``file_of``), so a fix can also write the tests an application lacks."""
+    into the files they belong to (``split_by_file``), so a fix can also write the tests an application
+    lacks."""
 
     def fix(code: CodeArtifact, prompt: str) -> CodeArtifact:
         piece = code_block(text(call, system, prompt, what="fix"))
-        return merged(code, file_of(piece), piece)
+        for path, part in split_by_file(piece).items():
+            code = merged(code, path, part)
+        return code
 
     return perform(call, "FileFix", fix, code=code, prompt=prompt)
 
-def file_of(piece: str) -> str:
-    """Return the application file a piece of code belongs in: the tests when it defines only tests."""
+def split_by_file(piece: str) -> dict[str, str]:
+    """Return the parts of a piece of code by the application file they belong in: its tests (with the
+    imports) to the tests, the rest to the app.
+
+    A fix of a feature often comes with a test of it; merged into the app, that test is code the app runs
+    on import, with names (``os``, ``tmp_path``) it never defines.
+    """
+    source = strip_fences(piece)
     try:
-        names = [n.name for n in ast.parse(strip_fences(piece)).body
-                 if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+        body = ast.parse(source).body
     except SyntaxError:
-        return APP_FILE  # the merge reports why it does not parse
-    return TEST_FILE if names and all(n.startswith("test_") for n in names) else APP_FILE
+        return {APP_FILE: piece}  # the merge reports why it does not parse
+    lines = source.splitlines(keepends=True)
+
+    def text_of(node: ast.stmt) -> str:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        return "".join(lines[first - 1:node.end_lineno])
+
+    is_test = [isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+               and n.name.lower().startswith("test") for n in body]
+    if not any(is_test):
+        return {APP_FILE: piece}
+    if all(is_test[i] or isinstance(n, ast.Import | ast.ImportFrom) for i, n in enumerate(body)):
+        return {TEST_FILE: piece}
+    imports = "".join(text_of(n) for n in body if isinstance(n, ast.Import | ast.ImportFrom))
+    tests = "\n\n".join(text_of(n) for i, n in enumerate(body) if is_test[i])
+    rest = "\n\n".join(text_of(n) for i, n in enumerate(body) if not is_test[i])
+    return {APP_FILE: rest, TEST_FILE: f"{imports}\n{tests}"}
 
 def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
                    temperature: float | None = None) -> CodeArtifact:

@@ -250,6 +250,17 @@ def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
 
 
+def test_a_fix_that_mixes_code_and_its_test_puts_each_in_its_file():
+    fix = fenced("import json\n\ndef total():\n    return sum(_items) + 0\n\n\n"
+                 "def test_total(tmp_path):\n    assert total() == 0\n")
+    call = StageCall(stage="debugging", role="debugger", round=2, context=Context(),
+                     models={"debugger": ScriptedChatModel(script=[fix])}, spec=SPECS["debugger"])
+    app = CodeArtifact(files={"app.py": STEP1_SOURCE + STEP2_SOURCE}, entry_points=("app.py",))
+    fixed = fix_one_file(call, "system", "prompt", app)
+    assert "sum(_items) + 0" in fixed.files["app.py"] and "def test_total" not in fixed.files["app.py"]
+    assert "def test_total" in fixed.files["test_app.py"] and fixed.test_files == ("test_app.py",)
+
+
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
     broken = fenced("_items = [\n")
     # _items is never defined, so no test can agree with the code: none is written
@@ -348,3 +359,19 @@ def test_a_features_item_picking_parameter_is_called_index_in_the_plan(scripted)
     # the interface passes an index; two pickers are left as named, since one name cannot serve both
     assert functions == ["add_task(items, text)", "mark_task_as_done(items, index)",
                          "move(items, from_pos, to_pos)", "main()"]
+
+
+def test_criteria_that_copy_the_planners_instructions_are_left_out_of_the_plan(scripted):
+    copied = {"features": [
+        {"title": "Add", "function": "add_task(items, text)",
+         "acceptance_criteria": ["no input()", "print() or file access inside it (the data file is already "
+                                 "handled by load_items(path) and save_items(path, items))",
+                                 "add_task([], 'a') gives [{'text': 'a'}]"]},
+        {"title": "Mark Task as Done", "function": "mark_task(items, index)",
+         "acceptance_criteria": ["an empty list gives 0"]}]}
+    run = scripted(planner=[copied], coder=["stop here"] * 3)
+    values = run(TASK, max_output_retries=0)
+    criteria = [s["acceptance_criteria"] for s in values["plan"]["subtasks"]]
+    # the split sentence would tell the Coder to print and touch the file; a feature left with nothing of
+    # its own is stated by its title
+    assert criteria[:2] == [["add_task([], 'a') gives [{'text': 'a'}]"], ["Mark Task as Done"]]

@@ -179,6 +179,15 @@ def test_a_feature_is_not_blamed_for_the_add_before_it():
     assert feature_effects(app(STORE + FEATURES_CODE), "app.py", PLAN, "list_tasks", LIMITS) is None
 
 
+def test_an_add_must_store_an_item_the_marks_can_change():
+    from nodes.interface import feature_effects
+
+    strings = app(STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})",
+                                                "items.append(text)"))
+    add = feature_effects(strings, "app.py", PLAN, "add_task", LIMITS)
+    assert add is not None and not add.passed and "should add the item as a dict of its fields" in add.message
+
+
 NO_RETURN_LOAD = STORE.replace("        return json.load(f)", "        items = json.load(f)")
 """A ``load_items`` the local model writes: it reads the file and returns None."""
 
