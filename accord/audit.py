@@ -68,7 +68,8 @@ def show(result: Mapping[str, Any]) -> None:
         console.print(f"  [bold]{role:<8}[/] {said:<10} {where:<20} confidence {found['confidence']:.1f}\n"
                       f"           {found['evidence'][:400]}")
         for tool in found.get("tools", []):
-            said = ("; ".join(tool["issues"][:5]) or "no issues") if tool["available"] else "not installed"
+            said = ("; ".join(tool["issues"][:5]) or "no issues") if tool["available"] else (
+                "; ".join(tool["issues"]) or "not installed")
             console.print(f"           [dim]{tool['tool']}: {said}[/]")
     for vote in result["votes"]:
         if vote["role"] == "vote":

@@ -206,7 +206,8 @@ class ToolReport(Frozen):
 
     tool: str
     available: bool
-    """False when the analyser is not installed (the finding then rests on the model's reading alone)."""
+    """False when the analyser is not installed, or a proof cannot run isolated here (its issue says why);
+    the finding then rests on the other reports and the model's reading."""
     issues: tuple[str, ...] = ()
     """One line per issue: line, rule or CWE, message."""
 

@@ -2,19 +2,21 @@
 the others' findings (deliberate). Every judgement is a typed ``Finding`` under the role's name and a vote.
 
 The Auditor reads the code; the Critic argues the unsafe case and the safe case before it judges; the
-Tester runs the static analysers for the language (LOCAL_CODE actions) and judges with their reports,
-which its finding carries. Every action runs through the role's executor, so each is in the ledger.
+Tester runs the static analysers for the language (LOCAL_CODE actions) and, on self-contained Python, a
+proof script in the sandbox (``proof``), and judges with their reports, which its finding carries. Every
+action runs through the role's executor, so each is in the ledger.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from nodes.audit import proof
 from nodes.audit.analysers import ANALYSERS
 from nodes.llm import structured, text
 from runtime.executor import Executor, role_spec
@@ -176,7 +178,11 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
             return _from_free_text(text(call, system + ANSWER_FIRST, prompt, what=schema.__name__))
         return structured(call, schema, system, prompt)
 
-    handlers = {tool.__name__: tool for tools_ in ANALYSERS.values() for tool in tools_}
+    handlers: dict[str, Callable[..., Any]] = {tool.__name__: tool for tools_ in ANALYSERS.values()
+                                               for tool in tools_}
+    if analysers:
+        handlers |= {"ProofScript": partial(proof.write_proof, call),
+                     "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s)}
     actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
                        handlers={schema.__name__: judge, **handlers})
     if not analysers:
@@ -186,6 +192,9 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
         reports = tuple(ToolReport.model_validate(r) for r in earlier["tools"])
     elif tools:
         reports = tuple(actions.run(tool.__name__, task=task) for tool in ANALYSERS[task.language])
+        if proof.self_contained(task):
+            script = actions.run("ProofScript", task=task)
+            reports += (actions.run("prove", task=task, script=script),)
     else:
         reports = ()
     draft = actions.run(schema.__name__, task=task, reports=list(reports))
@@ -193,12 +202,14 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
 
 
 def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
-    """Return the analysers' reports for a prompt (or that none could run)."""
-    ran = [r for r in reports if r.available]
+    """Return the analysers' reports for a prompt (or that none could run), then a proof run's."""
+    ran = [r for r in reports if r.available and r.tool != "proof"]
+    proofs = [f"\nA proof script ran the code in a sandbox: {'; '.join(r.issues)}\n" for r in reports
+              if r.available and r.tool == "proof"]
     if not ran:
-        return "\nNo static analyser could run here: judge from the code alone.\n"
+        return "\nNo static analyser could run here: judge from the code alone.\n" + "".join(proofs)
     parts = [f"{r.tool}: " + ("no issues" if not r.issues else "\n  " + "\n  ".join(r.issues)) for r in ran]
-    return "\nStatic analysers' reports:\n" + "\n".join(parts) + "\n"
+    return "\nStatic analysers' reports:\n" + "\n".join(parts) + "\n" + "".join(proofs)
 
 
 def work(free_text: bool = False, tools: bool = True) -> dict[str, Work]:

@@ -42,6 +42,11 @@ NEVER_RUN = SafetyProperty(
     kind="must_never", name="run_audited_code",
     statement="run the code under audit",
     enforced_by="nodes/audit/analysers.py reads it from a file with static analysers only")
+SANDBOXED = SafetyProperty(
+    kind="must_never", name="run_audited_code_unisolated",
+    statement="run the code under audit, or a script written against it, outside the sandbox",
+    enforced_by="nodes/audit/proof.py runs the proof through runtime/sandbox.py, which refuses without "
+                "isolation; the analysers read the code without running it")
 TASK = Param(name="task", type="AuditTask")
 
 
@@ -53,7 +58,7 @@ def _llm(name: str, description: str, *params: Param) -> ActionSpec:
 
 
 def _analyst(name: str, goal: str, domain: str, judge: ActionSpec, *extra: ActionSpec,
-             properties: tuple[SafetyProperty, ...] = ()) -> RoleSpec:
+             properties: tuple[SafetyProperty, ...] = (NEVER_RUN,)) -> RoleSpec:
     actions = (judge, *extra)
     return RoleSpec(
         name=name, goal=goal, domain=domain, team=ANALYSTS, team_name=TEAM_NAME,
@@ -61,7 +66,7 @@ def _analyst(name: str, goal: str, domain: str, judge: ActionSpec, *extra: Actio
                          actions=tuple(a.name for a in actions)),
                 DutySpec(name="deliberate", description="judge again after reading the other findings",
                          contract=deliberate(name), actions=(judge.name,))),
-        actions=actions, properties=(CONTRACT_BOUND, INDEPENDENT, NEVER_RUN, *properties))
+        actions=actions, properties=(CONTRACT_BOUND, INDEPENDENT, *properties))
 
 
 SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
@@ -91,7 +96,13 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                         params=(TASK,), returns="ToolReport"),
              ActionSpec(name="flawfinder", description="flawfinder on C/C++ code (read, never run)",
                         type=LOCAL, params=(TASK,), returns="ToolReport"),
-             properties=(SafetyProperty(
+             ActionSpec(name="ProofScript", description="a script that tries to prove a flaw in "
+                        "self-contained Python code by running it", type=LLM, params=(TASK,), returns="str",
+                        config={"output": "text", "retries": 0}),
+             ActionSpec(name="prove", description="run the proof script beside the code in the sandbox",
+                        type=LOCAL, params=(TASK, Param(name="script", type="str")), returns="ToolReport",
+                        config={"isolation": "bubblewrap", "timeout": "Context.sandbox_timeout_s"}),
+             properties=(SANDBOXED, SafetyProperty(
                  kind="must_always", name="cite_tools",
                  statement="cite the analysers' reports, or say that none could run",
                  enforced_by="nodes/audit/analysts.py:test attaches every report to the finding"),)),

@@ -1,0 +1,85 @@
+"""The Tester's proof attempt on Python code: the model writes a script that calls the code with the input
+it suspects, and the script runs in the sandbox beside the code; what it printed is evidence the Tester's
+finding cites (a ``ToolReport`` named ``proof``).
+
+Only self-contained code is tried: code that parses and imports nothing beyond the standard library, so
+it can run alone. A script runs once, offline, under the sandbox's limits; where the sandbox cannot isolate
+it, the attempt reports itself unavailable with the fix, and nothing runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+
+from nodes.llm import text
+from nodes.views import code_block
+from runtime import sandbox
+from state.artifacts import AuditTask, ToolReport
+from state.stage import OutputError, StageCall
+
+MODULE_FILE = "audited.py"
+PROOF_FILE = "proof.py"
+PROVEN = "PROVEN:"
+"""How a script says the flaw showed; a line without it is not a proof, whatever the exit status."""
+MAX_LINES = 6
+
+SYSTEM = """Write a short Python script that tries to prove a security vulnerability in the given code by
+running it. The script imports from audited, calls the code with the input most likely to trigger a flaw
+(a path with '..', shell metacharacters, a huge size, a malformed or hostile value) and checks what
+happened. When the flaw shows, it prints one line that starts with PROVEN: and says what happened. It runs
+once, offline, in a sandbox, with no files but audited.py."""
+
+PROMPT = """Python code in audited.py, with its line numbers:
+```
+{code}
+```
+Answer with the script in one ```python code block."""
+
+
+def self_contained(task: AuditTask) -> bool:
+    """Return whether ``task`` is Python that parses and imports only the standard library."""
+    if task.language != "python":
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(task.code))
+    except SyntaxError:
+        return False
+    modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    modules += [node.module or "" for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.level == 0]
+    relative = any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
+    return not relative and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
+
+
+def write_proof(call: StageCall, task: AuditTask) -> str:
+    """Ask the model for a proof script (a fenced block in plain text, like all code); return its source,
+    or "" when the reply is empty (no script is no proof; the Tester still judges)."""
+    try:
+        return code_block(text(call, SYSTEM, PROMPT.format(code=task.numbered()), what="ProofScript"))
+    except OutputError:
+        return ""
+
+
+def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
+    """Run ``script`` in the sandbox beside the code under audit; return what it showed.
+
+    Where model-written code cannot run isolated, nothing runs and the report says why and how to fix it.
+    """
+    if not script.strip():
+        return ToolReport(tool="proof", available=True, issues=("no proof: the model wrote no script",))
+    files = {MODULE_FILE: textwrap.dedent(task.code) + "\n", PROOF_FILE: script}
+    try:
+        result = sandbox.run(sandbox.python(PROOF_FILE), files, sandbox.Limits(timeout_s=timeout_s))
+    except sandbox.SandboxUnavailable as exc:
+        return ToolReport(tool="proof", available=False, issues=(f"not run: {exc}",))
+    proven = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith(PROVEN)]
+    ending = f"{result.ending}, exit {result.exit_code}"
+    if proven:
+        return ToolReport(tool="proof", available=True,
+                          issues=tuple(f"the script printed {line}" for line in proven[:MAX_LINES]))
+    last = (result.stderr.strip().splitlines() or [""])[-1][:200]
+    return ToolReport(tool="proof", available=True,
+                      issues=(f"no proof: the script ended {ending}" + (f" ({last})" if last else "")
+                              + " without printing PROVEN",))

@@ -1,0 +1,70 @@
+"""The Tester's proof attempt on Python: written by the model, run in the sandbox, cited in the finding."""
+
+from __future__ import annotations
+
+import pytest
+
+from nodes.audit import proof
+from runtime import sandbox
+from state.artifacts import AuditTask
+from tests.unit.test_audit_graph import VULNERABLE, Audit, critique
+
+EVAL = "def calculate(expression):\n    return eval(expression)\n"
+SCRIPT = ("```python\nfrom audited import calculate\n\n"
+          "if calculate(\"__import__('os').getpid()\") > 0:\n"
+          "    print('PROVEN: eval ran the injected code')\n```")
+QUIET = "```python\nfrom audited import calculate\n\ncalculate('1 + 1')\n```"
+
+
+def task(code: str = EVAL) -> AuditTask:
+    return AuditTask(language="python", code=code, first_line=1)
+
+
+@pytest.mark.parametrize(("code", "language", "expected"), [
+    (EVAL, "python", True),
+    ("import os.path\nimport json\n\ndef f(p):\n    return json.load(open(os.path.join('d', p)))\n",
+     "python", True),
+    ("import requests\n\ndef f(url):\n    return requests.get(url)\n", "python", False),
+    ("from .models import User\n\ndef f(name):\n    return User(name)\n", "python", False),
+    ("def f(:\n", "python", False),
+    ("int f(void) { return 0; }\n", "c", False),
+])
+def test_only_self_contained_python_gets_a_proof_attempt(code, language, expected):
+    assert proof.self_contained(AuditTask(language=language, code=code, first_line=1)) is expected
+
+
+def test_a_proof_script_runs_in_the_sandbox_and_says_what_it_showed():
+    shown = proof.run_proof(task(), proof.code_block(SCRIPT), timeout_s=20)
+    assert shown.available and shown.issues == ("the script printed PROVEN: eval ran the injected code",)
+    quiet = proof.run_proof(task(), proof.code_block(QUIET), timeout_s=20)
+    assert quiet.issues[0].startswith("no proof: the script ended exited, exit 0")
+    empty = proof.run_proof(task(), "", timeout_s=20)
+    assert empty.issues == ("no proof: the model wrote no script",)
+
+
+def test_without_isolation_the_proof_does_not_run_and_says_how_to_fix_it(monkeypatch):
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)
+    refused = proof.run_proof(task(), proof.code_block(SCRIPT), timeout_s=20)
+    assert not refused.available and "apt-get install bubblewrap" in refused.issues[0]
+
+
+def test_the_tester_cites_its_proof_and_judges_with_it():
+    audit = Audit([VULNERABLE], [critique(VULNERABLE)], [SCRIPT, VULNERABLE])
+    values = audit(EVAL, source="calc.py")
+    tools = {t["tool"]: t for t in values["findings"]["by_role"]["tester"]["tools"]}
+    assert set(tools) == {"bandit", "proof"}
+    assert tools["proof"]["issues"] == ["the script printed PROVEN: eval ran the injected code"]
+    script_prompt, judgement_prompt = audit.models["tester"].prompts[:2]
+    assert "audited.py" in script_prompt and "2 |     return eval(expression)" in script_prompt
+    assert "PROVEN: eval ran the injected code" in judgement_prompt
+    actions = [e["detail"] for e in values["ledger"] if e["kind"] == "action" and e["role"] == "tester"]
+    assert {d.split(":")[0] for d in actions} >= {"bandit", "ProofScript", "prove", "ToolFindingDraft"}
+
+
+def test_code_that_cannot_run_alone_gets_no_proof_and_no_extra_call():
+    uses_requests = "import requests\n\ndef fetch(url):\n    return requests.get(url, verify=False)\n"
+    audit = Audit([VULNERABLE], [critique(VULNERABLE)], [VULNERABLE])
+    values = audit(uses_requests, source="fetch.py")
+    assert [t["tool"] for t in values["findings"]["by_role"]["tester"]["tools"]] == ["bandit"]
+    assert audit.models["tester"].calls == 1
