@@ -2,14 +2,16 @@
 it suspects, and the script runs in the sandbox beside the code; what it printed is evidence the Tester's
 finding cites (a ``ToolReport`` named ``proof``).
 
-Only self-contained code is tried: code that parses and imports nothing beyond the standard library, so
-it can run alone. A script runs once, offline, under the sandbox's limits; where the sandbox cannot isolate
-it, the attempt reports itself unavailable with the fix, and nothing runs.
+Only self-contained code is tried: code that parses, imports nothing beyond the standard library and
+defines every other name it reads, so it can run alone. A script runs once, offline, under the sandbox's
+limits; where the sandbox cannot isolate it, the attempt reports itself unavailable with the fix, and
+nothing runs.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 import textwrap
 
@@ -38,19 +40,55 @@ PROMPT = """Python code in audited.py, with its line numbers:
 Answer with the script in one ```python code block."""
 
 
-def self_contained(task: AuditTask) -> bool:
-    """Return whether ``task`` is Python that parses and imports only the standard library."""
+def _free_names(tree: ast.Module) -> set[str]:
+    """Return the names ``tree`` reads but never binds (builtins count as bound)."""
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    read = {node.id for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return read - bound
+
+
+def _parsed(task: AuditTask) -> ast.Module | None:
     if task.language != "python":
-        return False
+        return None
     try:
-        tree = ast.parse(textwrap.dedent(task.code))
+        return ast.parse(textwrap.dedent(task.code))
     except SyntaxError:
+        return None
+
+
+def self_contained(task: AuditTask) -> bool:
+    """Return whether ``task`` is Python that can run alone: it parses, imports only the standard library,
+    and every name it reads is defined in it, a builtin, or a standard module (a function cut from its
+    file often uses ``os`` without the import, which the proof run adds)."""
+    tree = _parsed(task)
+    if tree is None:
         return False
     modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     modules += [node.module or "" for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) and node.level == 0]
     relative = any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
-    return not relative and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
+    return (not relative and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
+            and _free_names(tree) <= sys.stdlib_module_names)
+
+
+def runnable_module(task: AuditTask) -> str:
+    """Return the code as a module that runs alone: the standard modules it reads without importing them
+    are imported first."""
+    tree = _parsed(task)
+    missing = sorted(_free_names(tree) & sys.stdlib_module_names) if tree else []
+    return "".join(f"import {name}\n" for name in missing) + textwrap.dedent(task.code) + "\n"
 
 
 def write_proof(call: StageCall, task: AuditTask) -> str:
@@ -69,7 +107,7 @@ def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
     """
     if not script.strip():
         return ToolReport(tool="proof", available=True, issues=("no proof: the model wrote no script",))
-    files = {MODULE_FILE: textwrap.dedent(task.code) + "\n", PROOF_FILE: script}
+    files = {MODULE_FILE: runnable_module(task), PROOF_FILE: script}
     try:
         result = sandbox.run(sandbox.python(PROOF_FILE), files, sandbox.Limits(timeout_s=timeout_s))
     except sandbox.SandboxUnavailable as exc:

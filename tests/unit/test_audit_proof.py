@@ -27,10 +27,22 @@ def task(code: str = EVAL) -> AuditTask:
     ("import requests\n\ndef f(url):\n    return requests.get(url)\n", "python", False),
     ("from .models import User\n\ndef f(name):\n    return User(name)\n", "python", False),
     ("def f(:\n", "python", False),
+    ("def f(name):\n    return db.execute('SELECT * FROM t WHERE n = ' + name)\n", "python", False),
+    ("def f(path):\n    return subprocess.run('cat ' + path, shell=True)\n", "python", True),
     ("int f(void) { return 0; }\n", "c", False),
 ])
 def test_only_self_contained_python_gets_a_proof_attempt(code, language, expected):
     assert proof.self_contained(AuditTask(language=language, code=code, first_line=1)) is expected
+
+
+def test_a_function_cut_from_its_file_runs_with_the_standard_modules_it_reads():
+    cut = task("def run(command):\n    return subprocess.run(command, shell=True, capture_output=True)\n")
+    script = ("from audited import run\n"
+              "if run('echo injected; true').stdout.strip() == b'injected':\n"
+              "    print('PROVEN: the command ran in a shell')\n")
+    assert proof.runnable_module(cut).startswith("import subprocess\ndef run(command):")
+    assert proof.run_proof(cut, script, timeout_s=20).issues == (
+        "the script printed PROVEN: the command ran in a shell",)
 
 
 def test_a_proof_script_runs_in_the_sandbox_and_says_what_it_showed():
