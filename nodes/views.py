@@ -33,6 +33,8 @@ def strip_fences(code: str) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
+_LANGUAGE_LINE = re.compile(r"\A\s*(?:python3?|py)\s*\n", re.I)
+"""A fence's language written on the line after it (```\\npython), which is not code."""
 _BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.S)
 
 
@@ -45,7 +47,7 @@ def code_block(reply: str, name: str = "") -> str:
     blocks: list[str] = _BLOCK.findall(reply)
     if blocks:
         chosen = next((b for b in blocks if name and f"def {name}" in b), blocks[0])
-        return chosen.strip("\n") + "\n"
+        return _LANGUAGE_LINE.sub("", chosen, count=1).strip("\n") + "\n"
     if "```" in reply:
         reply = reply[reply.rindex("```"):]
     return strip_fences(reply)

@@ -24,7 +24,8 @@ from state.stage import OutputError, StageCall
 MODULE_FILE = "audited.py"
 PROOF_FILE = "proof.py"
 PROVEN = "PROVEN:"
-"""How a script says the flaw showed; a line without it is not a proof, whatever the exit status."""
+"""How a script says the flaw showed (followed by what happened); a line without it is not a proof,
+whatever the exit status."""
 MAX_LINES = 6
 
 SYSTEM = """Write a short Python script that tries to prove a security vulnerability in the given code by
@@ -37,7 +38,13 @@ PROMPT = """Python code in audited.py, with its line numbers:
 ```
 {code}
 ```
-Answer with the script in one ```python code block."""
+Do not copy or rewrite the code: import it. Answer with the script in one ```python code block that
+starts with:
+from audited import {names}{methods}"""
+METHODS = """
+{names} take an instance as their first argument (methods cut from their class): pass
+unittest.mock.MagicMock() for it, and read the mock's calls (for example
+instance.cursor.execute.call_args) to see what the code did with the input."""
 
 
 def _free_names(tree: ast.Module) -> set[str]:
@@ -59,6 +66,18 @@ def _free_names(tree: ast.Module) -> set[str]:
     return read - bound
 
 
+def defined(task: AuditTask) -> list[str]:
+    """Return the functions and classes the code defines at its top level (what a proof imports)."""
+    tree = _parsed(task)
+    return [node.name for node in (tree.body if tree else [])
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
+def _method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A function cut from its class: a script calls it with a mock instance."""
+    return bool(node.args.args) and node.args.args[0].arg in ("self", "cls")
+
+
 def _parsed(task: AuditTask) -> ast.Module | None:
     if task.language != "python":
         return None
@@ -70,10 +89,11 @@ def _parsed(task: AuditTask) -> ast.Module | None:
 
 def self_contained(task: AuditTask) -> bool:
     """Return whether ``task`` is Python that can run alone: it parses, imports only the standard library,
-    and every name it reads is defined in it, a builtin, or a standard module (a function cut from its
-    file often uses ``os`` without the import, which the proof run adds)."""
+    every name it reads is defined in it, a builtin, or a standard module (a function cut from its file
+    often uses ``os`` without the import, which the proof run adds), and it defines a function or class
+    to call."""
     tree = _parsed(task)
-    if tree is None:
+    if tree is None or not defined(task):
         return False
     modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     modules += [node.module or "" for node in ast.walk(tree)
@@ -95,7 +115,12 @@ def write_proof(call: StageCall, task: AuditTask) -> str:
     """Ask the model for a proof script (a fenced block in plain text, like all code); return its source,
     or "" when the reply is empty (no script is no proof; the Tester still judges)."""
     try:
-        return code_block(text(call, SYSTEM, PROMPT.format(code=task.numbered()), what="ProofScript"))
+        tree = _parsed(task)
+        methods = [node.name for node in (tree.body if tree else [])
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _method(node)]
+        prompt = PROMPT.format(code=task.numbered(), names=", ".join(defined(task)),
+                               methods=METHODS.format(names=", ".join(methods)) if methods else "")
+        return code_block(text(call, SYSTEM, prompt, what="ProofScript"))
     except OutputError:
         return ""
 
@@ -107,12 +132,19 @@ def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
     """
     if not script.strip():
         return ToolReport(tool="proof", available=True, issues=("no proof: the model wrote no script",))
+    # A script that runs its own copy of the code proves nothing about the audited one.
+    script_defines = defined(AuditTask(language="python", code=script))
+    copied = sorted(set(defined(task)) & set(script_defines))
+    if copied:
+        said = f"no proof: the script defines its own {', '.join(copied)} instead of importing the audited"
+        return ToolReport(tool="proof", available=True, issues=(f"{said} one",))
     files = {MODULE_FILE: runnable_module(task), PROOF_FILE: script}
     try:
         result = sandbox.run(sandbox.python(PROOF_FILE), files, sandbox.Limits(timeout_s=timeout_s))
     except sandbox.SandboxUnavailable as exc:
         return ToolReport(tool="proof", available=False, issues=(f"not run: {exc}",))
-    proven = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith(PROVEN)]
+    proven = [line.strip() for line in result.stdout.splitlines()
+              if line.strip().startswith(PROVEN) and line.strip()[len(PROVEN):].strip()]
     ending = f"{result.ending}, exit {result.exit_code}"
     if proven:
         return ToolReport(tool="proof", available=True,

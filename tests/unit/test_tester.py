@@ -35,6 +35,7 @@ def test_code_block_prefers_the_block_that_defines_the_function():
     assert code_block(reply, "f") == "def f():\n    return x\n"
     assert code_block(reply) == "x = 1\n"
     assert code_block("```python\ndef f():\n    pass").strip() == "def f():\n    pass"  # cut off mid-block
+    assert code_block("```\npython\nimport os\n```") == "import os\n"  # the language on its own line
 
 
 def _run(body: str, cases: tuple[Example, ...]) -> TestReport:
