@@ -114,12 +114,12 @@ def runnable_module(task: AuditTask) -> str:
 def write_proof(call: StageCall, task: AuditTask) -> str:
     """Ask the model for a proof script (a fenced block in plain text, like all code); return its source,
     or "" when the reply is empty (no script is no proof; the Tester still judges)."""
+    tree = _parsed(task)
+    methods = [node.name for node in (tree.body if tree else [])
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _method(node)]
+    prompt = PROMPT.format(code=task.numbered(), names=", ".join(defined(task)),
+                           methods=METHODS.format(names=", ".join(methods)) if methods else "")
     try:
-        tree = _parsed(task)
-        methods = [node.name for node in (tree.body if tree else [])
-                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _method(node)]
-        prompt = PROMPT.format(code=task.numbered(), names=", ".join(defined(task)),
-                               methods=METHODS.format(names=", ".join(methods)) if methods else "")
         return code_block(text(call, SYSTEM, prompt, what="ProofScript"))
     except OutputError:
         return ""
