@@ -114,9 +114,17 @@ KEPT_SERVER_LOGS = 8
 """Server logs kept in the cache: one per start, so without pruning they pile up run after run."""
 
 
+def _age(log: Path) -> float:
+    """A log's modification time; one a concurrent start pruned after the listing counts as oldest."""
+    try:
+        return log.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def server_log(port: int) -> Path:
     """Return the log path for a server on ``port``, deleting all but the newest older logs."""
-    logs = sorted(cache_dir().glob("server-*.log"), key=lambda p: p.stat().st_mtime, reverse=True)
+    logs = sorted(cache_dir().glob("server-*.log"), key=_age, reverse=True)
     for old in logs[KEPT_SERVER_LOGS - 1:]:
         with contextlib.suppress(OSError):  # a concurrent start may have pruned it already
             old.unlink()

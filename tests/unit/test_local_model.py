@@ -129,3 +129,12 @@ def test_a_new_server_log_prunes_all_but_the_newest_older_logs(tmp_path, monkeyp
     assert path == tmp_path / "server-9100.log"
     assert kept == [f"server-{port}.log" for port in range(9000, 9000 + model_server.KEPT_SERVER_LOGS - 1)]
     assert (tmp_path / "server.json").exists()  # only logs are pruned
+
+
+def test_a_log_pruned_by_a_concurrent_start_does_not_stop_this_one(tmp_path, monkeypatch):
+    # Parallel analysts start servers at once: a log listed by one may be gone before it reads its age.
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    (tmp_path / "server-9000.log").write_text("old")
+    listed = [tmp_path / "server-9000.log", tmp_path / "server-9001.log"]  # 9001 pruned meanwhile
+    monkeypatch.setattr(model_server.Path, "glob", lambda self, pattern: iter(listed))
+    assert model_server.server_log(9100) == tmp_path / "server-9100.log"
