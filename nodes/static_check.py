@@ -46,6 +46,13 @@ def _unbound(table: symtable.SymbolTable, known: set[str]) -> Iterator[tuple[str
         yield from _unbound(child, known)
 
 
+def unbound_names(source: str) -> set[str]:
+    """Return the globals ``source`` reads that nothing in it binds (empty when it does not parse)."""
+    known = _module_names(source)
+    return set() if known is None else {name for name, _ in _unbound(symtable.symtable(source, "<module>",
+                                                                                       "exec"), known)}
+
+
 def undefined_names(path: str, files: Mapping[str, str]) -> list[str]:
     """Return one line per name that ``path`` uses but never defines or imports.
 

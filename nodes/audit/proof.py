@@ -11,11 +11,11 @@ nothing runs.
 from __future__ import annotations
 
 import ast
-import builtins
 import sys
 import textwrap
 
 from nodes.llm import text
+from nodes.static_check import unbound_names
 from nodes.views import code_block
 from runtime import sandbox
 from state.artifacts import AuditTask, ToolReport
@@ -45,25 +45,6 @@ METHODS = """
 {names} take an instance as their first argument (methods cut from their class): pass
 unittest.mock.MagicMock() for it, and read the mock's calls (for example
 instance.cursor.execute.call_args) to see what the code did with the input."""
-
-
-def _free_names(tree: ast.Module) -> set[str]:
-    """Return the names ``tree`` reads but never binds (builtins count as bound)."""
-    bound = set(dir(builtins))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    read = {node.id for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    return read - bound
 
 
 def defined(task: AuditTask) -> list[str]:
@@ -100,14 +81,13 @@ def self_contained(task: AuditTask) -> bool:
                 if isinstance(node, ast.ImportFrom) and node.level == 0]
     relative = any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
     return (not relative and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
-            and _free_names(tree) <= sys.stdlib_module_names)
+            and unbound_names(textwrap.dedent(task.code)) <= sys.stdlib_module_names)
 
 
 def runnable_module(task: AuditTask) -> str:
     """Return the code as a module that runs alone: the standard modules it reads without importing them
     are imported first."""
-    tree = _parsed(task)
-    missing = sorted(_free_names(tree) & sys.stdlib_module_names) if tree else []
+    missing = sorted(unbound_names(textwrap.dedent(task.code)) & sys.stdlib_module_names)
     return "".join(f"import {name}\n" for name in missing) + textwrap.dedent(task.code) + "\n"
 
 
