@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from difflib import SequenceMatcher
 from functools import partial
 from typing import Any
 
@@ -54,6 +55,9 @@ Your own finding was: {own}
 
 Reconsider with their evidence, then give your final finding. Change your judgement only for a concrete
 reason in the code."""
+
+SAME_EVIDENCE = 0.8
+"""How alike (difflib's ratio) two findings' evidence is when it gives no new reason."""
 
 ANSWER_FIRST = "\nAnswer VULNERABLE or SAFE on the first line, then say why."
 LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
@@ -185,9 +189,9 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
                      "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s)}
     actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
                        handlers={schema.__name__: judge, **handlers})
-    if not analysers:
-        return _update(call, finding(actions.run(schema.__name__, task=task), task))
     earlier = (state.get("findings") or {}).get("by_role", {}).get(call.role)
+    if not analysers:
+        return _update(call, argued(finding(actions.run(schema.__name__, task=task), task), earlier, call))
     if earlier and earlier.get("tools"):  # a deliberation: the code has not changed, nor have its reports
         reports = tuple(ToolReport.model_validate(r) for r in earlier["tools"])
     elif tools:
@@ -198,7 +202,21 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
     else:
         reports = ()
     draft = actions.run(schema.__name__, task=task, reports=list(reports))
-    return _update(call, finding(draft, task, reports))
+    return _update(call, argued(finding(draft, task, reports), earlier, call))
+
+
+def argued(found: Finding, standing: Mapping[str, Any] | None, call: StageCall) -> Finding:
+    """Return a deliberation's finding, or the analyst's standing one when the new finding reverses its
+    verdict on the same evidence: a change of mind states a new reason. (A small model that reads the
+    others' findings copies its own evidence and flips the verdict under it.) The kept finding is in the
+    ledger."""
+    if standing is None or found.vulnerable == standing["vulnerable"]:
+        return found
+    if SequenceMatcher(None, found.evidence, standing["evidence"]).ratio() < SAME_EVIDENCE:
+        return found
+    call.record("action", outcome="kept", detail=f"said {verdict_word(found.vulnerable)} on its earlier "
+                f"evidence: its {verdict_word(standing['vulnerable'])} finding stands")
+    return Finding.model_validate(standing)
 
 
 def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:

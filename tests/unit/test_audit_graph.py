@@ -78,6 +78,19 @@ def test_deliberation_is_bounded_by_the_round_budget():
     assert longer.stages(values) == ["analysing", "deliberating", "deliberating", "completed"]
 
 
+def test_a_deliberation_that_reverses_its_verdict_on_the_same_evidence_keeps_the_standing_finding():
+    flipped = {**SAFE, "vulnerable": True}  # its own evidence for safe, copied under the other verdict
+    audit = Audit([VULNERABLE], [critique(SAFE)], [SAFE, flipped])
+    values = audit()
+    assert audit.models["tester"].calls == 2
+    assert values["findings"]["by_role"]["tester"]["vulnerable"] is False and verdict(values) is False
+    kept = [e for e in values["ledger"] if e["role"] == "tester" and e["outcome"] == "kept"]
+    assert len(kept) == 1 and kept[0]["stage"] == "deliberating"
+    argued = Audit([VULNERABLE], [critique(SAFE)], [SAFE, {**flipped, "evidence": "name has no bound"}])
+    values = argued()
+    assert values["findings"]["by_role"]["tester"]["vulnerable"] is True and verdict(values) is True
+
+
 def test_a_broken_finding_is_retried_then_abstains_and_a_tie_counts_as_vulnerable():
     audit = Audit([VULNERABLE], [critique(SAFE)], [MALFORMED])
     values = audit()
