@@ -7,6 +7,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphs.audit import majority
+
 
 def _ratio(hits: int, chances: int) -> float | None:
     return round(hits / chances, 4) if chances else None
@@ -14,7 +16,8 @@ def _ratio(hits: int, chances: int) -> float | None:
 
 def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Return the confusion matrix, accuracy, precision, recall, F1, balanced accuracy, how often the
-    voters agreed at once, each voter's accuracy in the first round and at the end, and, over the wrong
+    voters agreed at once, each voter's accuracy in the first round and at the end (the vote's too: the
+    verdict the first round's votes reached, against the final one), and, over the wrong
     verdicts, how often each voter's final finding said what the wrong verdict said (whom it followed).
 
     A run without a verdict counts as wrong in accuracy and is listed apart (``no_verdict``): it says
@@ -39,6 +42,10 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             per_role[role]["first"].append(said == r["label"])
         for role, said in r.get("final_votes", {}).items():
             per_role[role]["final"].append(said == r["label"])
+    for r in voted:  # the vote itself: the verdict the first round reached, and the final one
+        first_verdict = majority({role: {"vulnerable": said} for role, said in r["votes"].items()})
+        per_role["vote"]["first"].append(first_verdict == r["label"])
+        per_role["vote"]["final"].append(r["predicted"] == r["label"])
     wrong = [r for r in rows if r["predicted"] is not None and r["predicted"] != r["label"]]
     followed = {role: sum(r.get("final_votes", {}).get(role) == r["predicted"] for r in wrong)
                 for role in sorted({role for r in wrong for role in r.get("final_votes", {})})}

@@ -70,4 +70,6 @@ def test_classification_metrics():
     assert (m["accuracy"], m["precision"], m["recall"], m["f1"]) == (0.25, 0.5, 0.5, 0.5)
     assert m["balanced_accuracy"] == 0.25 and m["unanimous_first_round"] == round(1 / 3, 4)
     assert m["role_accuracy"]["a"]["first"] == round(1 / 3, 4)
+    # a 1-1 first round counts as vulnerable, as the audit's vote does
+    assert m["role_accuracy"]["vote"] == {"first": round(2 / 3, 4), "final": round(1 / 3, 4)}
     assert m["wrong_verdicts"] == 2 and m["followed_when_wrong"] == {"a": 2, "b": 1}
