@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 from typing import Any
 
 import llama_cpp
 import numpy as np
 from llama_cpp import _internals
 from llama_cpp import llama as llama_module
+
+from runtime.model_server import OWNER_ENV, watch_owner
 
 _TOKEN = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
@@ -113,6 +116,8 @@ def install() -> None:
 
 if __name__ == "__main__":
     install()
+    if owner := os.environ.get(OWNER_ENV):
+        watch_owner(int(owner))
     from llama_cpp.server.__main__ import main
 
     main()

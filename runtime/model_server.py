@@ -1,25 +1,26 @@
 """The local model server: ``llama_cpp.server`` with lazy grammar sampling (``runtime.llama_server``).
 
-A server listens on a free loopback port, is started on demand and stopped when its owner exits, or is left
-running by ``accord model serve`` (its pid and port kept in the cache), and is shared by every role of a run
-that uses its model.
+A server listens on a free loopback port, is started on demand and exits with the process that owns
+it, or is left running by ``accord model serve`` (its pid and port kept in the cache), and is shared by
+every role of a run that uses its model.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from runtime.local_model import DEFAULT_MODEL, ModelSetupError, assemble, cache_dir
 
@@ -151,13 +152,31 @@ def running_server() -> Server | None:
     return server if server is not None and server.listening() else None
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill this child when its parent dies (Linux), even by SIGKILL.
+OWNER_ENV = "ACCORD_SERVER_OWNER"
+"""Set for an owned server: the pid of the process it serves (``watch_owner``)."""
 
-    SIGKILL, not SIGTERM: uvicorn would finish the generation in flight first, for nobody.
+
+def watch_owner(owner: int, every_s: float = 1.0) -> None:
+    """Exit this process once ``owner``, its parent, is gone, however it ended (SIGKILL included).
+
+    Not ``PR_SET_PDEATHSIG``: that fires when the parent *thread* ends, and a server started from one of
+    LangGraph's worker threads was killed after every step, then loaded again by the next call.
     """
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    def watch() -> None:
+        while os.getppid() == owner:  # an orphan is adopted by another process
+            time.sleep(every_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="owner-watch", daemon=True).start()
+
+
+def spawn(command: list[str], log: IO[bytes], detach: bool) -> subprocess.Popen[bytes]:
+    """Start a server process in a session of its own; an owned one (not ``detach``) is told its owner's
+    pid, so that it does not outlive its run, however the run ends (``watch_owner``)."""
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True,
+                            env=os.environ if detach else {**os.environ, OWNER_ENV: str(os.getpid())})
 
 
 def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
@@ -167,16 +186,12 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
     port = port or free_port()
     log = server_log(port).open("ab")
     try:
-        proc = subprocess.Popen(
+        proc = spawn(
             [sys.executable, "-m", "runtime.llama_server", "--model", str(path), "--host", "127.0.0.1",
              "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", name,
              "--n_threads", str(os.cpu_count() or 2),
              # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
-             "--flash_attn", "true"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            # An owned server must not outlive its run, however the run ends.
-            preexec_fn=None if detach else _die_with_parent,
-        )
+             "--flash_attn", "true"], log, detach)
     except OSError as exc:
         raise ModelSetupError(f"cannot start llama_cpp.server: {exc}") from exc
     server = Server(pid=proc.pid, port=port, model=name, owned=not detach)

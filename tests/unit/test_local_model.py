@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -138,3 +142,43 @@ def test_a_log_pruned_by_a_concurrent_start_does_not_stop_this_one(tmp_path, mon
     listed = [tmp_path / "server-9000.log", tmp_path / "server-9001.log"]  # 9001 pruned meanwhile
     monkeypatch.setattr(model_server.Path, "glob", lambda self, pattern: iter(listed))
     assert model_server.server_log(9100) == tmp_path / "server-9100.log"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an exited orphan may linger as a zombie until it is reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+OWNER = """
+import os, sys, threading, time
+from runtime import model_server
+child = [sys.executable, "-c", "import os, time; from runtime import model_server; "
+         "model_server.watch_owner(int(os.environ[model_server.OWNER_ENV]), every_s=0.1); time.sleep(60)"]
+def start():  # as LangGraph does: a worker thread makes the first call and ends
+    print(model_server.spawn(child, sys.stderr.buffer, detach=False).pid, flush=True)
+worker = threading.Thread(target=start)
+worker.start()
+worker.join()
+time.sleep(60)
+"""
+
+
+def test_an_owned_server_outlives_the_thread_that_started_it_but_not_its_owner():
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True,
+                             cwd=os.getcwd())
+    try:
+        server = int(owner.stdout.readline())
+        time.sleep(1.0)
+        assert _running(server)  # its starting thread has ended; the server serves on
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+        deadline = time.monotonic() + 10
+        while _running(server) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(server)
+    finally:
+        owner.kill()
