@@ -210,6 +210,8 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
 
 
 _shared: dict[str, Server] = {}
+_starting = threading.Lock()
+"""Held while a server is found or started: parallel roles' first calls would each start one otherwise."""
 
 
 BUSY_PATIENCE_S = 120.0
@@ -221,18 +223,19 @@ def ensure_server(name: str = DEFAULT_MODEL) -> Server:
 
     A server whose process lives is waited for, not replaced: it may be busy with another client.
     """
-    for server in (_shared.get(name), detached_server()):
-        if server is None or server.model != name:
-            continue
-        if server.answers(BUSY_PATIENCE_S):
-            _shared[name] = server
-            return server
-        if server.owned:
-            server.stop()  # hung: it would go on holding the cores
-    server = start_server(name)
-    atexit.register(server.stop)
-    _shared[name] = server
-    return server
+    with _starting:
+        for server in (_shared.get(name), detached_server()):
+            if server is None or server.model != name:
+                continue
+            if server.answers(BUSY_PATIENCE_S):
+                _shared[name] = server
+                return server
+            if server.owned:
+                server.stop()  # hung: it would go on holding the cores
+        server = start_server(name)
+        atexit.register(server.stop)
+        _shared[name] = server
+        return server
 
 
 def stop_owned() -> None:

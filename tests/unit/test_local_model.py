@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -182,3 +184,21 @@ def test_an_owned_server_outlives_the_thread_that_started_it_but_not_its_owner()
         assert not _running(server)
     finally:
         owner.kill()
+
+
+def test_the_first_calls_of_parallel_roles_start_one_server_between_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCORD_CACHE", str(tmp_path))
+    monkeypatch.setattr(model_server, "_shared", {})
+    listener = socket.create_server(("127.0.0.1", 0))
+    started = []
+
+    def start(name):
+        time.sleep(0.3)  # loading the model
+        started.append(name)
+        return model_server.Server(pid=os.getpid(), port=listener.getsockname()[1], model=name)
+
+    monkeypatch.setattr(model_server, "start_server", start)
+    monkeypatch.setattr(model_server.atexit, "register", lambda stop: None)
+    with listener, ThreadPoolExecutor(3) as pool:
+        servers = list(pool.map(lambda _: model_server.ensure_server("m"), range(3)))
+    assert started == ["m"] and all(s is servers[0] for s in servers)
