@@ -24,7 +24,7 @@ console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     """Run the eval (or ``compare``), then write the report for the output folder."""
-    from evals import report, runner
+    from evals import configs, report, runner
     from evals.benchmarks import BENCHMARKS
 
     if args.benchmark == "compare":
@@ -47,7 +47,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
                       f"(it has: {', '.join(benchmark.configurations)})[/]")
         return 2
     require_sandbox(console)
-    config = benchmark.configurations[args.config]
+    config = configs.on_models(benchmark.configurations[args.config], context)
     tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
     out = Path(args.out or Path("out") / "eval" / benchmark.name)
     columns = (

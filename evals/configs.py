@@ -30,6 +30,8 @@ from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from nodes import baseline
 from nodes.roles import BASELINE_CODER, SPECS
+from runtime.local_model import DEFAULT_MODEL
+from state.context import Context
 from state.lifecycle import BUDGET, Lifecycle, Transition
 
 PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
@@ -210,3 +212,18 @@ CONFIGURATIONS: dict[str, Configuration] = {
     )
 }
 """Every configuration by name, in the order reports list them."""
+
+
+def on_models(config: Configuration, context: Context) -> Configuration:
+    """Return ``config`` named after the models the run names, when it names any but the embedded default:
+    ``single@qwen2.5-coder-1.5b``, ``accountable@critic=gpt-4.1-nano``. Results, threads and reports then
+    keep runs on different models apart in one folder."""
+    models = {role: m["model"] for role, m in sorted(context.role_models.items()) if m.get("model")}
+    parts = [] if context.model in (None, DEFAULT_MODEL) else [context.model]
+    parts += [f"{role}={model}" for role, model in models.items()]
+    return dataclasses.replace(config, name=f"{config.name}@{','.join(parts)}") if parts else config
+
+
+def base_name(name: str) -> str:
+    """Return the configuration a name made by ``on_models`` runs (``single@m`` → ``single``)."""
+    return name.split("@", 1)[0]

@@ -28,7 +28,7 @@ from typing import Any
 
 from celery import Celery
 
-from evals import runner
+from evals import configs, runner
 from evals.benchmarks import BENCHMARKS, EvalTask
 from graphs import store
 from state.context import Context
@@ -113,9 +113,11 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
     _, database = _require()
     bench = BENCHMARKS[benchmark]
     task = next(t for t in bench.tasks() if t.id == task_id)
+    run_context = Context(**context)
+    configuration = configs.on_models(bench.configurations[configs.base_name(config)], run_context)
     try:
         with store.checkpointer() as saver:
-            row = runner.run_task(bench, bench.configurations[config], task, saver, Context(**context),
+            row = runner.run_task(bench, configuration, task, saver, run_context,
                                   thread_prefix=f"{eval_key}/")
     except Exception as exc:  # the thread keeps its checkpoints; the submitter reports it, a rerun resumes it
         query(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",

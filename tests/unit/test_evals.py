@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import plots, report, runner
+from evals import configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
+from runtime.local_model import DEFAULT_MODEL
 from state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
@@ -258,3 +259,13 @@ def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_pat
     assert "pass@1 0.0% over 1 tasks; evaluated locally (no LANGSMITH_API_KEY)" in capsys.readouterr().err
     time.sleep(1)  # a client's background thread would have asked for the endpoint's /info by now
     assert connections == []
+
+
+def test_a_run_on_named_models_carries_them_in_its_configuration_name():
+    single = CONFIGURATIONS["single"]
+    assert configs.on_models(single, Context()) is single
+    assert configs.on_models(single, Context(model=DEFAULT_MODEL)) is single
+    larger = configs.on_models(single, Context(model="qwen2.5-coder-1.5b"))
+    assert larger.name == "single@qwen2.5-coder-1.5b" and configs.base_name(larger.name) == "single"
+    mixed = Context(role_models={"tester": {"model": "m2"}, "coder": {"model": "m1"}, "planner": {}})
+    assert configs.on_models(CONFIGURATIONS["accountable"], mixed).name == "accountable@coder=m1,tester=m2"
