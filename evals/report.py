@@ -70,6 +70,38 @@ def paired(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _on(picked: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the score and the MAST failures of some rows of one configuration."""
+    n = len(picked)
+    scores = {"pass@1": round(sum(r["passed"] for r in picked) / n, 4),
+              "mast_per_task": round(sum(len(r["mast"]) for r in picked) / n, 3),
+              "mast_by_category": {c: sum(f["category"] == c for r in picked for f in r["mast"])
+                                   for c in CATEGORIES}}
+    if all("label" in r for r in picked):
+        scores["f1"] = classification.metrics(picked)["f1"]
+    return scores
+
+
+def against_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return, per configuration, it and ``BASELINE`` on the tasks both ran: the score (and F1 on a
+    labelled set) and MAST failures per task, with the failures' relative change (SEMAP's comparison)."""
+    by_config: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for row in rows:
+        by_config[row["config"]][row["id"]] = row
+    base = by_config.get(BASELINE, {})
+    out: dict[str, Any] = {}
+    for name, mine in by_config.items():
+        shared = sorted(mine.keys() & base.keys(), key=_natural)
+        if name == BASELINE or not shared:
+            continue
+        before, after = _on([base[t] for t in shared]), _on([mine[t] for t in shared])
+        change = ((after["mast_per_task"] - before["mast_per_task"]) / before["mast_per_task"]
+                  if before["mast_per_task"] else None)
+        out[name] = {"tasks": len(shared), "baseline": before, "this": after,
+                     "mast_change": None if change is None else round(change, 3)}
+    return out
+
+
 def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Return how each run's own verdict (``completed`` or not) agrees with the hidden tests.
 
@@ -155,6 +187,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
+    for name, against in against_baseline(rows).items():
+        out[name]["against_baseline"] = against
     return out
 
 
@@ -237,6 +271,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
             f"| {len(v['failed_correct'])}{_ids(v['failed_correct'])} | {v['failed_wrong']} "
             f"| {v['agreement']:.1%} |"
         )
+    lines += _against_baseline(summary)
     lines += _classification(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
@@ -261,6 +296,29 @@ def markdown(summary: Mapping[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _against_baseline(summary: Mapping[str, Any]) -> list[str]:
+    """Return the report's section comparing each configuration with ``BASELINE`` on shared tasks."""
+    against = {name: s["against_baseline"] for name, s in summary.items() if "against_baseline" in s}
+    if not against:
+        return []
+    labelled = all("f1" in a["this"] for a in against.values())
+    lines = ["", f"## Against `{BASELINE}` (the tasks both ran)", "",
+             f"| configuration | tasks | {'accuracy' if labelled else 'pass@1'}, {BASELINE} → this "
+             + (f"| F1, {BASELINE} → this " if labelled else "")
+             + f"| MAST failures / task, {BASELINE} → this | change | by category (FC1 / FC2 / FC3) |",
+             "|---|---|---|" + ("---|" if labelled else "") + "---|---|---|"]
+    for name, a in against.items():
+        before, after = a["baseline"], a["this"]
+        cats = " → ".join(" / ".join(str(side["mast_by_category"][c]) for c in CATEGORIES)
+                          for side in (before, after))
+        cells = [name, a["tasks"], f"{before['pass@1']:.1%} → {after['pass@1']:.1%}",
+                 *([f"{_fmt(before['f1'])} → {_fmt(after['f1'])}"] if labelled else []),
+                 f"{before['mast_per_task']:.2f} → {after['mast_per_task']:.2f}",
+                 _fmt(a["mast_change"], "{:+.0%}"), cats]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return lines
 
 
 def _classification(summary: Mapping[str, Any]) -> list[str]:

@@ -208,6 +208,23 @@ def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran
         "reference": "accountable", "tasks": 3, "both": 1, "only_this": ["T/3"], "only_reference": ["T/2"]}
 
 
+def test_the_report_compares_each_configuration_with_simple_on_the_tasks_both_ran(tmp_path):
+    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder"}
+    rows = [{**_row("simple", "T/1", False), "mast": [failure, failure]}, _row("simple", "T/2", True),
+            {**_row("simple", "T/3", False), "mast": [failure]},
+            _row("accountable", "T/1", True), {**_row("accountable", "T/2", True), "mast": [failure]}]
+    summary = report.summarize(rows)
+    assert summary["accountable"]["against_baseline"] == {
+        "tasks": 2, "mast_change": -0.5,
+        "baseline": {"pass@1": 0.5, "mast_per_task": 1.0, "mast_by_category": {
+            "Specification Issues": 0, "Inter-Agent Misalignment": 0, "Task Verification": 2}},
+        "this": {"pass@1": 1.0, "mast_per_task": 0.5, "mast_by_category": {
+            "Specification Issues": 0, "Inter-Agent Misalignment": 0, "Task Verification": 1}}}
+    assert "against_baseline" not in summary["simple"]
+    assert "| accountable | 2 | 50.0% → 100.0% | 1.00 → 0.50 | -50% | 0 / 0 / 2 → 0 / 0 / 1 |" in (
+        report.markdown(summary))
+
+
 def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
     rows = [_row("accountable", "T/1", True), _row("accountable", "T/2", False),
             _row("accountable", "T/10", True, "failed"), _row("accountable", "T/3", True, "failed"),
