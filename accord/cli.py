@@ -251,6 +251,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         target = f" → {v['target']}" if v.get("target") else " (vote)"
         print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}"
               f"  {v['evidence'][:100]}")
+    for e in values.get("ledger", []):  # a new output set aside, the role's standing one kept
+        if e["kind"] == "action" and e["outcome"] == "kept":
+            print(f"  round {e['round']} {e['stage']:<12} {e['role']:<9} kept: {e['detail'][:100]}")
     checks = [e for e in values.get("ledger", []) if e["kind"] == "contract"]
     failed = [e for e in checks if e["outcome"] != "pass"]
     print(f"\ncontract checks: {len(checks)}, failed {len(failed)}")

@@ -98,3 +98,12 @@ def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow,
     rates = result.rates()
     assert rates["tester"] == {"repairs": 1, "wrong_inputs": 1, "harms": 0, "right_inputs": 0}
     assert "vote" not in rates
+
+
+def test_show_lists_a_finding_set_aside_and_the_one_kept(overflow, monkeypatch, capsys):
+    script_audit(monkeypatch, [VULNERABLE], [critique(SAFE)], [SAFE, {**SAFE, "vulnerable": True}])
+    assert cli.main(["audit", str(overflow), "--thread", "a5"]) == 0  # the tester's safe finding stands
+    capsys.readouterr()
+    assert cli.main(["show", "a5"]) == 0
+    kept = "deliberating tester    kept: said vulnerable on its earlier evidence: its safe finding stands"
+    assert kept in capsys.readouterr().out
