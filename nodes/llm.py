@@ -46,7 +46,11 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     key = environment.openai_api_key.get_secret_value() if environment.openai_api_key else None
     base_url = settings.base_url or environment.openai_base_url
     if base_url is None and not key:
-        name = settings.model if settings.model in local_model.MODELS else local_model.DEFAULT_MODEL
+        if settings.model is not None and settings.model not in local_model.MODELS:
+            raise local_model.ModelSetupError(
+                f"{settings.model!r} is not an embedded model ({', '.join(local_model.MODELS)}) and no "
+                "endpoint is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY")
+        name = settings.model or local_model.DEFAULT_MODEL
         server = model_server.ensure_server(name)
         return server.model, server.base_url, "local"
     # An explicit endpoint without a key (vLLM, Ollama, llama.cpp) still needs a non-empty key.

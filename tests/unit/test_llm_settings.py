@@ -49,3 +49,6 @@ def test_endpoint_resolution_order(monkeypatch):
     assert llm.resolve(Context().model_for("coder")) == (local_model.DEFAULT_MODEL, "http://127.0.0.1:5/v1",
                                                           "local")
     assert started == [local_model.DEFAULT_MODEL]
+    with pytest.raises(local_model.ModelSetupError, match="'gpt-4o' is not an embedded model"):
+        llm.resolve(Context(model="gpt-4o").model_for("coder"))  # never the local model in its place
+    assert started == [local_model.DEFAULT_MODEL]
