@@ -24,7 +24,7 @@ from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
 from evals import cost
 from graphs import store
-from graphs.catalog import thread_workflow
+from graphs.catalog import DEFAULT, WORKFLOWS, thread_workflow
 from runtime import local_model, model_server, sandbox
 from state.context import Context
 from state.graph_state import handoffs
@@ -146,6 +146,8 @@ def _finish(values: dict[str, Any], thread: str, out: Path | None, started: floa
     info = store.summary(values)
     if out is not None:
         _write_files(values, out)
+    if answer := values.get("answer"):
+        console.print(f"answer: {answer['choice']} — {answer['justification'][:300]}")
     console.print(
         f"thread [bold]{thread}[/]: {info['status']} after {time.monotonic() - started:.1f}s, "
         f"{info['llm_calls']} LLM calls, {info['tokens_in']:,} tokens in / {info['tokens_out']:,} out"
@@ -154,9 +156,7 @@ def _finish(values: dict[str, Any], thread: str, out: Path | None, started: floa
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run the development graph on a task."""
-    from graphs.development import build_graph
-
+    """Run a workflow's graph (the development graph unless ``--graph`` names another) on a task."""
     request = Path(args.file).read_text() if args.file else args.task
     if not request:
         console.print("[red]give a task, or --file with a Python stub[/]")
@@ -165,7 +165,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
     with store.checkpointer() as saver:
-        graph = build_graph(checkpointer=saver)
+        graph = WORKFLOWS[args.graph].build(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
         return drive(graph, {"request": request}, store.config(thread), args, thread, started)
 
@@ -320,8 +320,11 @@ def parser() -> argparse.ArgumentParser:
         context_options(p.add_argument_group("run settings (the Context; budgets at 0 mean no limit)"))
         p.add_argument("--out", help="write the produced files here")
 
-    run = sub.add_parser("run", help="run the development graph on a task")
-    run.add_argument("task", nargs="?", help="the task, in words")
+    run = sub.add_parser("run", help="run a workflow (the development graph by default) on a task")
+    run.add_argument("task", nargs="?", help="the task, in words (for the pipeline: a question, then its "
+                                             "options one per line: A. ..., B. ...)")
+    run.add_argument("--graph", choices=sorted(WORKFLOWS), default=DEFAULT,
+                     help="the workflow to run (default: %(default)s)")
     run.add_argument("--file", help="a file holding the task (e.g. a Python function stub)")
     run.add_argument("--thread", help="thread id (default: a new one)")
     model_options(run)

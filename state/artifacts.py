@@ -1,4 +1,5 @@
-"""Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings.
+"""Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings,
+question, reasoning, answer, critique.
 
 Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
 checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
@@ -240,13 +241,62 @@ class Vote(Frozen):
     rationale: str = ""
 
 
+Letter = Annotated[str, Field(pattern=r"^[A-J]$")]
+"""An option's letter."""
+
+
+class Question(Frozen):
+    """A multiple-choice question, normalised by the pipeline's intake: the text, then options A, B, ..."""
+
+    kind: Literal["question"] = "question"
+    text: str = Field(min_length=1)
+    """The passage and the question, without the options."""
+    options: tuple[str, ...] = Field(min_length=2, max_length=10)
+
+    @property
+    def letters(self) -> str:
+        """Return the options' letters, in order (``ABCD``)."""
+        return "ABCDEFGHIJ"[:len(self.options)]
+
+    def shown(self) -> str:
+        """Return the question as the roles read it: the text, then one lettered option per line."""
+        lettered = zip(self.letters, self.options, strict=True)
+        return self.text + "\n\n" + "\n".join(f"{letter}. {option}" for letter, option in lettered)
+
+
+class Reasoning(Frozen):
+    """The Planner's plan for a question: the reasoning steps, and the option they lead to."""
+
+    kind: Literal["reasoning"] = "reasoning"
+    steps: tuple[str, ...] = Field(min_length=1)
+    leads_to: Letter | None
+    """The option the steps lead to: what the plan is judged by (None: a free-text plan that names none,
+    judged wrong)."""
+
+
+class Answer(Frozen):
+    """An option chosen, with why."""
+
+    kind: Literal["answer"] = "answer"
+    choice: Letter
+    justification: str = Field(min_length=1)
+
+
+class Critique(Frozen):
+    """The Critic's check of an answer: approved as it is, or corrected (the ``answer`` then changes)."""
+
+    kind: Literal["critique"] = "critique"
+    approved: bool
+    reason: str = Field(min_length=1)
+
+
 Artifact = Annotated[
     TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote
-    | AuditTask | Findings,
+    | AuditTask | Findings | Question | Reasoning | Answer | Critique,
     Field(discriminator="kind"),
 ]
 ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "tests", "candidates", "selection",
-                       "vote", "audit_task", "findings"]
+                       "vote", "audit_task", "findings", "question", "reasoning", "answer", "critique"]
 
 ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "task": TaskSpec,
@@ -260,6 +310,10 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "vote": Vote,
     "audit_task": AuditTask,
     "findings": Findings,
+    "question": Question,
+    "reasoning": Reasoning,
+    "answer": Answer,
+    "critique": Critique,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
 
@@ -288,4 +342,12 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
         return "; ".join(f"{role}: {'vulnerable' if f['vulnerable'] else 'safe'}"
                          + (f" ({f['cwe']})" if f.get("cwe") else "") + f", {f['evidence']}"
                          for role, f in artifact["by_role"].items())
+    if kind == "question":
+        return Question.model_validate(artifact).shown()
+    if kind == "reasoning":
+        return " ".join(artifact["steps"]) + (f" So: {artifact['leads_to']}." if artifact["leads_to"] else "")
+    if kind == "answer":
+        return f"{artifact['choice']}: {artifact['justification']}"
+    if kind == "critique":
+        return ("approved: " if artifact["approved"] else "corrected: ") + str(artifact["reason"])
     return str(artifact)[:300]

@@ -98,6 +98,10 @@ class AccordState(TypedDict, total=False):
     selection: dict[str, Any]
     review: dict[str, Any]
     audit_task: dict[str, Any]
+    question: dict[str, Any]
+    reasoning: dict[str, Any]
+    answer: dict[str, Any]
+    critique: dict[str, Any]
     findings: Annotated[dict[str, Any], merge_by_role]
     """The analysts' findings by role (``Findings`` JSON); parallel roles each add their own."""
     handoffs: Annotated[list[dict[str, Any]], operator.add]

@@ -1,0 +1,1 @@
+"""The pipeline workflow's roles: intake, Planner, Executor and Critic on a multiple-choice question."""

@@ -1,0 +1,178 @@
+"""The pipeline's work: the Planner plans the reasoning, the Executor carries it out and chooses an option,
+the Critic checks the answer and approves or corrects it. Each writes a typed artifact (``accountable``) or
+a free-text reply whose option is read by pattern (``free_text``: the papers' simple pipeline).
+
+An answer names one of the question's options by its letter and nothing else; any other answer is refused
+(the contract retries it with feedback, then the stage fails): a run is never scored on a guess at what a
+reply meant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from nodes.llm import structured, text
+from runtime.executor import perform
+from state.artifacts import Answer, Critique, Question, Reasoning
+from state.graph_state import dump, read
+from state.stage import OutputError, StageCall, Work
+
+PLANNER = """Plan how to answer the multiple-choice question: at most five short steps of reasoning that
+decide between the options, in order. Then give the letter of the option the steps lead to."""
+
+EXECUTOR = """Answer the multiple-choice question by carrying out the plan on it, step by step. Then give
+the letter of the option the reasoning supports."""
+
+ALONE = """Answer the multiple-choice question: reason step by step, then give the letter of the option
+the reasoning supports."""
+
+CRITIC = """Check the answer to the multiple-choice question: does it follow from the question, and does
+another option fit better? Then give the letter of the final answer: the same letter to approve it, another
+to correct it."""
+
+SAY_LETTER = "\nEnd with a line 'Answer: X', X the letter of one option."
+
+
+class ReasoningDraft(BaseModel):
+    """A plan: the steps first, then where they lead."""
+
+    steps: list[str] = Field(description="the reasoning steps, in order, one sentence each")
+    leads_to: str = Field(description="the letter of the option the steps lead to")
+
+
+class AnswerDraft(BaseModel):
+    """An answer: the reasoning first (a small model that states a letter first argues for it after)."""
+
+    reasoning: str = Field(description="the plan carried out on the question: what each step finds")
+    choice: str = Field(description="the letter of the chosen option")
+
+
+class CritiqueDraft(BaseModel):
+    """A check of the answer, then the final option."""
+
+    check: str = Field(description="whether the answer follows from the question, and whether another "
+                                   "option fits better")
+    choice: str = Field(description="the letter of the final answer: the same one to approve it")
+
+
+def option(value: str, question: Question) -> str:
+    """Return the letter ``value`` names: one of the question's letters, alone or as ``(B)`` or ``B.``.
+
+    Raises:
+        OutputError: ``value`` is anything else.
+    """
+    match = re.fullmatch(r"\s*\(?([A-Ja-j])[.)]?\s*", value)
+    if match is None or match[1].upper() not in question.letters:
+        raise OutputError(f"choose one option by its letter alone ({', '.join(question.letters)}), "
+                          f"not {value.strip()[:40]!r}")
+    return match[1].upper()
+
+
+ANSWER_LINE = re.compile(r"answer\s*(?:is|:)\s*(?:option\s*)?\(?([A-J])\b", re.I)
+
+
+def said_option(reply: str, question: Question) -> str | None:
+    """Return the option a free-text reply gives as its answer (its last ``Answer: X``, else a last line
+    that is a letter alone), or None when it gives none of the question's letters."""
+    found = [m[1].upper() for m in ANSWER_LINE.finditer(reply)]
+    lines = [line for line in reply.strip().splitlines() if line.strip()]
+    if not found and lines and (alone := re.fullmatch(r"\s*\(?([A-J])[.)]?\s*", lines[-1])):
+        found = [alone[1]]
+    return found[-1] if found and found[-1] in question.letters else None
+
+
+def _question(state: Mapping[str, Any]) -> Question:
+    question = read(state, "question", Question)
+    assert question is not None  # the contract's precondition
+    return question
+
+
+def _shown(state: Mapping[str, Any]) -> str:
+    """Return what a stage reads: the question, then the plan and the answer handed over so far."""
+    parts = [_question(state).shown()]
+    if plan := read(state, "reasoning", Reasoning):
+        steps = "\n".join(f"{n}. {step}" for n, step in enumerate(plan.steps, 1))
+        parts.append(f"Plan:\n{steps}" + (f"\nIt leads to {plan.leads_to}." if plan.leads_to else ""))
+    if answer := read(state, "answer", Answer):
+        parts.append(f"Answer: {answer.choice}. {answer.justification}")
+    return "\n\n".join(parts)
+
+
+def _ask(call: StageCall, state: Mapping[str, Any], action: str, system: str,
+         schema: type[BaseModel] | None) -> Any:
+    """Take the role's one LLM action on what the stage reads: a ``schema`` object, or free text."""
+    params = {"question": _question(state), "reasoning": read(state, "reasoning", Reasoning),
+              "answer": read(state, "answer", Answer)}
+    declared = {p.name for p in call.spec.action(action).params} if call.spec else set(params)
+    user = _shown(state)
+
+    def ask(**_: Any) -> Any:
+        if schema is None:
+            return text(call, system + SAY_LETTER, user, what=action)
+        return structured(call, schema, system, user)
+
+    return perform(call, action, ask, **{k: v for k, v in params.items() if k in declared})
+
+
+def plan(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> dict[str, Any]:
+    """The Planner: the reasoning steps and the option they lead to."""
+    question = _question(state)
+    if free_text:
+        reply = _ask(call, state, "ReasoningDraft", PLANNER, None)
+        return {"reasoning": dump(Reasoning(steps=(reply.strip(),), leads_to=said_option(reply, question)))}
+    draft = _ask(call, state, "ReasoningDraft", PLANNER, ReasoningDraft)
+    steps = tuple(s.strip() for s in draft.steps if s.strip())
+    if not steps:
+        raise OutputError("the plan has no steps: give the reasoning steps, in order")
+    return {"reasoning": dump(Reasoning(steps=steps, leads_to=option(draft.leads_to, question)))}
+
+
+def _answer(state: Mapping[str, Any], call: StageCall, system: str, free_text: bool) -> Answer:
+    question = _question(state)
+    if free_text:
+        reply = _ask(call, state, "AnswerDraft", system, None)
+        if (choice := said_option(reply, question)) is None:
+            raise OutputError("the reply gives no option: end with 'Answer: X'")
+        return Answer(choice=choice, justification=reply.strip())
+    draft = _ask(call, state, "AnswerDraft", system, AnswerDraft)
+    if not draft.reasoning.strip():
+        raise OutputError("the answer gives no reasoning: carry out the plan, then choose")
+    return Answer(choice=option(draft.choice, question), justification=draft.reasoning.strip())
+
+
+def execute(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> dict[str, Any]:
+    """The Executor: the plan carried out, an option chosen."""
+    return {"answer": dump(_answer(state, call, EXECUTOR, free_text))}
+
+
+def answer_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """One call from the question alone (the monolithic baseline)."""
+    return {"answer": dump(_answer(state, call, ALONE, free_text=False))}
+
+
+def critique(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> dict[str, Any]:
+    """The Critic: the answer approved (the same letter) or corrected (another letter, with the reason)."""
+    question, given = _question(state), read(state, "answer", Answer)
+    assert given is not None  # the contract's precondition
+    if free_text:
+        reply = _ask(call, state, "CritiqueDraft", CRITIC, None)
+        choice, reason = said_option(reply, question), reply.strip()
+        if choice is None:
+            raise OutputError("the reply gives no option: end with 'Answer: X'")
+    else:
+        draft = _ask(call, state, "CritiqueDraft", CRITIC, CritiqueDraft)
+        choice, reason = option(draft.choice, question), draft.check.strip() or "no reason given"
+    final = given if choice == given.choice else Answer(choice=choice, justification=reason)
+    return {"critique": dump(Critique(approved=choice == given.choice, reason=reason)),
+            "answer": dump(final)}
+
+
+def work(free_text: bool = False) -> dict[str, Work]:
+    """Return each role's work by role (``free_text`` for the simple pipeline)."""
+    return {"planner": partial(plan, free_text=free_text), "executor": partial(execute, free_text=free_text),
+            "critic": partial(critique, free_text=free_text)}
