@@ -2,8 +2,8 @@
 
 A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
 ``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
-Each benchmark runs one workflow, whose configurations it names. The next benchmarks (ClassEval's
-class-level code with tests, multiple-choice answers) plug in as one more class each.
+Each benchmark runs one workflow, whose configurations it names: HumanEval the development graph, the
+vulnerability sets the audit graph, the multiple-choice sets the pipeline.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evals import audit_configs, configs, humaneval, vulnerabilities
+from evals import audit_configs, configs, humaneval, multiple_choice, pipeline_configs, vulnerabilities
 from evals.configs import Configuration
 from graphs.oracle import Oracle
 from state.artifacts import CodeArtifact
@@ -100,5 +100,33 @@ class Vulnerabilities:
         return vulnerabilities.classification(self.name, task_id, values)
 
 
+class MultipleChoice:
+    """A multiple-choice set, answered by the pipeline; the gold option scores the final answer and judges
+    every stage's."""
+
+    configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def tasks(self) -> list[EvalTask]:
+        """Return the questions: the text, then the options one per line, lettered from A."""
+        questions = multiple_choice.items(self.name).values()
+        return [EvalTask(id=item.id, prompt=item.prompt()) for item in questions]
+
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Return whether the run completed with the gold option."""
+        return multiple_choice.score(self.name, task_id, values)
+
+    def oracle(self, task_id: str) -> Oracle:
+        """Return the gold-option oracle that judges every stage's answer."""
+        return multiple_choice.oracle(self.name, task_id)
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the final answer and the option the plan led to."""
+        return multiple_choice.details(self.name, task_id, values)
+
+
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    HumanEval(), Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"))}
+    HumanEval(), Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
+    MultipleChoice("agieval"))}

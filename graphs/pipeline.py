@@ -89,8 +89,8 @@ def gate_critique(state: Mapping[str, Any]) -> tuple[str, str]:
     return ("approved" if critique.approved else "corrected"), f"{answer.choice}: {critique.reason[:200]}"
 
 
-WORK = {("intake", "intake"): intake, ("planner", "plan"): work.plan, ("executor", "execute"): work.execute,
-        ("critic", "critique"): work.critique}
+WORK = {("intake", "intake"): intake,
+        **{(role, SPECS[role].duties[0].name): w for role, w in work.work().items()}}
 ROLES = roles_from_specs(SPECS, WORK)
 GATES: dict[str, Gate] = {"initialized": gate_question, "planning": gate_plan, "executing": gate_answer,
                           "critiquing": gate_critique}

@@ -1,0 +1,55 @@
+"""The pipeline's configurations: the accountability paper's baselines and its accountable pipeline, as data.
+
+- ``single``: one model call from the question alone, a typed answer (the monolithic baseline);
+- ``simple``: Planner → Executor → Critic once each, free-text handoffs whose option is read by pattern,
+  no contracts (the paper's simple pipeline);
+- ``accountable``: the pipeline graph as it ships: typed handoffs, contracts, strict answers.
+
+Which model each role runs on is not part of a configuration: ``--model ROLE=NAME`` (or ``--mix``) sets
+it, and the run's name carries it (``evals.configs.on_models``).
+"""
+
+from __future__ import annotations
+
+from evals.configs import Configuration
+from graphs import pipeline
+from graphs.duties import Duty, Role, roles_from_specs
+from nodes.pipeline import work
+from nodes.pipeline.roles import SPECS
+from state.contracts import Contract
+from state.lifecycle import Lifecycle, Stage, Transition, with_budget
+
+SINGLE = with_budget(Lifecycle(
+    name="pipeline", initial="initialized",
+    stages=(Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+            Stage(name="executing", roles=("executor",), duty="execute", outcomes=("pass", "fail")),
+            Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="failed", terminal=True, status="failed")),
+    transitions=(Transition(source="initialized", outcome="pass", target="executing"),
+                 Transition(source="initialized", outcome="fail", target="failed"),
+                 Transition(source="executing", outcome="pass", target="completed"),
+                 Transition(source="executing", outcome="fail", target="failed")),
+), target="failed")
+"""One role, one call."""
+
+SINGLE_ROLES = {
+    "intake": pipeline.ROLES["intake"],
+    "executor": Role("executor", {"execute": Duty(Contract(role="executor", duty="execute",
+                                                           inputs=("question",), outputs=("answer",)),
+                                                  work.answer_alone)}, SPECS["executor"]),
+}
+
+_SIMPLE_WORK = {("intake", "intake"): pipeline.intake,
+                **{(role, SPECS[role].duties[0].name): w for role, w in work.work(free_text=True).items()}}
+
+CONFIGURATIONS: dict[str, Configuration] = {c.name: c for c in (
+    Configuration("single", "one model call from the question alone", SINGLE, SINGLE_ROLES,
+                  {"initialized": pipeline.gate_question, "executing": pipeline.gate_answer},
+                  contracts=False, typed_messages=False),
+    Configuration("simple", "Planner, Executor and Critic once each, free-text handoffs, no contracts",
+                  pipeline.LIFECYCLE, roles_from_specs(SPECS, _SIMPLE_WORK), pipeline.GATES,
+                  contracts=False, typed_messages=False),
+    Configuration("accountable", "Accord's pipeline: typed handoffs, contracts, strict answers",
+                  pipeline.LIFECYCLE, pipeline.ROLES, pipeline.GATES),
+)}
+"""Every pipeline configuration by name, in the order reports list them."""
