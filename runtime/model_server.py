@@ -20,9 +20,9 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from runtime.local_model import DEFAULT_MODEL, ModelSetupError, assemble, cache_dir
+from runtime.local_model import DEFAULT_MODEL, MODELS, ModelSetupError, assemble, cache_dir
 
 
 def free_port() -> int:
@@ -236,6 +236,16 @@ def ensure_server(name: str = DEFAULT_MODEL) -> Server:
         atexit.register(server.stop)
         _shared[name] = server
         return server
+
+
+_generation = threading.Lock()
+
+
+def generating(model: str) -> contextlib.AbstractContextManager[Any]:
+    """Return what a call to ``model`` holds while it generates: one lock shared by every embedded model
+    (on 2 cores two servers generating at once each run at half speed or worse, and a server answers one
+    request at a time anyway), nothing for a model behind an endpoint."""
+    return _generation if model in MODELS else contextlib.nullcontext()
 
 
 def stop_owned() -> None:

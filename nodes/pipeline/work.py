@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from nodes.llm import structured, text
 from runtime.executor import perform
@@ -38,26 +38,48 @@ to correct it."""
 SAY_LETTER = "\nEnd with a line 'Answer: X', X the letter of one option."
 
 
+Step = Annotated[str, Field(max_length=300)]
+
+
 class ReasoningDraft(BaseModel):
     """A plan: the steps first, then where they lead."""
 
-    steps: list[str] = Field(description="the reasoning steps, in order, one sentence each")
+    # Bounded: a grammar-constrained reply that rambles past the token limit is cut off, and a cut-off
+    # JSON object is no answer at all.
+    steps: list[Step] = Field(max_length=5, description="the reasoning steps, in order, one sentence each")
     leads_to: str = Field(description="the letter of the option the steps lead to")
 
 
 class AnswerDraft(BaseModel):
     """An answer: the reasoning first (a small model that states a letter first argues for it after)."""
 
-    reasoning: str = Field(description="the plan carried out on the question: what each step finds")
+    reasoning: str = Field(max_length=800,
+                           description="the plan carried out on the question: what each step finds")
     choice: str = Field(description="the letter of the chosen option")
 
 
 class CritiqueDraft(BaseModel):
     """A check of the answer, then the final option."""
 
-    check: str = Field(description="whether the answer follows from the question, and whether another "
-                                   "option fits better")
+    check: str = Field(max_length=800, description="whether the answer follows from the question, and "
+                                                   "whether another option fits better")
     choice: str = Field(description="the letter of the final answer: the same one to approve it")
+
+
+LETTER_FIELD: dict[type[BaseModel], str] = {ReasoningDraft: "leads_to", AnswerDraft: "choice",
+                                            CritiqueDraft: "choice"}
+
+
+def lettered(schema: type[BaseModel], question: Question) -> type[BaseModel]:
+    """Return ``schema`` with its letter field limited to the question's letters, so that a model whose
+    output a grammar constrains (the local server's) can only name one of them; the tool keeps the
+    schema's name. ``option`` still checks the letter: an endpoint may not honour the enum."""
+    field = LETTER_FIELD[schema]
+    letters: Any = Literal[tuple(question.letters)]
+    fields: dict[str, Any] = {field: (letters, Field(description=schema.model_fields[field].description))}
+    narrowed: type[BaseModel] = create_model(schema.__name__, __base__=schema, __doc__=schema.__doc__,
+                                             **fields)
+    return narrowed
 
 
 def option(value: str, question: Question) -> str:
@@ -114,7 +136,7 @@ def _ask(call: StageCall, state: Mapping[str, Any], action: str, system: str,
     def ask(**_: Any) -> Any:
         if schema is None:
             return text(call, system + SAY_LETTER, user, what=action)
-        return structured(call, schema, system, user)
+        return structured(call, lettered(schema, _question(state)), system, user)
 
     return perform(call, action, ask, **{k: v for k, v in params.items() if k in declared})
 
@@ -126,9 +148,10 @@ def plan(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> 
         reply = _ask(call, state, "ReasoningDraft", PLANNER, None)
         return {"reasoning": dump(Reasoning(steps=(reply.strip(),), leads_to=said_option(reply, question)))}
     draft = _ask(call, state, "ReasoningDraft", PLANNER, ReasoningDraft)
-    steps = tuple(s.strip() for s in draft.steps if s.strip())
+    # A step is a sentence: a bare number or mark (a small model's list of "1", "2", ...) says nothing.
+    steps = tuple(s.strip() for s in draft.steps if re.search(r"[^\W\d_]{3}", s))
     if not steps:
-        raise OutputError("the plan has no steps: give the reasoning steps, in order")
+        raise OutputError("the plan has no steps: give the reasoning steps, in order, one sentence each")
     return {"reasoning": dump(Reasoning(steps=steps, leads_to=option(draft.leads_to, question)))}
 
 

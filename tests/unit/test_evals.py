@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import configs, plots, report, runner
+from evals import configs, pipeline_configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
@@ -279,10 +279,14 @@ def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_pat
 
 
 def test_a_run_on_named_models_carries_them_in_its_configuration_name():
-    single = CONFIGURATIONS["single"]
+    single, pipeline = CONFIGURATIONS["single"], pipeline_configs.CONFIGURATIONS["accountable"]
     assert configs.on_models(single, Context()) is single
     assert configs.on_models(single, Context(model=DEFAULT_MODEL)) is single
     larger = configs.on_models(single, Context(model="qwen2.5-coder-1.5b"))
     assert larger.name == "single@qwen2.5-coder-1.5b" and configs.base_name(larger.name) == "single"
-    mixed = Context(role_models={"tester": {"model": "m2"}, "coder": {"model": "m1"}, "planner": {}})
-    assert configs.on_models(CONFIGURATIONS["accountable"], mixed).name == "accountable@coder=m1,tester=m2"
+    assert configs.speakers(pipeline) == ["planner", "executor", "critic"]  # stage order, no intake
+    mix = {"planner": {"model": "gemma3-270m"}, "critic": {"model": "qwen2.5-coder-1.5b"}}
+    assert configs.on_models(pipeline, Context(role_models=mix)).name == "accountable@ABC"
+    endpoint = Context(role_models={"critic": {"model": "gpt-4o"}})
+    assert configs.on_models(pipeline, endpoint).name == (
+        "accountable@planner=qwen2.5-coder-0.5b,executor=qwen2.5-coder-0.5b,critic=gpt-4o")

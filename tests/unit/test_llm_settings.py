@@ -52,3 +52,16 @@ def test_endpoint_resolution_order(monkeypatch):
     with pytest.raises(local_model.ModelSetupError, match="'gpt-4o' is not an embedded model"):
         llm.resolve(Context(model="gpt-4o").model_for("coder"))  # never the local model in its place
     assert started == [local_model.DEFAULT_MODEL]
+
+
+def test_a_schema_whose_bound_the_local_grammar_drops_is_refused():
+    from pydantic import BaseModel, Field
+
+    from state.stage import StageCall
+
+    class Long(BaseModel):
+        text: str = Field(max_length=1500)
+
+    call = StageCall(stage="s", role="r", round=1, context=Context(), models={})
+    with pytest.raises(ValueError, match="maxLength 1500 is over 1000"):
+        llm.structured(call, Long, "system", "user")

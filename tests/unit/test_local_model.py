@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -202,3 +203,35 @@ def test_the_first_calls_of_parallel_roles_start_one_server_between_them(tmp_pat
     with listener, ThreadPoolExecutor(3) as pool:
         servers = list(pool.map(lambda _: model_server.ensure_server("m"), range(3)))
     assert started == ["m"] and all(s is servers[0] for s in servers)
+
+
+def test_embedded_models_generate_one_at_a_time_and_endpoints_at_once():
+    def overlap(first: str, second: str) -> bool:
+        inside, seen = threading.Event(), []
+
+        def hold():
+            with model_server.generating(first):
+                inside.set()
+                time.sleep(0.3)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        inside.wait()
+        with model_server.generating(second):
+            seen.append(holder.is_alive())
+        holder.join()
+        return seen[0]
+
+    assert not overlap("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")  # two servers, one generating
+    assert overlap("gpt-4o", "gpt-4o-mini")
+
+
+def test_setup_all_assembles_every_embedded_model(monkeypatch, tmp_path, capsys):
+    from accord import cli
+
+    assembled = []
+    monkeypatch.setattr(local_model, "assemble", lambda name, log: assembled.append(name) or tmp_path / name)
+    assert cli.main(["model", "setup", "--all"]) == 0
+    assert assembled == sorted(local_model.MODELS)
+    assert assembled == ["gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+    assert set(local_model.MIX.values()) == set(local_model.MODELS)  # every letter names an embedded model

@@ -14,7 +14,7 @@ from accord import cli
 from evals.blame import blame
 from graphs.pipeline import LIFECYCLE, build_graph, gold_oracle
 from nodes.pipeline.intake import parse_question
-from nodes.pipeline.work import option, said_option
+from nodes.pipeline.work import AnswerDraft, lettered, option, said_option
 from state.context import Context
 from state.history import from_graph
 from state.stage import OutputError
@@ -106,7 +106,8 @@ def test_an_answer_that_is_not_an_option_is_retried_under_contract_then_fails():
     values = run()
     assert values["status"] == "failed" and values["stage"] == "failed"
     assert run.models["executor"].calls == 1 + Context().max_output_retries
-    assert "choose one option by its letter alone (A, B, C, D)" in run.models["executor"].prompts[1]
+    # The schema the model fills names the question's letters; the feedback says which are allowed.
+    assert "choice\n  Input should be 'A', 'B', 'C' or 'D'" in run.models["executor"].prompts[1]
     assert run.models["critic"].calls == 0
 
 
@@ -143,3 +144,17 @@ def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkey
     shown = capsys.readouterr().out
     assert "path: initialized → planning → executing → critiquing → completed" in shown
     assert "critiquing   critic    corrected" in shown
+
+
+def test_the_schema_a_model_fills_offers_only_the_question_s_letters():
+    question = parse_question(QUESTION.rsplit("\n", 1)[0])  # options A to C
+    schema = lettered(AnswerDraft, question).model_json_schema()
+    assert schema["title"] == "AnswerDraft" and schema["properties"]["choice"]["enum"] == ["A", "B", "C"]
+    assert schema["properties"]["reasoning"]["maxLength"] == 800
+
+
+def test_a_plan_of_bare_numbers_is_no_plan():
+    run = Pipeline([{"steps": ["1", "2", "3."], "leads_to": "B"}, plan("B")], [answer("B")], [critique("B")])
+    values = run()
+    assert values["status"] == "completed" and run.models["planner"].calls == 2
+    assert "the plan has no steps" in run.models["planner"].prompts[1]

@@ -49,10 +49,32 @@ def test_the_cli_has_an_option_for_every_scalar_context_field() -> None:
 def test_options_override_the_environment_which_overrides_the_defaults(monkeypatch) -> None:
     monkeypatch.setenv("ACCORD_MAX_CANDIDATES", "2")
     monkeypatch.setenv("ACCORD_MAX_TESTS", "3")
-    args = cli.parser().parse_args(["run", "task", "--max-tests", "7", "--model", "coder=big"])
+    args = cli.parser().parse_args(["run", "task", "--max-tests", "7", "--model", "coder=qwen2.5-coder-1.5b"])
     context = cli._context(args)
     assert (context.max_candidates, context.max_tests, context.max_rounds) == (2, 7, None)
-    assert context.role_models == {"coder": {"model": "big"}}
+    assert context.role_models == {"coder": {"model": "qwen2.5-coder-1.5b"}}
+
+
+def test_a_mix_casts_each_role_and_a_model_no_endpoint_serves_is_refused(monkeypatch, capsys) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+    def context(*options: str) -> Context:
+        return cli._context(cli.parser().parse_args(["run", "task", *options]))
+
+    assert context("--mix", "ABC").role_models == {"planner": {"model": "gemma3-270m"},
+                                                  "executor": {"model": "qwen2.5-coder-0.5b"},
+                                                  "critic": {"model": "qwen2.5-coder-1.5b"}}
+    assert context("--mix", "critic=C,executor=qwen2.5-coder-0.5b").role_models == {
+        "critic": {"model": "qwen2.5-coder-1.5b"}, "executor": {"model": "qwen2.5-coder-0.5b"}}
+    for bad, said in (("ABD", "no model 'D'"), ("AB", "one letter per role"), ("planner=", "ROLE=MODEL"),
+                      ("critic=gpt-4o", "'gpt-4o' is not an embedded model")):
+        with pytest.raises(SystemExit):
+            context("--mix", bad)
+        assert said in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        context("--model", "big")
+    assert context("--model", "big", "--base-url", "http://localhost:1/v1").model == "big"
 
 
 def test_the_lifecycle_table_limits_hold_unless_the_context_sets_them() -> None:
