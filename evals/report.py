@@ -102,6 +102,58 @@ def against_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+COUNTS = ("runs", "origins", "repairs", "wrong_inputs", "harms", "right_inputs")
+
+
+def by_role_model(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Return, per role and the model it ran on, over the runs that cast it so: runs, repairs and harms
+    with their rates, and how often the role was the error origin (the accountability paper's Tables IV
+    and V: the planner error rate, repair and harm rates per model and role). Rows of several
+    configurations add up; so do the counts of several summaries (``merged``)."""
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        for role, model in row.get("role_models", {}).items():
+            tally = counts[(role, model)]
+            tally.update({k: v for k, v in row["blame"]["roles"].get(role, {}).items() if k in COUNTS})
+            tally["runs"] += 1
+            tally["origins"] += bool(row["blame"]["origin"] and row["blame"]["origin"]["role"] == role)
+    return _rated(counts)
+
+
+def _rated(counts: Mapping[tuple[str, str], Mapping[str, int]]) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for (role, model), c in sorted(counts.items()):
+        out[role][model] = {**{k: c.get(k, 0) for k in COUNTS},
+                            "repair_rate": _rate(c.get("repairs", 0), c.get("wrong_inputs", 0)),
+                            "harm_rate": _rate(c.get("harms", 0), c.get("right_inputs", 0)),
+                            "error_origin_rate": _rate(c.get("origins", 0), c.get("runs", 0))}
+    return dict(out)
+
+
+def merged(summary: Mapping[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Return ``by_role_model`` over every configuration of a summary."""
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for s in summary.values():
+        for role, models in s.get("by_role_model", {}).items():
+            for model, r in models.items():
+                counts[(role, model)].update({k: r[k] for k in COUNTS})
+    return _rated(counts)
+
+
+def per_mix(summary: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return ``simple`` against ``accountable`` for every model mix that ran both (``simple@ABC`` and
+    ``accountable@ABC``; the plain names for the default model): the paper's Table III."""
+    out = {}
+    for name, s in summary.items():
+        base, _, mix = name.partition("@")
+        simple = summary.get(f"{BASELINE}@{mix}" if mix else BASELINE)
+        if base == REFERENCE and simple is not None:
+            out[mix or "default"] = {"simple": simple["pass@1"], "accountable": s["pass@1"],
+                                     "delta": round(s["pass@1"] - simple["pass@1"], 4),
+                                     "tasks": (simple["tasks"], s["tasks"])}
+    return out
+
+
 def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Return how each run's own verdict (``completed`` or not) agrees with the hidden tests.
 
@@ -182,6 +234,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "median_latency_s": round(statistics.median(r["latency_s"] for r in group), 1) if n else 0.0,
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
             "verdicts": verdicts(group),
+            "by_role_model": by_role_model(group),
             **({"classification": classification.metrics(group)} if all("label" in r for r in group)
                else {}),
         }
@@ -272,6 +325,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
             f"| {v['agreement']:.1%} |"
         )
     lines += _against_baseline(summary)
+    lines += _models(summary)
     lines += _classification(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
@@ -296,6 +350,29 @@ def markdown(summary: Mapping[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _models(summary: Mapping[str, Any]) -> list[str]:
+    """Return the report's sections on model mixes: simple against accountable per mix, and each role's
+    rates per model, when more than one model ran."""
+    by_model = merged(summary)
+    if len({model for models in by_model.values() for model in models}) < 2:
+        return []
+    lines = []
+    if mixes := per_mix(summary):
+        lines += ["", f"## `{BASELINE}` against `{REFERENCE}`, per model mix", "",
+                  f"| mix | {BASELINE} | {REFERENCE} | Δ | tasks |", "|---|---|---|---|---|"]
+        for mix, m in mixes.items():
+            lines.append(f"| {mix} | {m['simple']:.1%} | {m['accountable']:.1%} "
+                         f"| {m['delta'] * 100:+.1f} pts | {m['tasks'][0]} / {m['tasks'][1]} |")
+    lines += ["", "## Each role by the model it ran on (every configuration)", "",
+              "| role | model | runs | error origin | repair rate | harm rate |", "|---|---|---|---|---|---|"]
+    for role, models_ in by_model.items():
+        for model, r in models_.items():
+            lines.append(f"| {role} | {model} | {r['runs']} | {_fmt(r['error_origin_rate'], '{:.1%}')} "
+                         f"| {_fmt(r['repair_rate'])} ({r['repairs']}/{r['wrong_inputs']}) "
+                         f"| {_fmt(r['harm_rate'])} ({r['harms']}/{r['right_inputs']}) |")
+    return lines
 
 
 def _against_baseline(summary: Mapping[str, Any]) -> list[str]:

@@ -115,7 +115,8 @@ def run_task(
     findings = mast.detect(trace, values)
     verdict = blame(chain, config.lifecycle)
     totals = store.totals(values.get("ledger", []))
-    models_used = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]})
+    calls = [e for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]]
+    models_used = sorted({e["model"] for e in calls})
     origin = verdict.origin
     return {
         "benchmark": benchmark.name,
@@ -124,6 +125,7 @@ def run_task(
         "thread": thread,
         "date": datetime.now(UTC).date().isoformat(),
         "model": ", ".join(models_used),
+        "role_models": {e["role"]: e["model"] for e in calls},
         "passed": passed,
         "detail": detail.strip().splitlines()[-1][:300] if detail.strip() else "",
         "status": values.get("status", "running"),

@@ -43,6 +43,7 @@ def test_every_configuration_runs_and_the_gold_scores_the_final_answer(tmp_path)
     assert [r["passed"] for r in rows] == [True, True, False]
     assert rows[2]["answer"] == "A" and rows[2]["plan_leads_to"] == "A" and rows[0]["llm_calls"] == 3
     assert rows[2]["blame"]["origin"]["role"] == "planner"
+    assert list(rows[0]["role_models"]) == ["planner", "executor", "critic"]  # who ran on which model
     plain = roles("First compare the options. Answer: B", "Following the plan... Answer: D",
                   "The answer follows.\nAnswer: (D)")
     rows = runner.run(LOGIQA, LOGIQA.configurations["simple"], tasks, tmp_path, Context(), models=plain)
@@ -60,3 +61,38 @@ def test_every_configuration_runs_and_the_gold_scores_the_final_answer(tmp_path)
     assert list(summary) == ["single", "simple", "accountable"]
     assert summary["accountable"]["pass@1"] == round(2 / 3, 4)
     assert summary["accountable"]["error_origins"] == {"planner": 1}
+
+
+def _run(config: str, task: str, passed: bool, models: str, origin: str | None = None,
+         critic: dict[str, int] | None = None) -> dict[str, Any]:
+    """A result row of a pipeline run whose planner, executor and critic ran on ``models`` (letters)."""
+    names = {"A": "gemma3-270m", "B": "qwen2.5-coder-0.5b", "C": "qwen2.5-coder-1.5b"}
+    cast = dict(zip(("planner", "executor", "critic"), (names[m] for m in models), strict=True))
+    return {"config": config, "id": task, "passed": passed, "status": "completed", "mast": [], "cost": 0.0,
+            "tokens_in": 10, "tokens_out": 5, "model": ", ".join(sorted(set(cast.values()))),
+            "role_models": cast, "date": "2026-11-25", "latency_s": 1.0, "llm_calls": 3,
+            "blame": {"origin": origin and {"stage": "s", "role": origin, "round": 1},
+                      "roles": {"critic": critic or dict.fromkeys(
+                          ("repairs", "wrong_inputs", "harms", "right_inputs"), 0)}}}
+
+
+def test_reports_compare_simple_and_accountable_per_mix_and_each_role_per_model():
+    repaired = {"repairs": 1, "wrong_inputs": 1, "harms": 0, "right_inputs": 0}
+    rows = [_run("simple@ABC", "q1", False, "ABC", origin="planner"),
+            _run("simple@ABC", "q2", True, "ABC"),
+            _run("accountable@ABC", "q1", True, "ABC", critic=repaired),
+            _run("accountable@ABC", "q2", True, "ABC"),
+            _run("simple", "q1", False, "BBB", origin="executor"),
+            _run("accountable", "q1", False, "BBB", origin="planner")]
+    summary = report.summarize(rows)
+    assert report.per_mix(summary) == {
+        "ABC": {"simple": 0.5, "accountable": 1.0, "delta": 0.5, "tasks": (2, 2)},
+        "default": {"simple": 0.0, "accountable": 0.0, "delta": 0.0, "tasks": (1, 1)}}
+    models = report.merged(summary)
+    assert models["planner"]["gemma3-270m"]["runs"] == 4
+    assert models["planner"]["gemma3-270m"]["error_origin_rate"] == 0.25
+    assert models["planner"]["qwen2.5-coder-0.5b"]["error_origin_rate"] == 0.5
+    assert models["critic"]["qwen2.5-coder-1.5b"]["repair_rate"] == 1.0
+    text = report.markdown(summary)
+    assert "| ABC | 50.0% | 100.0% | +50.0 pts | 2 / 2 |" in text
+    assert "| planner | gemma3-270m | 4 | 25.0% | — (0/0) | — (0/0) |" in text
