@@ -298,9 +298,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
             )
     lines += [
         "",
-        "Error origins (the stage whose mistake was never repaired), by role"
-        + (":" if any("classification" in s for s in summary.values()) else
-           "; the hidden tests judge code, so a plan's mistake shows at the first code written from it:"),
+        "Error origins (the stage whose mistake was never repaired), by role:",
         "",
     ]
     for name, s in summary.items():

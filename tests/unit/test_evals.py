@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import configs, pipeline_configs, plots, report, runner
+from evals import configs, humaneval, pipeline_configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
 from runtime.local_model import DEFAULT_MODEL
+from state.artifacts import Example, Plan, Subtask
 from state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
@@ -290,3 +291,18 @@ def test_a_run_on_named_models_carries_them_in_its_configuration_name():
     endpoint = Context(role_models={"critic": {"model": "gpt-4o"}})
     assert configs.on_models(pipeline, endpoint).name == (
         "accountable@planner=qwen2.5-coder-0.5b,executor=qwen2.5-coder-0.5b,critic=gpt-4o")
+
+
+def test_a_plan_is_judged_by_whether_its_examples_hold_on_the_reference_solution():
+    steps = (Subtask(title="compare pairs", acceptance_criteria=("close pairs -> True",)),)
+    holds = Example(call="has_close_elements([1.0, 2.0], 0.5)", expected="False")
+    wrong = Example(call="has_close_elements([1.0, 1.1], 0.5)", expected="False")
+    quoted = Example(call="has_close_elements([1.0], 0.5)", expected="'it\\'s'")
+    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(holds,)))[0] is True
+    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(holds, wrong))) == (
+        False, "does not hold: has_close_elements([1.0, 1.1], 0.5) == False")
+    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(quoted,)))[0] is False
+    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps)) is None  # it commits to nothing
+    oracle = humaneval.hidden_tests_oracle("HumanEval/0")
+    state = {"plan": Plan(subtasks=steps, examples=(wrong,)).model_dump(mode="json")}
+    assert oracle.judges["plan"](state, None)[0] is False
