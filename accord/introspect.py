@@ -127,10 +127,12 @@ def _thread_roles(args: argparse.Namespace) -> int:
 
 def add_roles_command(sub: Any) -> None:
     """Register ``accord roles`` on the CLI's subparsers."""
+    from graphs.catalog import DEFAULT, WORKFLOWS
+
     p = sub.add_parser("roles", help="every role: identity, duties, contracts, actions, safety properties")
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
     p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
     p.add_argument("--thread", help="each role's runtime state in this thread (live or finished)")
-    p.add_argument("--workflow", default="development", choices=["development", "audit"],
-                   help="whose roles (default: development)")
+    p.add_argument("--workflow", default=DEFAULT, choices=sorted(WORKFLOWS),
+                   help="whose roles (default: %(default)s)")
     p.set_defaults(func=cmd_roles)

@@ -28,7 +28,8 @@ CONTRACT_BOUND = SafetyProperty(
 AN_OPTION = SafetyProperty(
     kind="must_always", name="choose_an_option",
     statement="answer with the letter of one of the question's options",
-    enforced_by="nodes/pipeline/work.py:option refuses any other answer; the contract retries, then fails")
+    enforced_by="nodes/pipeline/work.py: the schema the model fills offers only the question's letters "
+                "(lettered), option refuses any other answer; the contract retries, then fails")
 QUESTION = Param(name="question", type="Question")
 
 
