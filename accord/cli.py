@@ -74,6 +74,7 @@ def _context(args: argparse.Namespace) -> Context:
     default_model = base.model
     for spec in args.model or []:
         role, _, name = spec.rpartition("=")
+        name = local_model.MIX.get(name, name)  # a letter names an embedded model: --model C
         if role:
             role_models.setdefault(role.lower(), {})["model"] = name
         else:
@@ -345,7 +346,8 @@ def parser() -> argparse.ArgumentParser:
 
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", action="append", metavar="[ROLE=]NAME",
-                       help="model for every role, or ROLE=NAME for one role (repeatable)")
+                       help="model for every role, or ROLE=NAME for one role (repeatable); a letter of "
+                            "--mix names an embedded model")
         letters = ", ".join(f"{letter} = {name}" for letter, name in local_model.MIX.items())
         p.add_argument("--mix", metavar="ABC|ROLE=MODEL,...",
                        help=f"models by role: letters for the pipeline's planner, executor and critic "

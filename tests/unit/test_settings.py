@@ -72,6 +72,8 @@ def test_a_mix_casts_each_role_and_a_model_no_endpoint_serves_is_refused(monkeyp
         with pytest.raises(SystemExit):
             context("--mix", bad)
         assert said in capsys.readouterr().err
+    assert context("--model", "C").model == "qwen2.5-coder-1.5b"
+    assert context("--model", "critic=A").role_models == {"critic": {"model": "gemma3-270m"}}
     with pytest.raises(SystemExit):
         context("--model", "big")
     assert context("--model", "big", "--base-url", "http://localhost:1/v1").model == "big"
