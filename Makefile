@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
 
-.PHONY: help setup demo run test test-unit lint docs diagram tables dev eval bench bench-load clean
+.PHONY: help setup demo run test test-unit lint docs diagram tables dev eval eval-pipeline bench bench-load clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -52,6 +52,15 @@ clean:  ## remove runs and outputs (keeps the venv and the model cache)
 
 eval: setup  ## HumanEval on the local model: make eval CONFIG=accountable LIMIT=40 (resumable)
 	$(BIN)/accord eval humaneval --config $(or $(CONFIG),accountable) $(if $(LIMIT),--limit $(LIMIT)) --out $(or $(EVAL_OUT),out/eval/humaneval)
+
+MIXES := AAA ABC BAB BBB BCC CBA CCA CCC
+eval-pipeline: setup  ## the pipeline on LogiQA and AGIEval: every mix, simple and accountable, the monolithic baselines (LIMIT 50; resumable)
+	for set in logiqa agieval; do \
+	  for model in A B C; do $(BIN)/accord eval $$set --config single --model $$model --limit $(or $(LIMIT),50) --out evals/results/$$set || exit 1; done; \
+	  for mix in $(MIXES); do for config in simple accountable; do \
+	    $(BIN)/accord eval $$set --config $$config --mix $$mix --limit $(or $(LIMIT),50) --out evals/results/$$set || exit 1; \
+	  done; done; \
+	done
 
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run)
 	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))
