@@ -174,9 +174,11 @@ def watch_owner(owner: int, every_s: float = 1.0) -> None:
 def spawn(command: list[str], log: IO[bytes], detach: bool) -> subprocess.Popen[bytes]:
     """Start a server process in a session of its own; an owned one (not ``detach``) is told its owner's
     pid, so that it does not outlive its run, however the run ends (``watch_owner``)."""
+    env = {key: value for key, value in os.environ.items() if key != OWNER_ENV}
+    if not detach:
+        env[OWNER_ENV] = str(os.getpid())
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True,
-                            env=os.environ if detach else {**os.environ, OWNER_ENV: str(os.getpid())})
+                            start_new_session=True, env=env)
 
 
 def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
