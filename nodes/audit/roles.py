@@ -7,6 +7,7 @@ findings and votes again.
 
 from __future__ import annotations
 
+from nodes.roles import CONTRACT_BOUND
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
@@ -30,10 +31,6 @@ def deliberate(role: str) -> Contract:
                     outputs=("findings", "vote"))
 
 
-CONTRACT_BOUND = SafetyProperty(
-    kind="must_never", name="write_outside_contract",
-    statement="write an artifact its duty's contract does not declare as an output",
-    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
 INDEPENDENT = SafetyProperty(
     kind="must_never", name="read_others_first",
     statement="see another analyst's finding before writing its own first one",

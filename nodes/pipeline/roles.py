@@ -4,6 +4,7 @@ Critic, each role with a model of its own)."""
 
 from __future__ import annotations
 
+from nodes.roles import CONTRACT_BOUND
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
@@ -21,10 +22,6 @@ CONTRACTS = {
 }
 """Each role's duty: what it reads, what it writes (the Critic writes the final answer, changed or not)."""
 
-CONTRACT_BOUND = SafetyProperty(
-    kind="must_never", name="write_outside_contract",
-    statement="write an artifact its duty's contract does not declare as an output",
-    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
 AN_OPTION = SafetyProperty(
     kind="must_always", name="choose_an_option",
     statement="answer with the letter of one of the question's options",
