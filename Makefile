@@ -54,11 +54,12 @@ eval: setup  ## HumanEval on the local model: make eval CONFIG=accountable LIMIT
 	$(BIN)/accord eval humaneval --config $(or $(CONFIG),accountable) $(if $(LIMIT),--limit $(LIMIT)) --out $(or $(EVAL_OUT),out/eval/humaneval)
 
 MIXES := AAA ABC BAB BBB BCC CBA CCA CCC
-eval-pipeline: setup  ## the pipeline on LogiQA and AGIEval: every mix, simple and accountable, the monolithic baselines (LIMIT 50; resumable)
-	for set in logiqa agieval; do \
-	  for model in A B C; do $(BIN)/accord eval $$set --config single --model $$model --limit $(or $(LIMIT),50) --out evals/results/$$set || exit 1; done; \
+eval-pipeline: setup  ## the pipeline on LogiQA, AGIEval (LIMIT 50) and HumanEval (CODE_LIMIT 20): every mix, simple and accountable, the monolithic baselines (resumable)
+	for set in logiqa agieval humaneval-pipeline; do \
+	  limit=$$([ $$set = humaneval-pipeline ] && echo $(or $(CODE_LIMIT),20) || echo $(or $(LIMIT),50)); \
+	  for model in A B C; do $(BIN)/accord eval $$set --config single --model $$model --limit $$limit --out evals/results/$$set || exit 1; done; \
 	  for mix in $(MIXES); do for config in simple accountable; do \
-	    $(BIN)/accord eval $$set --config $$config --mix $$mix --limit $(or $(LIMIT),50) --out evals/results/$$set || exit 1; \
+	    $(BIN)/accord eval $$set --config $$config --mix $$mix --limit $$limit --out evals/results/$$set || exit 1; \
 	  done; done; \
 	done
 

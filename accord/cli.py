@@ -57,11 +57,14 @@ def context_options(p: argparse._ActionsContainer) -> None:
     for field in dataclasses.fields(Context):
         if field.name in ROLE_OPTIONS:
             continue
-        kind = next(t for t in (int, float, str) if t in (hints[field.name], *get_args(hints[field.name])))
         default = "" if field.default is None else f"default {field.default}; "
-        p.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None,
-                       metavar=kind.__name__.upper(),
-                       help=f"{docs.get(field.name, '')} ({default}ACCORD_{field.name.upper()})")
+        option = "--" + field.name.replace("_", "-")
+        described = f"{docs.get(field.name, '')} ({default}ACCORD_{field.name.upper()})"
+        if hints[field.name] is bool:  # a flag: given, it sets the field
+            p.add_argument(option, action="store_const", const=True, default=None, help=described)
+            continue
+        kind = next(t for t in (int, float, str) if t in (hints[field.name], *get_args(hints[field.name])))
+        p.add_argument(option, type=kind, default=None, metavar=kind.__name__.upper(), help=described)
 
 
 def _context(args: argparse.Namespace) -> Context:

@@ -2,8 +2,9 @@
 
 A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
 ``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
-Each benchmark runs one workflow, whose configurations it names: HumanEval the development graph, the
-vulnerability sets the audit graph, the multiple-choice sets the pipeline.
+Each benchmark runs one workflow, whose configurations it names: HumanEval the development graph (and,
+as ``humaneval-pipeline``, the pipeline), the vulnerability sets the audit graph, the multiple-choice sets
+the pipeline.
 """
 
 from __future__ import annotations
@@ -73,6 +74,21 @@ class HumanEval:
         return {}
 
 
+class HumanEvalPipeline(HumanEval):
+    """HumanEval through the pipeline (Planner → Executor → Critic): the accountability paper's code set."""
+
+    name = "humaneval-pipeline"
+    configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
+
+    def oracle(self, task_id: str) -> Oracle:
+        """Return the hidden-test oracle, judging the Planner's reasoning by its examples."""
+        return humaneval.hidden_tests_oracle(task_id, workflow="pipeline")
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return whether the Critic approved the code (None: no Critic ran)."""
+        return {"approved": (values.get("critique") or {}).get("approved")}
+
+
 class Vulnerabilities:
     """A labelled vulnerability set, audited one function at a time; the label scores the verdict."""
 
@@ -128,5 +144,6 @@ class MultipleChoice:
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    HumanEval(), Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
+    HumanEval(), HumanEvalPipeline(),
+    Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
     MultipleChoice("agieval"))}

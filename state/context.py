@@ -68,6 +68,10 @@ class Context:
     lifecycle table's limit of its ``resample`` counter."""
     max_tests: int = 10
     """Test cases the Tester writes for a function."""
+    parallel: bool = False
+    """Let roles on different embedded models generate at the same time (the audit's analysts, or an eval's
+    concurrent tasks); off, one embedded model generates at a time, since two servers on 2 cores each run
+    at half speed or worse."""
     max_output_retries: int = 2
     """Retries of a role whose output violated its contract, with the violation as feedback."""
     request_timeout_s: float = 600.0

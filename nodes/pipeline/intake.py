@@ -1,15 +1,18 @@
-"""Pipeline intake: turn a multiple-choice question into a ``Question``, by code (no model).
+"""Pipeline intake: turn the request into a ``Question`` or a function ``TaskSpec``, by code (no model).
 
-The request is the question's text followed by its options, one per line, each opening with its letter:
-``A. ...``, ``(A) ...``, ``A) ...`` or ``A: ...``, in order from A. Anything else (no options, letters out
-of order, an empty or oversized request) is refused before any model is called.
+A request that parses as Python and holds a function stub (a signature and docstring, ``nodes.intake``) is
+a function to write. Anything else is a multiple-choice question: its text followed by its options, one per
+line, each opening with its letter: ``A. ...``, ``(A) ...``, ``A) ...`` or ``A: ...``, in order from A.
+Anything else (no options, letters out of order, an empty or oversized request) is refused before any
+model is called.
 """
 
 from __future__ import annotations
 
 import re
 
-from state.artifacts import Question
+from nodes.intake import parse_request
+from state.artifacts import Question, TaskSpec
 from state.stage import OutputError
 
 MAX_QUESTION_CHARS = 12_000
@@ -51,3 +54,24 @@ def parse_question(request: str) -> Question:
     if len(options) < 2:
         raise OutputError("a multiple-choice question needs at least two options")
     return Question(text=question, options=tuple(options))
+
+
+def parse_pipeline_request(request: str) -> Question | TaskSpec:
+    """Return the function task a stub states, else the question ``request`` states.
+
+    Raises:
+        OutputError: the request is neither (``parse_question``'s reasons).
+    """
+    try:
+        task = parse_request(request)
+    except OutputError:
+        task = None  # a question may look like broken Python ("from the passage, ..."); judge it as one
+    if task is not None and task.level == "function":
+        return task
+    try:
+        return parse_question(request)
+    except OutputError as exc:
+        if str(exc).startswith("no options"):
+            raise OutputError(f"{exc}; or give a Python function stub (its signature and docstring) to "
+                              f"write") from exc
+        raise

@@ -195,7 +195,8 @@ def critique(state: Mapping[str, Any], call: StageCall, free_text: bool = False)
             "answer": dump(final)}
 
 
-def work(free_text: bool = False) -> dict[str, Work]:
-    """Return each role's work by role (``free_text`` for the simple pipeline)."""
-    return {"planner": partial(plan, free_text=free_text), "executor": partial(execute, free_text=free_text),
-            "critic": partial(critique, free_text=free_text)}
+def work(free_text: bool = False) -> dict[tuple[str, str], Work]:
+    """Return each role's work on a question by (role, duty) (``free_text`` for the simple pipeline)."""
+    return {("planner", "plan"): partial(plan, free_text=free_text),
+            ("executor", "execute"): partial(execute, free_text=free_text),
+            ("critic", "critique"): partial(critique, free_text=free_text)}

@@ -206,24 +206,27 @@ def test_the_first_calls_of_parallel_roles_start_one_server_between_them(tmp_pat
 
 
 def test_embedded_models_generate_one_at_a_time_and_endpoints_at_once():
-    def overlap(first: str, second: str) -> bool:
+    def overlap(first: str, second: str, parallel: bool = False) -> bool:
         inside, seen = threading.Event(), []
 
         def hold():
-            with model_server.generating(first):
+            with model_server.generating(first, parallel):
                 inside.set()
                 time.sleep(0.3)
 
         holder = threading.Thread(target=hold)
         holder.start()
         inside.wait()
-        with model_server.generating(second):
+        with model_server.generating(second, parallel):
             seen.append(holder.is_alive())
         holder.join()
         return seen[0]
 
     assert not overlap("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")  # two servers, one generating
     assert overlap("gpt-4o", "gpt-4o-mini")
+    # --parallel: two servers generate at once, while one server still answers one call at a time.
+    assert overlap("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", parallel=True)
+    assert not overlap("qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b", parallel=True)
 
 
 def test_setup_all_assembles_every_embedded_model(monkeypatch, tmp_path, capsys):

@@ -68,7 +68,7 @@ def test_each_role_hands_a_typed_artifact_to_the_next():
     run = Pipeline([plan("B")], [answer("B")], [critique("B")])
     values = run()
     assert values["status"] == "completed" and values["answer"]["choice"] == "B"
-    assert [v["outcome"] for v in values["verdicts"]] == ["pass", "pass", "pass", "approved"]
+    assert [v["outcome"] for v in values["verdicts"]] == ["question", "pass", "pass", "approved"]
     sent = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["handoffs"]]
     assert ("planner", "executor", ["reasoning"]) in sent and ("executor", "critic", ["answer"]) in sent
     assert "1. All birds lay eggs." in run.models["executor"].prompts[0]  # the plan, as the Executor reads it

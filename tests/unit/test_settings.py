@@ -42,8 +42,10 @@ def test_the_cli_has_an_option_for_every_scalar_context_field() -> None:
     generated = [f.name for f in dataclasses.fields(Context) if f.name not in cli.ROLE_OPTIONS]
     unset = cli.parser().parse_args(["run", "task"])
     assert all(getattr(unset, name) is None for name in generated)
-    given = cli.parser().parse_args(["run", "task", "--max-rounds", "3", "--max-cost", "0.5"])
-    assert (given.max_rounds, given.max_cost) == (3, 0.5)
+    given = cli.parser().parse_args(["run", "task", "--max-rounds", "3", "--max-cost", "0.5", "--parallel"])
+    assert (given.max_rounds, given.max_cost, given.parallel) == (3, 0.5, True)
+    assert cli._context(given).parallel is True and cli._context(unset).parallel is False
+    assert run_defaults({"ACCORD_PARALLEL": "true"}).parallel is True
 
 
 def test_options_override_the_environment_which_overrides_the_defaults(monkeypatch) -> None:
