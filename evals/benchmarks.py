@@ -80,6 +80,13 @@ class HumanEvalPipeline(HumanEval):
     name = "humaneval-pipeline"
     configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
 
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Run the hidden tests against the code a completed run hands over (a failed run hands over
+        none, as a failed run on a question gives no answer)."""
+        if values.get("status") != "completed":
+            return False, f"no code: the run failed ({values.get('reason', '')[:200]})"
+        return super().score(task_id, values)
+
     def oracle(self, task_id: str) -> Oracle:
         """Return the hidden-test oracle, judging the Planner's reasoning by its examples."""
         return humaneval.hidden_tests_oracle(task_id, workflow="pipeline")

@@ -3,9 +3,9 @@ behaviour, the Executor writes the function from the plan, the Critic approves t
 
 A code plan is judged by its examples (``evals.humaneval.plan_holds``), as a question's plan is by the
 option it leads to, so the Planner can be right or wrong on its own. Code travels as a fenced block in a
-plain-text reply (``nodes.coder.writing``); the accountable Critic must answer APPROVED or give code that
-parses and defines the function, the simple one's code is taken when its reply has some, and the code
-stands otherwise.
+plain-text reply (``nodes.coder.writing``). The accountable Critic decides in a typed check, then writes
+the corrected function when it finds the code wrong; the simple one answers in free text, and its code is
+taken when its reply has some that parses (the code stands otherwise).
 """
 
 from __future__ import annotations
@@ -28,24 +28,45 @@ from state.graph_state import dump, read
 from state.stage import OutputError, StageCall, Work
 
 PLANNER = """Plan how to implement the function: at most five short steps, in order. Then give up to three
-examples of the behaviour the steps lead to: a call of `{name}` and the value it returns, each a Python
-expression."""
+examples of the behaviour the steps lead to: the arguments of a call of `{name}` and the value it returns,
+each as Python."""
 
 SAY_EXAMPLES = "\nEnd with the examples, one per line as `{name}(...) == value`."
+
+CHECK = """Check the code against the task and the plan: does it return what the docstring asks, on every
+case it implies? Say what you checked, then whether the code is correct."""
+
+CORRECT = """{task}
+
+Code:
+{code}
+
+The code is wrong: {check}
+Return the corrected implementation of `{name}` in one ```python code block."""
 
 CRITIC = """Check the code against the task and the plan: does it return what the docstring asks, on every
 case it implies? If it is correct, answer APPROVED and nothing else. Otherwise say in one sentence what is
 wrong, then give the corrected implementation of `{name}` in one ```python code block."""
+"""The simple Critic's one free-text call."""
 
 APPROVED = "APPROVED"
 Step = Annotated[str, Field(max_length=300)]
 
 
 class ExampleDraft(BaseModel):
-    """A call of the function and the value it returns."""
+    """A call of the function, by its arguments, and the value it returns."""
 
-    call: str = Field(max_length=300, description="a call of the function, e.g. add(1, 2)")
-    expected: str = Field(max_length=300, description="the value it returns, as a Python literal, e.g. 3")
+    # The arguments, not the call: asked for a call, the small local model writes the argument alone.
+    arguments: str = Field(max_length=300, description="the call's arguments as Python, e.g. [1, 2], 3")
+    returns: str = Field(max_length=300, description="the value the call returns, as a Python literal")
+
+
+class CodeCheckDraft(BaseModel):
+    """A check of the code, then the decision."""
+
+    check: str = Field(max_length=800, description="what was checked against the task, and what is wrong if "
+                                                   "anything")
+    correct: bool = Field(description="whether the code returns what the task asks on every case")
 
 
 class CodePlanDraft(BaseModel):
@@ -70,20 +91,25 @@ def _expression(source: str) -> ast.expr | None:
         return None
 
 
+def _calls(node: ast.expr | None, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
 def example(draft: ExampleDraft, name: str) -> Example:
-    """Return the example ``draft`` states: a call of ``name`` and a value, each a Python expression.
+    """Return the example ``draft`` states: ``name`` called with its arguments (or the whole call, when
+    that is what they are), and the value it returns.
 
     Raises:
-        OutputError: the call is not a call of ``name``, or either side does not parse.
+        OutputError: the call or the value does not parse as a Python expression.
     """
-    call, expected = _expression(draft.call), _expression(draft.expected)
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name):
-        raise OutputError(f"an example's call must call `{name}(...)` as a Python expression, "
-                          f"not {draft.call.strip()[:60]!r}")
-    if expected is None:
-        raise OutputError(f"an example's value must be a Python expression, "
-                          f"not {draft.expected.strip()[:60]!r}")
-    return Example(call=draft.call.strip(), expected=draft.expected.strip())
+    arguments = draft.arguments.strip()
+    call = arguments if _calls(_expression(arguments), name) else f"{name}({arguments})"
+    if not _calls(_expression(call), name):
+        raise OutputError(f"an example's arguments must be Python, as in `{name}(ARGUMENTS)`, "
+                          f"not {arguments[:60]!r}")
+    if _expression(draft.returns) is None:
+        raise OutputError(f"an example's value must be a Python literal, not {draft.returns.strip()[:60]!r}")
+    return Example(call=call, expected=draft.returns.strip())
 
 
 def plan_view(plan: Reasoning) -> str:
@@ -123,31 +149,45 @@ def write_code(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
 
 def critique_code(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> dict[str, Any]:
-    """The Critic: the code approved as it is, or corrected (the reason, then the code)."""
+    """The Critic: the code approved as it is, or corrected (the reason, then the code).
+
+    Accountable: a typed check and decision, then, when the code is wrong, the corrected function in a
+    second call (code travels best as plain text). Simple: one free-text reply, APPROVED or the code.
+    """
     task, plan, given = _task(state), read(state, "reasoning", Reasoning), read(state, "code", CodeArtifact)
     assert plan is not None and given is not None  # the contract's precondition
-    prompt = f"{task_view(task)}\n\nPlan:\n{plan_view(plan)}\n\nCode:\n{code_view(given, task)}"
+    shown = f"{task_view(task)}\n\nPlan:\n{plan_view(plan)}\n\nCode:\n{code_view(given, task)}"
+    if free_text:
+        corrected, reason = _free_text_critique(call, task, given, shown)
+    else:
+        draft = perform(call, "CodeCheckDraft", lambda **_: structured(call, CodeCheckDraft, CHECK, shown),
+                        task=task, code=given)
+        reason, corrected = draft.check.strip() or "no reason given", None
+        if not draft.correct:
+            prompt = CORRECT.format(task=task_view(task), code=code_view(given, task), check=reason,
+                                    name=task.entry_point)
+            corrected = write_function(call, SYSTEM, task, prompt)
+    if corrected is None or corrected == given:
+        return {"critique": dump(Critique(approved=True, reason=reason[:800])), "code": dump(given)}
+    return {"critique": dump(Critique(approved=False, reason=reason[:800])), "code": dump(corrected)}
+
+
+def _free_text_critique(call: StageCall, task: TaskSpec, given: CodeArtifact,
+                        shown: str) -> tuple[CodeArtifact | None, str]:
+    """The simple Critic's reply: corrected code when it holds some that parses (else the code stands),
+    and what it said."""
 
     def ask(**_: Any) -> str:
-        return text(call, CRITIC.format(name=task.entry_point), prompt, what="critique")
+        return text(call, CRITIC.format(name=task.entry_point), shown, what="critique")
 
-    reply = perform(call, "CodeCritique", ask, task=task, code=given, prompt=prompt)
-    corrected: CodeArtifact | None = None
-    if reply.strip().upper().startswith(APPROVED):
-        pass  # approved, whatever follows (a small model restates the code it approves)
-    elif "```" in reply:
-        try:
-            corrected = function_module(task, code_block(reply, task.entry_point or ""))
-        except OutputError:
-            if not free_text:
-                raise
-    elif not free_text:
-        raise OutputError(f"answer {APPROVED}, or say what is wrong and give the corrected function in one "
-                          f"```python code block")
-    if corrected is None or corrected == given:
-        return {"critique": dump(Critique(approved=True, reason=APPROVED)), "code": dump(given)}
-    reason = reply[:reply.index("```")].strip() or "the code is corrected"
-    return {"critique": dump(Critique(approved=False, reason=reason[:800])), "code": dump(corrected)}
+    reply = perform(call, "CodeCritique", ask, task=task, code=given, prompt=shown)
+    if reply.strip().upper().startswith(APPROVED) or "```" not in reply:
+        return None, reply.strip() or APPROVED
+    try:
+        corrected = function_module(task, code_block(reply, task.entry_point or ""))
+    except OutputError:
+        return None, reply.strip()
+    return corrected, reply[:reply.index("```")].strip() or "the code is corrected"
 
 
 def work(free_text: bool = False) -> dict[tuple[str, str], Work]:

@@ -39,6 +39,7 @@ WORKING_CODE = SafetyProperty(
 QUESTION = Param(name="question", type="Question")
 TASK = Param(name="task", type="TaskSpec")
 PROMPT = Param(name="prompt", type="str")
+CODE = Param(name="code", type="CodeArtifact")
 
 
 def _llm(name: str, description: str, *params: Param, output: str = "tool call") -> ActionSpec:
@@ -47,14 +48,18 @@ def _llm(name: str, description: str, *params: Param, output: str = "tool call")
                       config={"output": output, "retries": 0})
 
 
-def _role(name: str, goal: str, domain: str, *duties: tuple[str, str, ActionSpec]) -> RoleSpec:
-    """A pipeline role: one (duty, description, action) per kind of task."""
-    return RoleSpec(name=name, goal=goal, domain=domain, team=TEAM, team_name=TEAM_NAME,
-                    duties=tuple(DutySpec(name=duty, description=description,
-                                          contract=CONTRACTS[(name, duty)], actions=(action.name,))
-                                 for duty, description, action in duties),
-                    actions=tuple(action for _, _, action in duties),
+def _role(name: str, goal: str, domain: str, *duties: tuple[str, str, tuple[ActionSpec, ...]]) -> RoleSpec:
+    """A pipeline role: one (duty, description, its actions) per kind of task."""
+    specs = tuple(DutySpec(name=duty, description=description, contract=CONTRACTS[(name, duty)],
+                           actions=tuple(a.name for a in actions)) for duty, description, actions in duties)
+    return RoleSpec(name=name, goal=goal, domain=domain, team=TEAM, team_name=TEAM_NAME, duties=specs,
+                    actions=tuple(a for _, _, actions in duties for a in actions),
                     properties=(CONTRACT_BOUND, AN_OPTION, WORKING_CODE))
+
+
+def _code(description: str) -> ActionSpec:
+    return _llm("code", description, TASK, PROMPT, Param(name="temperature", type="float", optional=True),
+                output="text")
 
 
 SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
@@ -75,23 +80,25 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     ),
     _role("planner", "plan the steps that solve the task, and commit to where they lead", "reasoning",
           ("plan", "plan the reasoning that decides between the options",
-           _llm("ReasoningDraft", "the reasoning steps and the option they lead to", QUESTION)),
+           (_llm("ReasoningDraft", "the reasoning steps and the option they lead to", QUESTION),)),
           ("plan_code", "plan the function's implementation and the behaviour it leads to",
-           _llm("CodePlanDraft", "the implementation steps and examples of the function's behaviour", TASK))),
+           (_llm("CodePlanDraft", "the implementation steps and examples of the function's behaviour",
+                 TASK),))),
     _role("executor", "carry out the plan: choose the option it supports, or write the function",
           "reasoning and implementation",
           ("execute", "carry out the plan and choose an option",
-           _llm("AnswerDraft", "the answer: the worked reasoning, then the option's letter", QUESTION,
-                Param(name="reasoning", type="Reasoning", optional=True))),
+           (_llm("AnswerDraft", "the answer: the worked reasoning, then the option's letter", QUESTION,
+                 Param(name="reasoning", type="Reasoning", optional=True)),)),
           ("write_code", "write the function the plan describes",
-           _llm("code", "the function's implementation as a fenced code block", TASK, PROMPT,
-                Param(name="temperature", type="float", optional=True), output="text"))),
+           (_code("the function's implementation as a fenced code block"),))),
     _role("critic", "check the result against the task; approve it, or correct it with the reason",
           "critical review",
           ("critique", "check the answer; approve it or correct it",
-           _llm("CritiqueDraft", "the check, then approve or the corrected option", QUESTION,
-                Param(name="reasoning", type="Reasoning"), Param(name="answer", type="Answer"))),
-          ("critique_code", "check the code; approve it or correct it",
-           _llm("CodeCritique", "APPROVED, or the reason and the corrected function as a fenced code block",
-                TASK, Param(name="code", type="CodeArtifact"), PROMPT, output="text"))),
+           (_llm("CritiqueDraft", "the check, then approve or the corrected option", QUESTION,
+                 Param(name="reasoning", type="Reasoning"), Param(name="answer", type="Answer")),)),
+          ("critique_code", "check the code; approve it or write the corrected function",
+           (_llm("CodeCheckDraft", "the check, then whether the code is correct", TASK, CODE),
+            _code("the corrected function as a fenced code block, when the check finds the code wrong"),
+            _llm("CodeCritique", "the simple pipeline's one reply: APPROVED, or the reason and the corrected "
+                 "function as a fenced code block", TASK, CODE, PROMPT, output="text")))),
 )}
