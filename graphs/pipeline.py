@@ -5,9 +5,9 @@ initialized (intake: a question with lettered options, or a function stub) → p
 reasoning steps and the option they lead to) → executing (the Executor's answer) → critiquing (the Critic
 approves the answer or corrects it) → completed; a function goes the same way through planning_code (steps
 and examples of the behaviour they lead to), executing_code (the function) and critiquing_code (the code
-approved or corrected). failed when a contract cannot be met. ``LIFECYCLE`` is the single source of truth
-for the edges, compiled by the same compiler as the other workflows; each role may have a model of its own
-(``Context.role_models``).
+approved or corrected). A stage whose contract cannot be met ends the run in failed. ``LIFECYCLE`` is the
+single source of truth for the edges, compiled by the same compiler as the other workflows; each role may
+have a model of its own (``Context.role_models``).
 
 Blame reads every stage's result: a question's plan is judged by the option it leads to (the Planner
 commits to one, so that a plan can be right or wrong on its own and the Executor can repair or harm it),
@@ -103,7 +103,8 @@ def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass code that defines the function (its contract and ``function_module`` checked it)."""
     code = read(state, "code", CodeArtifact)
     assert code is not None
-    return "pass", f"{sum(body.count(chr(10)) for body in code.files.values())} lines"
+    lines = sum(len(body.splitlines()) for body in code.files.values())
+    return "pass", f"{lines} lines"
 
 
 def gate_critique(state: Mapping[str, Any]) -> tuple[str, str]:
