@@ -6,6 +6,11 @@ A document marks each table with the folder it comes from and, optionally, the c
     ...generated table...
     <!-- /results -->
 
+A ``findings`` mark instead names the pipeline's result folders, and gets the accountability paper's
+findings beside Accord's (``evals.findings``); a folder not there yet counts as not run::
+
+    <!-- findings: evals/results/logiqa evals/results/agieval -->
+
 ``python -m evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check`` only says
 which ones differ from their summaries (a test runs it).
 """
@@ -20,8 +25,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evals.findings import findings
+
 ROOT = Path(__file__).resolve().parents[1]
-MARKED = re.compile(r"(<!-- results: (?P<spec>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.S)
+MARKED = re.compile(r"(<!-- (?P<kind>results|findings): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
+                    r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
           "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
 
@@ -70,8 +78,13 @@ def render(text: str, root: Path = ROOT) -> str:
     """Return ``text`` with every marked table regenerated from its summary."""
 
     def fill(match: re.Match[str]) -> str:
+        if match["kind"] == "findings":
+            folders = [root / folder for folder in match["spec"].split()]
+            summaries = {f.name: json.loads((f / "summary.json").read_text())
+                         for f in folders if (f / "summary.json").exists()}
+            return match.group(1) + findings(summaries) + match.group(5)
         folder, *names = match["spec"].split()
-        return match.group(1) + table(root / folder, names) + match.group(4)
+        return match.group(1) + table(root / folder, names) + match.group(5)
 
     return MARKED.sub(fill, text)
 

@@ -3,11 +3,12 @@ runs, and the gold option scores the final answer and judges every stage's."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from evals import multiple_choice, report, runner
+from evals import findings, multiple_choice, report, runner, tables
 from evals.benchmarks import BENCHMARKS
 from nodes.pipeline.intake import parse_question
 from state.context import Context
@@ -96,3 +97,28 @@ def test_reports_compare_simple_and_accountable_per_mix_and_each_role_per_model(
     text = report.markdown(summary)
     assert "| ABC | 50.0% | 100.0% | +50.0 pts | 2 / 2 |" in text
     assert "| planner | gemma3-270m | 4 | 25.0% | — (0/0) | — (0/0) |" in text
+
+
+def test_the_paper_s_findings_are_checked_against_the_summaries(tmp_path):
+    rows = [_run("simple@ABC", "q1", False, "ABC", origin="planner"),
+            _run("accountable@ABC", "q1", True, "ABC"),
+            _run("simple", "q1", False, "BBB", origin="planner"),
+            _run("accountable", "q1", False, "BBB", origin="planner"),
+            _run("single", "q1", False, "BBB", origin="executor")]
+    for row, tokens in zip(rows, (30, 40, 30, 40, 10), strict=True):
+        row["tokens_in"] = tokens
+    rows[-1]["role_models"] = {"executor": "qwen2.5-coder-0.5b"}  # one call: no Planner
+    summary = report.summarize(rows)
+    table = findings.findings({"logiqa": summary})
+    assert "logiqa: 1 of 2 mixes gain, the most +100.0 points (ABC) | partly |" in table
+    # The Planner was the error origin in 3 runs (the Executor in 1): on A in 1 of 2, on B in 2 of 2.
+    assert ("gemma3-270m 50.0%, qwen2.5-coder-0.5b 100.0%; most frequent error origin: planner | yes |"
+            in table)
+    assert "accountable@ABC beats every cheaper monolithic model | yes |" in table
+    assert findings.findings({}).count("not run") == 3
+    doc = tmp_path / "docs" / "pipeline.md"
+    doc.parent.mkdir()
+    (tmp_path / "results" / "logiqa").mkdir(parents=True)
+    (tmp_path / "results" / "logiqa" / "summary.json").write_text(json.dumps(summary))
+    doc.write_text("<!-- findings: results/logiqa results/agieval -->\nold\n<!-- /findings -->\n")
+    assert tables.render(doc.read_text(), tmp_path).splitlines()[1:4] == table.splitlines()[:3]
