@@ -15,8 +15,10 @@ import uuid
 from pathlib import Path
 from typing import Any, NoReturn, get_args, get_type_hints
 
+from langgraph.types import Command
 from rich.console import Console
 
+from accord import approval
 from accord.accountability import add_commands
 from accord.audit import add_audit_command
 from accord.doctor import add_doctor_command, require_sandbox
@@ -140,7 +142,7 @@ def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
     # resumes with nothing redone (LangGraph's default, ``async``, may lose the last step).
     for chunk in graph.stream(inputs, traced, context=context, stream_mode="updates", durability="sync"):
         for update in chunk.values():
-            if not update:
+            if not isinstance(update, dict) or not update:  # e.g. an interrupt's ``__interrupt__`` tuple
                 continue
             for entry in update.get("ledger", []):
                 if entry["kind"] == "llm":
@@ -199,9 +201,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
     with store.checkpointer() as saver:
-        graph = WORKFLOWS[args.graph].build(checkpointer=saver)
+        workflow = WORKFLOWS[args.graph]
+        inputs: dict[str, Any] = {"request": request}
+        if args.approve_plan:
+            if not any("human" in stage.roles for stage in workflow.lifecycle.stages):
+                _usage_error(f"--approve-plan: the {args.graph} workflow puts nothing to a person")
+            inputs["approve_plan"] = True
+        graph = workflow.build(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
-        return drive(graph, {"request": request}, store.config(thread), args, thread, started)
+        return drive(graph, inputs, store.config(thread), args, thread, started)
 
 
 def _stopped(thread: str, exc: Exception) -> int:
@@ -221,6 +229,8 @@ def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: s
         return _stopped(thread, exc)
     finally:
         model_server.stop_owned()
+    if asked := approval.questions(graph, store.config(thread)):  # the head: a fork's cfg names its start
+        return approval.show(console, asked, thread)
     return _finish(values, thread, Path(args.out) if args.out else None, started)
 
 
@@ -242,8 +252,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
             return _finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
                            started)
         where = ", ".join(snapshot.next) or f"the stage after {', '.join(t.name for t in snapshot.tasks)}"
+        try:
+            said = approval.answer(args)
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/]; thread {args.thread} keeps waiting")
+            return 2
+        if said is not None and not approval.questions(graph, cfg):
+            console.print(f"[red]thread {args.thread} waits for no answer[/]")
+            return 2
         console.print(f"resuming {args.thread} at {where}")
-        return drive(graph, None, cfg, args, args.thread, started)
+        return drive(graph, None if said is None else Command(resume=said), cfg, args, args.thread, started)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -371,9 +389,10 @@ def parser() -> argparse.ArgumentParser:
     model_options(run)
     run.set_defaults(func=cmd_run)
 
-    resume = sub.add_parser("resume", help="continue an interrupted run")
+    resume = sub.add_parser("resume", help="continue an interrupted run, or answer the person it waits for")
     resume.add_argument("thread")
     model_options(resume)
+    approval.add_options(run, resume)
     resume.set_defaults(func=cmd_resume)
 
     sub.add_parser("runs", help="list runs").set_defaults(func=cmd_runs)

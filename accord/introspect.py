@@ -55,9 +55,10 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
             names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Return each role's runtime state in a thread (live or finished), from its checkpointed state.
 
-    ``status``: ``working`` (the thread's current stage is the role's and the run goes on), ``done`` (it
-    has worked in this run), ``waiting`` (not yet); then the stage it last worked in, its model calls,
-    tokens, cost, sandbox runs, executor actions and contract violations, and its last ledger entry.
+    ``status``: ``working`` (the thread's current stage is the role's and the run goes on), ``done`` (it has
+    worked in this run), ``waiting`` (not yet), ``unused`` (the run ended without it); then the stage it last
+    worked in, its model calls, tokens, cost, sandbox runs, executor actions and contract violations, and its
+    last ledger entry.
     """
     ledger, running = values.get("ledger", []), values.get("status", "running") == "running"
     current = values.get("stage", "initialized")
@@ -68,7 +69,7 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
         working = running and name in stage_roles.get(current, ())
         last = mine[-1] if mine else None
         states[name] = {
-            "status": "working" if working else "done" if mine else "waiting",
+            "status": "working" if working else "done" if mine else "waiting" if running else "unused",
             "stage": current if working else (last["stage"] if last else None),
             "round": last["round"] if last else None,
             "llm_calls": len(llm), "tokens_in": sum(e["tokens_in"] for e in llm),

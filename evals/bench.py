@@ -25,6 +25,7 @@ from graphs.development import GATES, LIFECYCLE, ROLES, build_graph
 from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from state.artifacts import (
+    Approval,
     CandidateScore,
     CaseResult,
     CodeArtifact,
@@ -63,6 +64,8 @@ def _round(state: Mapping[str, Any]) -> int:
 CANNED = {
     "plan": lambda s: {"plan": dump(Plan(subtasks=(Subtask(title="add", acceptance_criteria=("sum",)),),
                                          examples=tuple(s["task"]["examples"])))},
+    "approve": lambda s: {"plan": s["plan"], "approval": dump(Approval(decision="approved", by="bench",
+                                                                         at="2026-01-01T00:00:00"))},
     "implement": lambda s: {"code": _code(BAD if _round(s) == 1 else GOOD2)},
     "design_tests": lambda s: {"tests": dump(TestSuite(cases=(Example(call="add(2, 3)", expected="5"),)))},
     "select": lambda s: {"code": s["code"], "selection": dump(Selection(chosen=0, scores=(

@@ -17,7 +17,6 @@ from langgraph.graph.state import CompiledStateGraph
 from graphs import audit, development, pipeline, store
 from nodes.audit.roles import SPECS as AUDIT_SPECS
 from nodes.pipeline.roles import SPECS as PIPELINE_SPECS
-from nodes.roles import SPECS as DEVELOPMENT_SPECS
 from state.lifecycle import Lifecycle
 from state.roles import RoleSpec
 
@@ -43,7 +42,7 @@ class Workflow:
 
 
 WORKFLOWS = {w.name: w for w in (
-    Workflow("development", development, DEVELOPMENT_SPECS),
+    Workflow("development", development, development.SPECS),
     Workflow("audit", audit, AUDIT_SPECS),
     Workflow("pipeline", pipeline, PIPELINE_SPECS),
 )}

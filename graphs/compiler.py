@@ -254,7 +254,9 @@ class Compiler:
                 return {**result, "verdicts": records([vote_verdict])}
             decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
                                     time.monotonic() - started)
-            messages = handoffs(self.lifecycle, role.name, decision["stage"], update, call.round)
+            recorded = role.duties[stage.duty].contract.recorded
+            sent = {kind: value for kind, value in update.items() if kind not in recorded}
+            messages = handoffs(self.lifecycle, role.name, decision["stage"], sent, call.round)
             decision = self._deliver(stage, role.name, state, call.context, decision, messages)
             refused = decision.pop("violations", [])
             return {**result, **decision, "ledger": result["ledger"] + decision["ledger"],

@@ -4,8 +4,10 @@ initialized → planning → implementing → testing ⇄ debugging → reviewin
 review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
 test-and-fix loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour:
 implementing → designing_tests (once) → selecting → testing, where the Tester writes cases from the
-specification and keeps the candidate with the most executed evidence. ``LIFECYCLE`` is the single source
-of truth: the compiled graph's edges are exactly its transitions.
+specification and keeps the candidate with the most executed evidence. A run that asks for it
+(``approve_plan``) puts the plan to a person before implementing: approving → implementing, or back to
+planning with the person's reason (round + 1). ``LIFECYCLE`` is the single source of truth: the compiled
+graph's edges are exactly its transitions.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from langgraph.types import Checkpointer
 from graphs.compiler import Compiler, Gate
 from graphs.duties import roles_from_specs
 from graphs.oracle import Oracle
-from nodes import coder, debugger, planner, reviewer, tester
+from nodes import approval, coder, debugger, planner, reviewer, tester
 from nodes.intake import parse_request, request_of
-from nodes.roles import SPECS
+from nodes.roles import SPECS as ROLE_SPECS
 from nodes.views import artifacts
 from state.artifacts import (
+    Approval,
     Candidates,
     CodeArtifact,
     Plan,
@@ -44,7 +47,9 @@ LIFECYCLE = with_budget(Lifecycle(
     initial="initialized",
     stages=(
         Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
-        Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
+        Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
+        Stage(name="approving", roles=("human",), duty="approve",
+              outcomes=("approved", "rejected", "exhausted", "fail")),
         Stage(name="implementing", roles=("coder",), duty="implement",
               outcomes=("pass", "tests_needed", "select", "fail")),
         Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
@@ -61,7 +66,12 @@ LIFECYCLE = with_budget(Lifecycle(
         Transition(source="initialized", outcome="pass", target="planning"),
         Transition(source="initialized", outcome="fail", target="failed"),
         Transition(source="planning", outcome="pass", target="implementing"),
+        Transition(source="planning", outcome="approval", target="approving"),
         Transition(source="planning", outcome="fail", target="failed"),
+        Transition(source="approving", outcome="approved", target="implementing"),
+        Transition(source="approving", outcome="rejected", target="planning", counter="round"),
+        Transition(source="approving", outcome="exhausted", target="failed"),
+        Transition(source="approving", outcome="fail", target="failed"),
         Transition(source="implementing", outcome="pass", target="testing"),
         Transition(source="implementing", outcome="tests_needed", target="designing_tests"),
         Transition(source="implementing", outcome="select", target="selecting"),
@@ -118,7 +128,16 @@ def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
         return "fail", "subtasks repeat each other"
     if missing := [e.call for e in task.examples if e not in plan.examples]:
         return "fail", f"plan drops the task's examples: {missing}"
-    return "pass", f"{len(titles)} subtasks, {len(plan.examples)} examples"
+    outcome = "approval" if state.get("approve_plan") else "pass"
+    return outcome, f"{len(titles)} subtasks, {len(plan.examples)} examples"
+
+
+def gate_approval(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Go on with the plan a person approved or edited; plan again when they rejected it."""
+    approval = read(state, "approval", Approval)
+    assert approval is not None
+    said = f"{approval.decision} by {approval.by}" + (f": {approval.reason}" if approval.reason else "")
+    return ("rejected" if approval.decision == "rejected" else "approved"), said
 
 
 def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -216,6 +235,7 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 WORK = {
     ("intake", "intake"): intake,
     ("planner", "plan"): planner.plan,
+    ("human", "approve"): approval.approve,
     ("coder", "implement"): coder.implement,
     ("tester", "design_tests"): tester.design_tests,
     ("tester", "select"): tester.select,
@@ -223,11 +243,14 @@ WORK = {
     ("debugger", "fix"): debugger.fix,
     ("reviewer", "review"): reviewer.review,
 }
+SPECS = {**ROLE_SPECS, approval.SPEC.name: approval.SPEC}
+"""The team's specs (``nodes/roles.py``), and the person who may approve the plan (``nodes/approval.py``)."""
 ROLES = roles_from_specs(SPECS, WORK)
-"""The graph's roles, built from their specs (``nodes/roles.py``): contracts come from nowhere else."""
+"""The graph's roles, built from their specs: contracts come from nowhere else."""
 GATES: dict[str, Gate] = {
     "initialized": gate_task,
     "planning": gate_plan,
+    "approving": gate_approval,
     "implementing": gate_code,
     "designing_tests": gate_designed,
     "selecting": gate_selection,

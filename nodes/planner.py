@@ -9,10 +9,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from nodes.llm import retry_temperature, structured
-from nodes.views import artifacts, task_view
+from nodes.views import artifacts, plan_view, task_view
 from runtime.executor import perform
-from state.artifacts import Plan, Subtask, TaskSpec
-from state.graph_state import dump
+from state.artifacts import Approval, Plan, Subtask, TaskSpec
+from state.graph_state import dump, read
 from state.stage import OutputError, StageCall
 
 SYSTEM = """Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
@@ -161,6 +161,16 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     return tuple(kept)
 
 
+def rejected(state: Mapping[str, Any]) -> str:
+    """Return what the Planner reads after a person rejected its plan: that plan and the reason ("" when
+    no plan was rejected)."""
+    approval, previous = read(state, "approval", Approval), read(state, "plan", Plan)
+    if approval is None or approval.decision != "rejected" or previous is None:
+        return ""
+    return (f"\n\nA person rejected this plan:\n{plan_view(previous)}\nTheir reason: {approval.reason}\n"
+            "Write a plan that answers it.")
+
+
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the plan; the task's own examples are carried over by code, not retyped by the model.
 
@@ -172,12 +182,13 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             with the reason as feedback).
     """
     task, _, _ = artifacts(state)
+    asked = task_view(task) + rejected(state)
     if task.level == "application":
         # A refused answer is asked for again by sampling, not greedily.
         temperature = retry_temperature(call) if call.feedback else None
 
         def list_features(task: TaskSpec) -> FeaturesDraft:
-            return structured(call, FeaturesDraft, FEATURES_SYSTEM, task_view(task), temperature=temperature)
+            return structured(call, FeaturesDraft, FEATURES_SYSTEM, asked, temperature=temperature)
 
         features = perform(call, "FeaturesDraft", list_features, task=task)
         storage = STORAGE if PERSISTENCE.search(task.request) else ()
@@ -185,7 +196,7 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     else:
 
         def draft_plan(task: TaskSpec) -> PlanDraft:
-            return structured(call, PlanDraft, SYSTEM, task_view(task), max_tokens=FUNCTION_PLAN_TOKENS)
+            return structured(call, PlanDraft, SYSTEM, asked, max_tokens=FUNCTION_PLAN_TOKENS)
 
         draft = perform(call, "PlanDraft", draft_plan, task=task)
         subtasks = tuple(

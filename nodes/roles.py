@@ -50,7 +50,9 @@ ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolutio
 
 # The contracts: what each duty needs in state before it runs and must write when it is done.
 INTAKE = Contract(role="intake", duty="intake", outputs=("task",))
-PLAN = Contract(role="planner", duty="plan", inputs=("task",), outputs=("plan",))
+PLAN = Contract(role="planner", duty="plan", inputs=("task",), optional_inputs=("plan", "approval"),
+                outputs=("plan",))
+"""A plan that a person rejected is read again, with the approval that says why."""
 IMPLEMENT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
                      optional_inputs=("code", "review", "candidates", "selection"), outputs=("code",),
                      optional_outputs=("candidates",))

@@ -114,7 +114,8 @@ class Executor:
                 raise ValueError(f"role {self.role.name}: {kind}-hooks for unknown actions {unknown}")
         for action in self.role.actions:
             where = f"role {self.role.name}, {action.type.name} action {action.name}"
-            if action.type in (ActionType.LOCAL_CODE, ActionType.LLM) and action.name not in self.handlers:
+            if (action.type in (ActionType.LOCAL_CODE, ActionType.LLM, ActionType.HUMAN)
+                    and action.name not in self.handlers):
                 raise ValueError(f"{where}: no code to run it")
             if action.type is ActionType.WEB_SERVICE and "endpoint" not in action.config:
                 raise ValueError(f"{where}: no endpoint")

@@ -1,5 +1,5 @@
 """Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings,
-question, reasoning, answer, critique.
+question, reasoning, answer, critique, and a person's approval.
 
 Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
 checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
@@ -293,13 +293,27 @@ class Critique(Frozen):
     reason: str = Field(min_length=1)
 
 
+class Approval(Frozen):
+    """A person's decision on an artifact put to them (the plan): approved, edited, or rejected with the
+    reason the next attempt must answer."""
+
+    kind: Literal["approval"] = "approval"
+    decision: Literal["approved", "edited", "rejected"]
+    reason: str = ""
+    by: str = Field(min_length=1)
+    """Who decided, as they gave their name (the ledger and blame name the role ``human``)."""
+    at: str
+    """When, as an ISO 8601 UTC time."""
+
+
 Artifact = Annotated[
     TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote
-    | AuditTask | Findings | Question | Reasoning | Answer | Critique,
+    | AuditTask | Findings | Question | Reasoning | Answer | Critique | Approval,
     Field(discriminator="kind"),
 ]
 ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "tests", "candidates", "selection",
-                       "vote", "audit_task", "findings", "question", "reasoning", "answer", "critique"]
+                       "vote", "audit_task", "findings", "question", "reasoning", "answer", "critique",
+                       "approval"]
 
 ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "task": TaskSpec,
@@ -317,6 +331,7 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "reasoning": Reasoning,
     "answer": Answer,
     "critique": Critique,
+    "approval": Approval,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
 
@@ -355,4 +370,7 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
         return f"{artifact['choice']}: {artifact['justification']}"
     if kind == "critique":
         return ("approved: " if artifact["approved"] else "corrected: ") + str(artifact["reason"])
+    if kind == "approval":
+        reason = f": {artifact['reason']}" if artifact["reason"] else ""
+        return f"{artifact['decision']} by {artifact['by']}{reason}"
     return str(artifact)[:300]

@@ -30,6 +30,9 @@ class Contract(Frozen):
     """Artifact kinds the role must write."""
     optional_outputs: tuple[ArtifactKind, ...] = ()
     """Artifact kinds the role may also write (valid when written); it may write nothing else."""
+    recorded: tuple[ArtifactKind, ...] = ()
+    """Output kinds written for the record (state, the gate, blame) and handed to no role: e.g. a
+    person's approval, which decides where the plan goes but is not the next role's input."""
     withheld: tuple[ArtifactKind, ...] = ()
     """Artifact kinds the role must not see, even when present in state (e.g. the other roles' findings
     before an independent judgement): the compiler removes them from its view, and no message may bring
@@ -43,6 +46,9 @@ class Contract(Frozen):
     def _withheld_not_read(self) -> Contract:
         if read := set(self.withheld) & (set(self.inputs) | set(self.optional_inputs)):
             raise ValueError(f"contract {self.role}/{self.duty}: withholds what it reads: {sorted(read)}")
+        if unwritten := set(self.recorded) - set(self.outputs) - set(self.optional_outputs):
+            raise ValueError(f"contract {self.role}/{self.duty}: records what it does not write: "
+                             f"{sorted(unwritten)}")
         return self
 
 

@@ -37,7 +37,8 @@ class Verdict(Frozen):
 class LedgerEntry(Frozen):
     """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
 
-    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff", "action"]
+    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff", "action",
+                  "human"]
     role: str
     stage: str
     round: int
@@ -102,6 +103,10 @@ class AccordState(TypedDict, total=False):
     reasoning: dict[str, Any]
     answer: dict[str, Any]
     critique: dict[str, Any]
+    approval: dict[str, Any]
+    approve_plan: bool
+    """Whether a person approves the plan before work goes on (``accord run --approve-plan``; in Studio,
+    ``true`` in the input): the planning gate then hands the plan to the ``human`` role."""
     findings: Annotated[dict[str, Any], merge_by_role]
     """The analysts' findings by role (``Findings`` JSON); parallel roles each add their own."""
     handoffs: Annotated[list[dict[str, Any]], operator.add]

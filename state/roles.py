@@ -17,12 +17,14 @@ from state.contracts import Contract
 
 
 class ActionType(StrEnum):
-    """How an action runs: code on this machine, an HTTP service, a model, or a tool on an MCP server."""
+    """How an action runs: code on this machine, an HTTP service, a model, a tool on an MCP server, or a
+    person's answer (the run waits for it at a LangGraph interrupt)."""
 
     LOCAL_CODE = "local_code"
     WEB_SERVICE = "web_service"
     LLM = "llm"
     MCP_TOOL = "mcp_tool"
+    HUMAN = "human"
 
 
 class Param(Frozen):

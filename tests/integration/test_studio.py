@@ -60,3 +60,24 @@ def test_the_development_graph_runs_on_langgraph_dev(studio, endpoint, capsys, t
     assert cli.main(["blame", thread, "--url", studio, "--json"]) == 0
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["origin"] is None and verdict["final_correct"] is True  # judged by the visible examples
+
+
+def test_a_person_approves_the_plan_through_the_interrupt_on_langgraph_dev(studio, endpoint):
+    client = get_sync_client(url=studio)
+    thread = client.threads.create()["thread_id"]
+    context = {"max_candidates": 1, "max_rounds": 2}
+    client.runs.wait(thread, "development", input={"request": STUB, "approve_plan": True}, context=context)
+    state = client.threads.get_state(thread)
+    assert state["next"] == ["approving"] and "status" not in state["values"]
+    [question] = [i["value"] for task in state["tasks"] for i in task["interrupts"]]
+    assert question["plan"]["subtasks"] and question["plan_text"].startswith("1. ")
+
+    client.runs.wait(thread, "development", command={"resume": {"decision": "edit", "plan": {}}},
+                     context=context)
+    [refused] = [i["value"] for t in client.threads.get_state(thread)["tasks"] for i in t["interrupts"]]
+    assert "the edited plan is not valid" in refused["refused"]  # refused; the run keeps waiting
+
+    final = client.runs.wait(thread, "development", command={"resume": {"decision": "approve", "by": "ada"}},
+                             context=context)
+    assert final["status"] == "completed" and final["approval"]["by"] == "ada"
+    assert [v["stage"] for v in final["verdicts"]][:3] == ["initialized", "planning", "approving"]

@@ -14,6 +14,7 @@ from evals.endpoint import FakeEndpoint, Text, Tool
 from graphs import development
 from graphs.development import ROLES, WORK, build_graph
 from graphs.duties import roles_from_specs
+from nodes import approval
 from nodes.roles import SPECS, TEAM
 from state.context import Context
 from state.contracts import Contract
@@ -40,13 +41,14 @@ def test_a_spec_that_contradicts_itself_is_refused():
 
 
 def test_the_graphs_roles_are_built_from_the_specs_and_nothing_else():
+    assert set(ROLES) == {*SPECS, "human"} and development.SPECS["human"] is approval.SPEC
     for name, role in ROLES.items():
         assert {d: duty.contract for d, duty in role.duties.items()} == {
-            d.name: d.contract for d in SPECS[name].duties}
+            d.name: d.contract for d in development.SPECS[name].duties}
     with pytest.raises(ValueError, match="no work for duties"):
-        roles_from_specs(SPECS, {k: v for k, v in WORK.items() if k != ("tester", "select")})
+        roles_from_specs(development.SPECS, {k: v for k, v in WORK.items() if k != ("tester", "select")})
     with pytest.raises(ValueError, match="no role spec declares"):
-        roles_from_specs(SPECS, {**WORK, ("tester", "guess"): WORK[("tester", "select")]})
+        roles_from_specs(development.SPECS, {**WORK, ("tester", "guess"): WORK[("tester", "select")]})
 
 
 def test_every_llm_action_the_ledger_records_is_declared(tmp_path):
@@ -66,8 +68,9 @@ def test_every_llm_action_the_ledger_records_is_declared(tmp_path):
 def test_roles_json_is_the_specs(capsys):
     assert cli.main(["roles", "--json"]) == 0
     printed = [RoleSpec.model_validate(r) for r in json.loads(capsys.readouterr().out)]
-    assert printed == list(SPECS.values())
-    assert [r.name for r in printed] == ["intake", "planner", "coder", "tester", "debugger", "reviewer"]
+    assert printed == list(development.SPECS.values())
+    assert [r.name for r in printed] == [*SPECS, "human"]  # the team, and a person who may approve the plan
+    assert list(SPECS) == ["intake", "planner", "coder", "tester", "debugger", "reviewer"]
     assert cli.main(["roles"]) == 0
     text = capsys.readouterr().out
     assert "tester: test the task's behaviour" in text and "action tests [LLM](task: TaskSpec)" in text
@@ -95,8 +98,8 @@ def test_each_roles_agent_card_validates_as_an_a2a_sdk_agent_card(capsys):
 
     assert cli.main(["roles", "--a2a"]) == 0
     cards = [ParseDict(card, AgentCard()) for card in json.loads(capsys.readouterr().out)]  # strict
-    assert [c.name for c in cards] == [f"accord-{name}" for name in SPECS]
-    for card, spec in zip(cards, SPECS.values(), strict=True):
+    assert [c.name for c in cards] == [f"accord-{name}" for name in development.SPECS]
+    for card, spec in zip(cards, development.SPECS.values(), strict=True):
         assert [s.name for s in card.skills] == [a.name for a in spec.actions]
         assert spec.goal in card.description and list(card.default_output_modes) == ["application/json"]
     assert list(cards[0].default_input_modes) == ["text/plain"]  # the intake takes the request as text
@@ -150,7 +153,8 @@ def test_each_roles_runtime_state_is_readable_while_a_run_stands_and_after(workd
     config = {"configurable": {"thread_id": "live"}}
     with pytest.raises(RuntimeError, match="script exhausted"):
         graph.invoke({"request": STUB}, config, context=Context(max_candidates=1))
-    states = runtime(graph.get_state(config).values, {s.name: s.roles for s in LIFECYCLE.stages}, SPECS)
+    states = runtime(graph.get_state(config).values, {s.name: s.roles for s in LIFECYCLE.stages},
+                     development.SPECS)
     assert states["planner"]["status"] == "done" and states["planner"]["llm_calls"] == 1
     assert states["planner"]["tokens_in"] > 0 and states["planner"]["models"] == ["scripted"]
     assert (states["coder"]["status"], states["coder"]["stage"]) == ("working", "implementing")
@@ -161,7 +165,9 @@ def test_each_roles_runtime_state_is_readable_while_a_run_stands_and_after(workd
     capsys.readouterr()
     assert cli.main(["roles", "--thread", "done", "--json"]) == 0
     finished = json.loads(capsys.readouterr().out)
-    assert {name: s["status"] for name, s in finished.items()} == dict.fromkeys(SPECS, "done")
+    # No one was asked to approve the plan: the person had no part in the run.
+    assert {name: s["status"] for name, s in finished.items()} == {**dict.fromkeys(SPECS, "done"),
+                                                                   "human": "unused"}
     assert finished["reviewer"]["actions"] == 1 and finished["reviewer"]["sandbox_runs"] >= 1
     assert cli.main(["roles", "--thread", "nowhere"]) == 2
 
