@@ -43,12 +43,16 @@ def _stub_docstring(node: ast.FunctionDef) -> str | None:
     return docstring if stub else None
 
 
-def _valid_expression(text: str) -> bool:
+def expression(text: str) -> ast.expr | None:
+    """Return the Python expression ``text`` parses as, or None when it does not parse as one."""
     try:
-        ast.parse(text, mode="eval")
+        return ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
-        return False
-    return True
+        return None
+
+
+def _valid_expression(text: str) -> bool:
+    return expression(text) is not None
 
 
 def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:

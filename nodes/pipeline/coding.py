@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from nodes.coder.prompts import FUNCTION_PROMPT, SYSTEM
 from nodes.coder.writing import function_module, write_function
-from nodes.intake import parse_examples
+from nodes.intake import expression, parse_examples
 from nodes.llm import structured, text
 from nodes.views import code_block, code_view, task_view
 from runtime.executor import perform
@@ -84,13 +84,6 @@ def _task(state: Mapping[str, Any]) -> TaskSpec:
     return task
 
 
-def _expression(source: str) -> ast.expr | None:
-    try:
-        return ast.parse(source.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-
-
 def _calls(node: ast.expr | None, name: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
@@ -103,11 +96,11 @@ def example(draft: ExampleDraft, name: str) -> Example:
         OutputError: the call or the value does not parse as a Python expression.
     """
     arguments = draft.arguments.strip()
-    call = arguments if _calls(_expression(arguments), name) else f"{name}({arguments})"
-    if not _calls(_expression(call), name):
+    call = arguments if _calls(expression(arguments), name) else f"{name}({arguments})"
+    if not _calls(expression(call), name):
         raise OutputError(f"an example's arguments must be Python, as in `{name}(ARGUMENTS)`, "
                           f"not {arguments[:60]!r}")
-    if _expression(draft.returns) is None:
+    if expression(draft.returns) is None:
         raise OutputError(f"an example's value must be a Python literal, not {draft.returns.strip()[:60]!r}")
     return Example(call=call, expected=draft.returns.strip())
 
