@@ -51,9 +51,9 @@ def _lifecycle(chain: list[Checkpoint]) -> Lifecycle:
 def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
     oracle = None
     if getattr(args, "hidden", None):
-        from evals.humaneval import hidden_tests_oracle
+        from evals.humaneval import hidden_tests_oracle, problems
 
-        oracle = hidden_tests_oracle(args.hidden)
+        oracle = hidden_tests_oracle(problems()[args.hidden])
     return blame(chain, _lifecycle(chain), oracle)
 
 

@@ -25,7 +25,7 @@ console = Console(stderr=True, highlight=False, soft_wrap=True)
 def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     """Run the eval (or ``compare``), then write the report for the output folder."""
     from evals import configs, report, runner
-    from evals.benchmarks import BENCHMARKS
+    from evals.benchmarks import BENCHMARKS, Benchmark, user_set
 
     if args.benchmark == "compare":
         if not args.dirs:
@@ -36,12 +36,26 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
         paths = report.write(report.common(rows) if args.common else rows, out)
         console.print(f"report: {', '.join(str(p) for p in paths)}")
         return 0
-    if args.benchmark not in BENCHMARKS:
+    benchmark: Benchmark
+    if args.benchmark == "jsonl":
+        if not args.file:
+            console.print("[red]accord eval jsonl needs --file TASKS.jsonl[/]")
+            return 2
+        if args.backend == "celery":
+            console.print("[red]a user's task file runs on the local backend; leave out --backend celery[/]")
+            return 2
+        try:
+            benchmark = user_set(Path(args.file))
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/]")
+            return 2
+    elif args.benchmark in BENCHMARKS:
+        benchmark = BENCHMARKS[args.benchmark]
+    else:
         console.print(
-            f"[red]unknown benchmark {args.benchmark!r} (known: {', '.join(BENCHMARKS)}, compare)[/]"
+            f"[red]unknown benchmark {args.benchmark!r} (known: {', '.join(BENCHMARKS)}, jsonl, compare)[/]"
         )
         return 2
-    benchmark = BENCHMARKS[args.benchmark]
     if args.config not in benchmark.configurations:
         console.print(f"[red]{benchmark.name} has no configuration {args.config!r} "
                       f"(it has: {', '.join(benchmark.configurations)})[/]")
@@ -109,10 +123,12 @@ def add_eval_command(
 
     configurations = dict.fromkeys(name for b in BENCHMARKS.values() for name in b.configurations)
     p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
-    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, or compare")
+    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), or compare")
     p.add_argument("dirs", nargs="*", help="for compare: result folders")
     p.add_argument("--config", default="accountable", choices=list(configurations),
                    help="which configuration of the benchmark's workflow")
+    p.add_argument("--file", help="for jsonl: your function tasks, one JSON object per line with id, "
+                                  "prompt, test (defining check(candidate)) and entry_point")
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument("--common", action="store_true",

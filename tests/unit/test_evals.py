@@ -23,6 +23,7 @@ from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
 HUMANEVAL = BENCHMARKS["humaneval"]
+ZERO = problems()["HumanEval/0"]
 SOLVED = fenced("def has_close_elements(numbers, threshold):\n"
                 + problems()["HumanEval/0"]["canonical_solution"])
 WRONG = fenced("def has_close_elements(numbers, threshold):\n    return False\n")
@@ -77,9 +78,10 @@ def test_the_accuracy_ablations_each_drop_one_ingredient(tmp_path):
     assert "designing_tests" in no_selection and "selecting" not in no_selection
 
 
-def test_single_is_one_call_that_sees_only_the_prompt(tmp_path):
+@pytest.mark.parametrize("config", ["single", "single-coder"])
+def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     scripted = models()
-    [row] = evaluate(tmp_path, "single", scripted)
+    [row] = evaluate(tmp_path, config, scripted)
     assert row["passed"] and row["llm_calls"] == 1 and row["status"] == "completed"
     assert scripted["coder"].calls == 1 and scripted["planner"].calls == 0
     # The detectors see that nothing tested the code before completion.
@@ -298,11 +300,11 @@ def test_a_plan_is_judged_by_whether_its_examples_hold_on_the_reference_solution
     holds = Example(call="has_close_elements([1.0, 2.0], 0.5)", expected="False")
     wrong = Example(call="has_close_elements([1.0, 1.1], 0.5)", expected="False")
     quoted = Example(call="has_close_elements([1.0], 0.5)", expected="'it\\'s'")
-    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(holds,)))[0] is True
-    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(holds, wrong))) == (
+    assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(holds,)))[0] is True
+    assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(holds, wrong))) == (
         False, "does not hold: has_close_elements([1.0, 1.1], 0.5) == False")
-    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps, examples=(quoted,)))[0] is False
-    assert humaneval.plan_holds("HumanEval/0", Plan(subtasks=steps)) is None  # it commits to nothing
-    oracle = humaneval.hidden_tests_oracle("HumanEval/0")
+    assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(quoted,)))[0] is False
+    assert humaneval.plan_holds(ZERO, Plan(subtasks=steps)) is None  # it commits to nothing
+    oracle = humaneval.hidden_tests_oracle(ZERO)
     state = {"plan": Plan(subtasks=steps, examples=(wrong,)).model_dump(mode="json")}
     assert oracle.judges["plan"](state, None)[0] is False

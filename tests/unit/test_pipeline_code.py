@@ -44,8 +44,8 @@ class CodePipeline:
         self.models = {"planner": ScriptedChatModel(script=planner, repeat_last=True),
                        "executor": ScriptedChatModel(script=executor, repeat_last=True),
                        "critic": ScriptedChatModel(script=critic, repeat_last=True)}
-        self.graph = build_graph(self.models, InMemorySaver(),
-                                 oracle=humaneval.hidden_tests_oracle(TASK, workflow="pipeline"))
+        oracle = humaneval.hidden_tests_oracle(humaneval.problems()[TASK], workflow="pipeline")
+        self.graph = build_graph(self.models, InMemorySaver(), oracle=oracle)
         self.config = {"configurable": {"thread_id": "code"}}
 
     def __call__(self) -> dict[str, Any]:

@@ -1,0 +1,96 @@
+"""Function tasks beyond HumanEval's own loader: the plain one-call baseline a harness would run, and a
+user's own JSONL set through the same runner and oracle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.cli import main
+from evals import runner
+from evals.benchmarks import BENCHMARKS, user_set
+from evals.configs import CONFIGURATIONS
+from evals.humaneval import problems, read_tasks
+from state.context import Context
+from tests.conftest import fenced
+from tests.scripted import ScriptedChatModel
+
+ZERO = problems()["HumanEval/0"]
+BODY = ZERO["canonical_solution"]
+ADD = {"id": "add/1", "prompt": 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n',
+       "test": "def check(candidate):\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n",
+       "entry_point": "add"}
+
+
+def single(tmp_path: Path, reply: str) -> tuple[dict[str, Any], ScriptedChatModel]:
+    coder = ScriptedChatModel(script=[reply], repeat_last=True)
+    tasks = runner.select(BENCHMARKS["humaneval"].tasks(), ["HumanEval/0"])
+    [row] = runner.run(BENCHMARKS["humaneval"], CONFIGURATIONS["single"], tasks, tmp_path, Context(),
+                       models={"coder": coder})
+    return row, coder
+
+
+def test_single_asks_as_a_harness_does_the_stub_verbatim_and_no_system_prompt(tmp_path):
+    row, coder = single(tmp_path, fenced("def has_close_elements(numbers, threshold):\n" + BODY))
+    assert row["passed"] and coder.calls == 1
+    [prompt] = coder.prompts
+    assert prompt.startswith("human: Please provide a self-contained Python script that solves the "
+                             "following problem in a markdown code block:")
+    assert ZERO["prompt"].strip() in prompt
+    assert "system:" not in prompt and "coder" not in prompt.lower()  # no role identity, no Accord rules
+
+
+def test_single_takes_a_body_alone_as_the_stubs_completion(tmp_path):
+    row, _ = single(tmp_path, BODY)
+    assert row["passed"] and row["status"] == "completed"
+
+
+def test_single_repairs_and_retries_nothing_code_that_does_not_parse_fails_the_hidden_tests(tmp_path):
+    row, coder = single(tmp_path, fenced("def has_close_elements(numbers, threshold):\n    return (\n"))
+    assert coder.calls == 1 and row["status"] == "completed" and not row["passed"]
+    assert "SyntaxError" in row["detail"]
+
+
+def write(path: Path, lines: list[Any]) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+def test_a_users_set_runs_through_the_runner_and_its_hidden_tests_score(tmp_path):
+    wrong = {**ADD, "id": "add/2", "test": "def check(candidate):\n    assert candidate(2, 2) == 5\n"}
+    bench = user_set(write(tmp_path / "mine.jsonl", [ADD, "", wrong]))
+    assert bench.name == "mine" and [t.id for t in bench.tasks()] == ["add/1", "add/2"]
+    assert bench.tasks()[0].prompt == ADD["prompt"]  # the agents see the stub, never the test
+    coder = ScriptedChatModel(script=[fenced("def add(a, b):\n    return a + b\n")], repeat_last=True)
+    rows = runner.run(bench, CONFIGURATIONS["single"], bench.tasks(), tmp_path / "out", Context(),
+                      models={"coder": coder})
+    assert {r["id"]: r["passed"] for r in rows} == {"add/1": True, "add/2": False}
+    assert {r["thread"] for r in rows} == {"mine/single/add/1", "mine/single/add/2"}
+    assert "assert candidate" not in "\n".join(coder.prompts)
+
+
+@pytest.mark.parametrize(("lines", "error"), [
+    (["{not json"], r"mine.jsonl:1: not JSON"),
+    ([ADD, ["a list"]], r"mine.jsonl:2: a task is a JSON object, not list"),
+    ([{k: v for k, v in ADD.items() if k != "test"}], r"mine.jsonl:1: missing test"),
+    ([{**ADD, "id": ""}], r"mine.jsonl:1: missing id"),
+    ([ADD, ADD], r"mine.jsonl:2: the id 'add/1' is already used"),
+    (["", " "], r"holds no task"),
+])
+def test_a_bad_task_file_is_refused_with_its_line(tmp_path, lines, error):
+    with pytest.raises(ValueError, match=error):
+        read_tasks(write(tmp_path / "mine.jsonl", lines))
+
+
+def test_the_cli_refuses_a_bad_task_file_before_anything_runs(tmp_path, capsys):
+    assert main(["eval", "jsonl", "--file", str(tmp_path / "absent.jsonl")]) == 2
+    assert "no task file at" in capsys.readouterr().err
+    assert main(["eval", "jsonl"]) == 2
+    assert "needs --file" in capsys.readouterr().err
+    bad = write(tmp_path / "bad.jsonl", [{"id": "x", "prompt": "def f(): pass"}])
+    assert main(["eval", "jsonl", "--file", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "bad.jsonl:1: missing test, entry_point" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing written
