@@ -2,19 +2,29 @@
 
 A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
 ``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
-Each benchmark runs one workflow, whose configurations it names: HumanEval and a user's own JSONL set of
-function tasks the development graph (HumanEval, as ``humaneval-pipeline``, also the pipeline), the
-vulnerability sets the audit graph, the multiple-choice sets the pipeline.
+Each benchmark runs one workflow, whose configurations it names: HumanEval, a user's own JSONL set of
+function tasks and ClassEval the development graph (HumanEval, as ``humaneval-pipeline``, also the
+pipeline), the vulnerability sets the audit graph, the multiple-choice sets the pipeline.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from evals import audit_configs, configs, humaneval, multiple_choice, pipeline_configs, vulnerabilities
+from evals import (
+    audit_configs,
+    classeval,
+    configs,
+    humaneval,
+    multiple_choice,
+    pipeline_configs,
+    vulnerabilities,
+)
 from evals.configs import Configuration
 from graphs.oracle import Oracle
 from state.artifacts import CodeArtifact
@@ -114,6 +124,42 @@ class HumanEvalPipeline(FunctionSet):
         return {"approved": (values.get("critique") or {}).get("approved")}
 
 
+class ClassEval:
+    """ClassEval's 100 class-level tasks, run by the development graph; ClassEval's test classes score a
+    task (class level: all of them) and each method (its own test class)."""
+
+    name = "classeval"
+    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+
+    def tasks(self) -> list[EvalTask]:
+        """Return the tasks whose reference passes its own tests here (``classeval.runnable``); the prompt
+        is the class skeleton with its docstrings, nothing else."""
+        return [EvalTask(id=tid, prompt=p["skeleton"]) for tid, p in classeval.runnable().items()]
+
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Run the task's test classes against the final code in the sandbox."""
+        if not values.get("code"):
+            return False, "no code produced"
+        passed, failure, _ = self._results(task_id, json.dumps(values["code"], sort_keys=True))
+        return passed, failure
+
+    def oracle(self, task_id: str) -> Oracle:
+        """Return the test-class oracle for one task."""
+        return classeval.oracle(classeval.problems()[task_id])
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return each method's result on its own test class (method-level pass@1)."""
+        if not values.get("code"):
+            return {"methods": dict.fromkeys(classeval.method_classes(classeval.problems()[task_id]), False)}
+        return {"methods": self._results(task_id, json.dumps(values["code"], sort_keys=True))[2]}
+
+    @staticmethod
+    @lru_cache(maxsize=8)
+    def _results(task_id: str, code: str) -> tuple[bool, str, dict[str, bool]]:
+        # score and details read the same run
+        return classeval.passes(classeval.problems()[task_id], CodeArtifact.model_validate_json(code))
+
+
 class Vulnerabilities:
     """A labelled vulnerability set, audited one function at a time; the label scores the verdict."""
 
@@ -169,6 +215,6 @@ class MultipleChoice:
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(),
+    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(), ClassEval(),
     Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
     MultipleChoice("agieval"))}

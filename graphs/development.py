@@ -113,7 +113,7 @@ def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass a well-formed task spec."""
     task = read(state, "task", TaskSpec)
     assert task is not None
-    detail = f"entry point {task.entry_point}" if task.level == "function" else ""
+    detail = f"entry point {task.entry_point}" if task.completes_stub else ""
     return "pass", f"{task.level} task, {len(task.examples)} examples {detail}".strip()
 
 

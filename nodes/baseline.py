@@ -7,14 +7,13 @@ chat model (EvalPlus's instruction around the stub, no system prompt) and the ha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coder.writing import write_function, write_piece
 from nodes.llm import plain_text
-from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, task_view
+from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
 from state.artifacts import CodeArtifact, TaskSpec
 from state.graph_state import dump
 from state.stage import StageCall
@@ -36,7 +35,7 @@ markdown code block:
 def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the code in one call with the Coder's system prompt that sees only the task."""
     task, _, _ = artifacts(state)
-    if task.level == "function":
+    if task.completes_stub:
         prompt = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
         return {"code": dump(write_function(call, SYSTEM, task, prompt))}
     return _application(call, task)
@@ -46,7 +45,7 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     """Write the code in one plain call, as a benchmark harness asks a chat model: a function task's stub
     in EvalPlus's instruction, with no system prompt; an application from the task alone."""
     task, _, _ = artifacts(state)
-    if task.level != "function":
+    if not task.completes_stub:
         return _application(call, task)
     reply = plain_text(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()), what="code")
     return {"code": dump(harness_module(task, reply))}
@@ -55,15 +54,14 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
 def harness_module(task: TaskSpec, reply: str) -> CodeArtifact:
     """Return the module a harness scores for ``reply``: the stub, then the reply's code block that defines
     the entry point (else its first block, else the reply itself); a block that defines no such function
-    is taken as the stub's body.
+    or class is taken as the stub's body.
 
     Nothing is repaired or retried: code that does not parse fails the hidden tests, as it would in the
     harness.
     """
     code = code_block(reply, task.entry_point or "")
-    defines = re.search(rf"^def {re.escape(task.entry_point or '')}\s*\(", code, re.MULTILINE)
     stub = task.stub or ""
-    source = f"{stub}\n\n{code}" if defines else f"{stub.rstrip()}\n{code}"
+    source = f"{stub}\n\n{code}" if defines(code, task.entry_point or "") else f"{stub.rstrip()}\n{code}"
     return CodeArtifact(files={FUNCTION_FILE: source}, entry_points=(FUNCTION_FILE,))
 
 

@@ -56,7 +56,7 @@ def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
              call: StageCall) -> TestReport:
     """Run the examples (function tasks) and the code's pytest files; record each sandbox run."""
     reports = []
-    if task.level == "function":
+    if task.completes_stub:
         defined = Example(call=f"callable({task.entry_point})", expected="True")
         reports.append(_recorded(call, "examples", *testing.run_examples(
             code, FUNCTION_FILE, (defined, *examples), limits(call))))
@@ -95,7 +95,7 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     report = read(state, "test_report", TestReport)
     assert code is not None and report is not None
-    if task.level == "function":
+    if task.completes_stub:
         prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code, task),
                                    failures=failures_view(report),
                                    what=f"the complete corrected implementation of `{task.entry_point}` "

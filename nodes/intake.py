@@ -3,7 +3,10 @@
 A request that parses as Python and holds a function whose body is only a docstring (or ``pass``/``...``),
 after any imports of its own, is a function-level task: that function (the last such) is the entry point,
 and the examples stated in its docstring (doctest lines, or ``f(x) == y`` / ``f(x) ➞ y`` / ``f(x) => y``
-lines) become executable examples. Anything else is an application-level task.
+lines) become executable examples. One that holds no such function but a class skeleton (a class with a
+stub method that has a docstring) is a class-level task: the class (the last such) is the entry point, and
+its methods' doctest examples become examples, each with the statements before it that print nothing
+(``stack = Stack()``) as its setup. Anything else is an application-level task.
 """
 
 from __future__ import annotations
@@ -55,17 +58,38 @@ def _valid_expression(text: str) -> bool:
     return expression(text) is not None
 
 
+def _valid_statement(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
 def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:
-    """Return the examples a docstring states for ``entry_point``."""
+    """Return the examples a docstring states for ``entry_point``.
+
+    A doctest example's setup is the docstring's earlier statements that print nothing (an instance made
+    for a method's example); it counts as an example of ``entry_point`` when the call or its setup names it.
+    """
     examples: list[Example] = []
     try:
         parsed = doctest.DocTestParser().get_examples(docstring)
     except ValueError:
         parsed = []
+    setup: list[str] = []
     for ex in parsed:
         call, expected = ex.source.strip(), ex.want.strip()
-        if entry_point in call and expected and _valid_expression(call) and _valid_expression(expected):
-            examples.append(Example(call=call, expected=expected))
+        if not expected:
+            setup.append(call)
+            continue
+        names = entry_point in call or any(entry_point in s for s in setup)
+        # What print() shows is not a value to compare; a setup line that does not parse (a doctest
+        # continued without its "..." prompts) leaves nothing to run.
+        printed = call.startswith("print(")
+        if (names and not printed and all(_valid_statement(s) for s in setup) and _valid_expression(call)
+                and _valid_expression(expected)):
+            examples.append(Example(call=call, expected=expected, setup=tuple(setup)))
     if not examples:
         for line in docstring.splitlines():
             match = _ARROW.match(line)
@@ -74,6 +98,16 @@ def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:
                 if _valid_expression(call) and _valid_expression(expected):
                     examples.append(Example(call=call, expected=expected))
     return tuple(dict.fromkeys(examples))
+
+
+def _class_skeleton(node: ast.ClassDef) -> tuple[str, ...] | None:
+    """Return the docstrings of a class skeleton's stub methods (the class's own first), or None if
+    ``node`` is not one: a class with at least one stub method that has a docstring (its other methods,
+    such as an ``__init__`` that sets the fields, are given code)."""
+    stubs = [d for n in node.body if isinstance(n, ast.FunctionDef) if (d := _stub_docstring(n)) is not None]
+    if not any(stubs):
+        return None
+    return (ast.get_docstring(node) or "", *(d for d in stubs if d))
 
 
 def request_of(state: Mapping[str, Any]) -> str:
@@ -107,8 +141,15 @@ def parse_request(request: str) -> TaskSpec:
         return TaskSpec(request=request, level="application")
     functions = [(n, _stub_docstring(n)) for n in tree.body if isinstance(n, ast.FunctionDef)]
     stubs = [(n, doc) for n, doc in functions if doc is not None]
-    if not stubs:
-        return TaskSpec(request=request, level="application")
-    stub, docstring = stubs[-1]
-    return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
-                    examples=parse_examples(docstring, stub.name))
+    if stubs:
+        stub, docstring = stubs[-1]
+        return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
+                        examples=parse_examples(docstring, stub.name))
+    classes = [(n, docs) for n in tree.body if isinstance(n, ast.ClassDef)
+               if (docs := _class_skeleton(n)) is not None]
+    if classes:
+        skeleton, docstrings = classes[-1]
+        examples = tuple(dict.fromkeys(e for d in docstrings for e in parse_examples(d, skeleton.name)))
+        return TaskSpec(request=request, level="class", entry_point=skeleton.name, stub=request,
+                        examples=examples)
+    return TaskSpec(request=request, level="application")

@@ -41,6 +41,8 @@ interface), the small local model often returned the storage steps alone and no 
 FUNCTION_PLAN_TOKENS = 512
 """A function's plan (at most 3 subtasks) takes about 250 tokens; once the local model rambled in prose
 instead of calling the tool and spent 1024 tokens and minutes before the retry."""
+CLASS_PLAN_TOKENS = 1024
+"""A class's plan, one subtask per method (at most 8), takes up to about 700 tokens."""
 
 STORAGE = (
     Subtask(title="Load the items", function="load_items(path)",
@@ -196,7 +198,8 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     else:
 
         def draft_plan(task: TaskSpec) -> PlanDraft:
-            return structured(call, PlanDraft, SYSTEM, asked, max_tokens=FUNCTION_PLAN_TOKENS)
+            limit = CLASS_PLAN_TOKENS if task.level == "class" else FUNCTION_PLAN_TOKENS
+            return structured(call, PlanDraft, SYSTEM, asked, max_tokens=limit)
 
         draft = perform(call, "PlanDraft", draft_plan, task=task)
         subtasks = tuple(

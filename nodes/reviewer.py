@@ -99,7 +99,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
                        handlers={"sandbox": integration_run, "ReviewDraft": judge,
                                  "undefined_names": undefined_names})
     integration = actions.run("sandbox", code=code)
-    if task.level == "function" and integration.passed:
+    if task.completes_stub and integration.passed:
         # A function's executed cases decide its review: on the local model, blocking issues raised
         # against code whose cases all pass never led to a repair, so that review is not paid for.
         return {"review": dump(ReviewReport(decision="approve", integration=integration))}

@@ -41,13 +41,18 @@ DESIGN_PROMPT = """{task}
 Write {count} test cases for `{name}`: the docstring's examples, then edge cases (empty input, a single
 element, negative numbers, zero, duplicates, large values) and any rule the description states. One assert
 per line, in this form:
-assert {name}(...) == expected_value
+{form}
 
 Answer with the asserts in one ```python code block."""
 
+FORMS = {"function": "assert {name}(...) == expected_value",
+         "class": "assert {name}(...).method(...) == expected_value   (make the object in the same line)"}
+"""The one-line assert the Tester writes, by the kind of stub."""
+
 
 def parse_asserts(source: str, name: str) -> list[Example]:
-    """Return the ``assert name(...) == value`` lines of ``source`` as examples (others are skipped).
+    """Return the ``assert name(...) == value`` lines of ``source`` as examples (others are skipped); for a
+    class, ``assert Name(...).method(...) == value``.
 
     ``assert name(...)`` and ``assert not name(...)`` read as ``== True`` and ``== False``. Each line is
     parsed on its own, so one broken line costs only itself.
@@ -75,23 +80,31 @@ def _sides(test: ast.expr) -> tuple[str | None, str]:
 
 
 def _calls(expression: str, name: str) -> bool:
+    """Return whether ``expression`` is a call of ``name``, or of a method on what a call of it returns."""
     node = ast.parse(expression, mode="eval").body
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+    return isinstance(node, ast.Call) and any(
+        isinstance(n, ast.Name) and n.id == name and (n is node.func or _called(n, node.func))
+        for n in ast.walk(node.func))
+
+
+def _called(name: ast.Name, callee: ast.expr) -> bool:
+    return any(isinstance(c, ast.Call) and c.func is name for c in ast.walk(callee))
 
 
 def design_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write test cases for a function task from its specification."""
     task = read(state, "task", TaskSpec)
     assert task is not None
-    if task.level != "function" or not task.entry_point:
+    if not task.completes_stub or not task.entry_point:
         raise OutputError("the Tester designs cases for a function; an application's tests are pytest "
                           "files the Coder writes with its code")
     budget = max(1, call.context.max_tests)
 
     def write(task: TaskSpec) -> TestSuite:
         name = task.entry_point or ""
-        reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=name, count=budget),
-                     what="tests")
+        form = FORMS[task.level].format(name=name)
+        reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=name, count=budget,
+                                                        form=form), what="tests")
         known = {e.call for e in task.examples}
         cases = [c for c in parse_asserts(code_block(reply), name) if c.call not in known]
         if not cases:

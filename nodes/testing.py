@@ -33,11 +33,14 @@ def _too_slow(signum, frame):
     raise TimeoutError("took longer than {case_timeout}s")
 
 signal.signal(signal.SIGALRM, _too_slow)
-for name, call, expected in {cases!r}:
+for name, setup, call, expected in {cases!r}:
+    scope = dict(globals())  # each case on its own: one case's setup never leaks into the next
     try:
         signal.setitimer(signal.ITIMER_REAL, {case_timeout})
         try:
-            got = eval(call)
+            for statement in setup:
+                exec(statement, scope)
+            got = eval(call, scope)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException as exc:
@@ -47,7 +50,7 @@ for name, call, expected in {cases!r}:
                                    + "\\n".join(tb[-6:])}})
         continue
     try:
-        want = eval(expected)
+        want = eval(expected, scope)
         ok = got == want or (isinstance(got, float) and isinstance(want, (int, float))
                              and abs(got - want) <= 1e-6 * max(1.0, abs(want)))
         message = "" if ok else f"{{call}} returned {{got!r}}, expected {{want!r}}"
@@ -90,7 +93,7 @@ def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, 
     """
     sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
-    cases = [(f"example {i + 1}: {ex.call}", ex.call, ex.expected) for i, ex in enumerate(examples)]
+    cases = [(f"example {i + 1}: {ex.call}", ex.setup, ex.call, ex.expected) for i, ex in enumerate(examples)]
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
     harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
                                                case_timeout=case_timeout)

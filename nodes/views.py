@@ -38,6 +38,12 @@ _LANGUAGE_LINE = re.compile(r"\A\s*(?:python3?|py)\s*\n", re.I)
 _BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.S)
 
 
+def defines(source: str, name: str) -> bool:
+    """Return whether ``source`` has a line defining ``name``: a function or a class."""
+    pattern = rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b"
+    return re.search(pattern, source, re.MULTILINE) is not None
+
+
 def code_block(reply: str, name: str = "") -> str:
     """Return the code of a plain-text reply: its fenced block defining ``name`` (else its first block).
 
@@ -46,7 +52,7 @@ def code_block(reply: str, name: str = "") -> str:
     """
     blocks: list[str] = _BLOCK.findall(reply)
     if blocks:
-        chosen = next((b for b in blocks if name and f"def {name}" in b), blocks[0])
+        chosen = next((b for b in blocks if name and defines(b, name)), blocks[0])
         return _LANGUAGE_LINE.sub("", chosen, count=1).strip("\n") + "\n"
     if "```" in reply:
         reply = reply[reply.rindex("```"):]
@@ -57,6 +63,9 @@ def task_view(task: TaskSpec) -> str:
     """Return the task as the roles see it."""
     if task.level == "function":
         return f"Complete the Python function `{task.entry_point}`:\n```python\n{task.stub}\n```"
+    if task.level == "class":
+        return (f"Complete the Python class `{task.entry_point}`: implement every method whose body is only "
+                f"a docstring, keep the code it already has:\n```python\n{task.stub}\n```")
     return f"Build this application in Python:\n{task.request}"
 
 
@@ -75,7 +84,7 @@ def code_view(code: CodeArtifact | None, task: TaskSpec | None = None) -> str:
     """Return every file of the code, fenced; for a function task, only the code after the stub."""
     if code is None or not code.files:
         return "(no files yet)"
-    if task is not None and task.level == "function" and task.stub:
+    if task is not None and task.completes_stub and task.stub:
         body = code.files.get(FUNCTION_FILE, "").removeprefix(task.stub).strip("\n")
         return f"```python\n{body}\n```"
     return "\n\n".join(f"File `{path}`:\n```python\n{body.rstrip()}\n```"

@@ -21,12 +21,18 @@ class Frozen(BaseModel):
 
 
 class Example(Frozen):
-    """One executable example: a Python expression and the value it must equal."""
+    """One executable example: a Python expression and the value it must equal, after any setup."""
 
     call: str
     """Expression to evaluate, e.g. ``add(1, 2)``."""
     expected: str
     """Python literal/expression of the expected value, e.g. ``3``."""
+    setup: tuple[str, ...] = ()
+    """Statements run before the call, e.g. ``stack = Stack()`` for a method's example."""
+
+    def shown(self) -> str:
+        """Return the example as one line: its setup, then the call and the value it must equal."""
+        return "; ".join((*self.setup, f"{self.call} == {self.expected}"))
 
 
 class TaskSpec(Frozen):
@@ -34,15 +40,20 @@ class TaskSpec(Frozen):
 
     kind: Literal["task"] = "task"
     request: str
-    """The user's request, verbatim (for a function stub: the stub's source)."""
-    level: Literal["function", "application"]
-    """Function level (a stub to complete) or application level (files to create)."""
+    """The user's request, verbatim (for a stub: the stub's source)."""
+    level: Literal["function", "class", "application"]
+    """A function or a class stub to complete, or an application (files to create)."""
     entry_point: str | None = None
-    """For function tasks: the function to implement."""
+    """For a stub: the function or class to implement."""
     stub: str | None = None
-    """For function tasks: the signature and docstring to complete."""
+    """For a stub: the signatures and docstrings to complete."""
     examples: tuple[Example, ...] = ()
     """Examples stated in the request (parsed from doctest lines by code, not by a model)."""
+
+    @property
+    def completes_stub(self) -> bool:
+        """Whether the task is a stub to complete (a function or a class) rather than an application."""
+        return self.level != "application"
 
 
 class Subtask(Frozen):

@@ -39,7 +39,7 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         # The revision joins the pool: the selection keeps it only if the evidence says it is better.
         items = pool.items if revised in pool.items else (*pool.items, revised)
         return {"code": dump(revised), "candidates": dump(Candidates(items=items))}
-    if task.level == "function":
+    if task.completes_stub:
         candidates = write_candidates(call, task, plan)
         return {"code": dump(candidates.items[0]), "candidates": dump(candidates)}
     return {"code": dump(build_application(call, task, plan))}
@@ -49,7 +49,7 @@ def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, revi
            state: Mapping[str, Any]) -> CodeArtifact:
     """Return the code revised to answer the review: an application's step with a wrong effect is sampled
     again first (``repair_step``); otherwise the Coder fixes the most important issue."""
-    if task.level == "function":
+    if task.completes_stub:
         prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
                                       review=review_view(review),
                                       what=f"the complete corrected implementation of `{task.entry_point}` "

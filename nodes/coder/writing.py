@@ -23,6 +23,7 @@ from nodes.views import (
     TEST_FILE,
     apply_changes,
     code_block,
+    defines,
     strip_fences,
 )
 from runtime.executor import perform
@@ -143,7 +144,7 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
         source = repaired(strip_fences(body))
     except SyntaxError as exc:
         raise OutputError(f"the code does not parse: {_syntax(exc)}") from exc
-    if f"def {task.entry_point}" not in source:
+    if not defines(source, task.entry_point or ""):
         raise OutputError(f"the code does not define `{task.entry_point}`")
     return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"},
                         entry_points=(FUNCTION_FILE,))

@@ -93,7 +93,7 @@ def test_a_test_case_the_chosen_code_disputes_is_flagged_and_not_chased(scripted
     wrong_case = "```python\nassert add(2, 3) == 5\nassert add(2, 2) == 5\n```"  # the second is wrong
     run = scripted(planner=[PLAN], coder=[GOOD], tester=[wrong_case], reviewer=[APPROVE])
     values = run()
-    assert values["selection"]["flagged"] == [{"call": "add(2, 2)", "expected": "5"}]
+    assert values["selection"]["flagged"] == [{"call": "add(2, 2)", "expected": "5", "setup": []}]
     names = " ".join(c["name"] for c in values["test_report"]["cases"])
     assert "add(2, 3)" in names and "add(2, 2)" not in names
     assert values["status"] == "completed" and "debugging" not in run.path(values)

@@ -98,7 +98,7 @@ def test_examples_are_calls_by_their_arguments_and_a_bad_one_is_retried_under_co
     values = run()
     assert values["status"] == "completed" and run.models["planner"].calls == 2
     assert "an example's arguments must be Python" in run.models["planner"].prompts[1]
-    assert values["reasoning"]["examples"] == [{"call": "add(2, 3)", "expected": "5"}]
+    assert values["reasoning"]["examples"] == [{"call": "add(2, 3)", "expected": "5", "setup": []}]
 
 
 def test_the_accountable_critic_decides_in_a_typed_check_the_simple_one_lets_the_code_stand(tmp_path):

@@ -1,0 +1,119 @@
+"""Class-level tasks: a class skeleton becomes a task of its own kind, its methods' examples run with their
+setup, the development graph completes it, and ClassEval's test classes judge it by class and by method."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evals import classeval, runner
+from evals.benchmarks import BENCHMARKS, EvalTask
+from evals.configs import CONFIGURATIONS
+from evals.humaneval import examples_hold
+from evals.report import summarize
+from graphs import store
+from nodes import testing
+from nodes.intake import parse_request
+from nodes.tester import parse_asserts
+from runtime import sandbox
+from state.artifacts import CodeArtifact, Example
+from state.context import Context
+from tests.conftest import fenced
+from tests.scripted import ScriptedChatModel
+
+STACK = '''import math
+
+class Stack:
+    """A stack of items."""
+
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        """Put an item on top.
+        >>> s = Stack()
+        >>> s.push(1)
+        >>> s.items
+        [1]
+        """
+
+    def size(self):
+        """Return how many items there are.
+        >>> Stack().size()
+        0
+        """
+'''
+BIG = classeval.problems()["ClassEval_9"]
+
+
+def test_a_class_skeleton_is_a_class_task_whose_method_examples_carry_their_setup():
+    task = parse_request(STACK)
+    assert (task.level, task.entry_point, task.stub) == ("class", "Stack", STACK)
+    assert task.completes_stub
+    assert task.examples == (Example(call="s.items", expected="[1]", setup=("s = Stack()", "s.push(1)")),
+                             Example(call="Stack().size()", expected="0"))
+    printed = parse_request(STACK.replace(">>> s.items", ">>> print(s.items)"))
+    assert printed.examples == (Example(call="Stack().size()", expected="0"),)  # print() shows, not returns
+    broken = parse_request(STACK.replace(">>> s.push(1)", ">>> s.push([1,\n        >>> 2])"))
+    assert broken.examples == (Example(call="Stack().size()", expected="0"),)  # its setup cannot run
+    finished = "class Stack:\n    '''Done.'''\n\n    def size(self):\n        return 0\n"
+    assert parse_request(finished).level == "application"  # nothing left to complete
+
+
+def test_an_examples_setup_runs_before_it_and_stays_its_own():
+    code = CodeArtifact(files={"m.py": "def double(x):\n    return 2 * x\n"})
+    examples = (Example(call="double(n)", expected="4", setup=("n = 2",)),
+                Example(call="'n' in dir()", expected="False"))
+    report, _ = testing.run_examples(code, "m.py", examples, sandbox.Limits(timeout_s=10))
+    assert [c.passed for c in report.cases] == [True, True]
+    assert examples_hold("def double(x):\n    return 2 * x\n", examples) == (True, "its 2 examples hold "
+                                                                               "on the reference solution")
+    wrong = Example(call="double(n)", expected="5", setup=("n = 2",))
+    assert examples_hold("def double(x):\n    return 2 * x\n", (wrong,)) == (
+        False, "does not hold: n = 2; double(n) == 5")
+
+
+def test_the_tester_writes_one_line_cases_that_make_the_object():
+    cases = parse_asserts("assert Stack().size() == 0\nassert len(Stack().items) == 0\n"
+                          "assert Other().size() == 0\n", "Stack")
+    assert cases == [Example(call="Stack().size()", expected="0")]
+
+
+def test_classeval_judges_each_method_by_its_own_test_class():
+    solved = classeval.passes(BIG, CodeArtifact(files={"solution.py": BIG["solution_code"]}))
+    assert solved == (True, "", {"add": True, "subtract": True, "multiply": True})
+    broken = BIG["solution_code"].replace("def multiply(num1, num2):", "def multiply(num1, num2):\n"
+                                          "        return '0'\n\n    def _unused(num1, num2):")
+    passed, failure, methods = classeval.passes(BIG, CodeArtifact(files={"solution.py": broken}))
+    assert not passed and failure.startswith("BigNumCalculatorTestMultiply")
+    assert methods == {"add": True, "subtract": True, "multiply": False}
+    skeleton = classeval.passes(BIG, CodeArtifact(files={"solution.py": BIG["skeleton"]}))
+    assert skeleton[0] is False and not any(skeleton[2].values())
+
+
+def _team(code: str) -> dict[str, ScriptedChatModel]:
+    plan = {"subtasks": [{"title": m, "description": f"write {m}", "acceptance_criteria": [f"{m} works"]}
+                         for m in ("add", "subtract", "multiply")]}
+    tests = "```python\nassert BigNumCalculator().add('1', '2') == '3'\n```"
+    scripts: dict[str, list[Any]] = {"planner": [plan], "coder": [fenced(code)], "tester": [tests],
+                                     "debugger": [fenced(code)],
+                                     "reviewer": [{"decision": "approve", "issues": []}]}
+    return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
+
+
+def test_the_development_graph_completes_a_class_task_and_the_report_gives_both_levels(tmp_path):
+    bench = BENCHMARKS["classeval"]
+    tasks = [EvalTask(id="ClassEval_9", prompt=BIG["skeleton"])]  # as bench.tasks() gives it
+    team = _team(BIG["solution_code"])
+    [row] = runner.run(bench, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(), models=team)
+    assert row["status"] == "completed" and row["passed"], row["reason"]
+    assert row["methods"] == {"add": True, "subtract": True, "multiply": True}
+    prompts = "\n".join(p for m in team.values() for p in m.prompts)
+    assert "Complete the Python class `BigNumCalculator`" in prompts
+    assert "BigNumCalculatorTestAdd" not in prompts and "assertEqual" not in prompts  # tests stay hidden
+    # The task's three examples, each with its setup, ran on the candidates and passed.
+    with store.checkpointer(tmp_path / runner.CHECKPOINTS) as saver:
+        graph = CONFIGURATIONS["accountable"].build(checkpointer=saver)
+        ledger = graph.get_state(store.config(row["thread"])).values["ledger"]
+    assert any("3/3 examples" in e.get("detail", "") for e in ledger if e["kind"] == "sandbox")
+    level = summarize([row])["accountable"]["method_level"]
+    assert level == {"methods": 3, "passed": 3, "pass@1": 1.0}
