@@ -60,7 +60,12 @@ def runnable() -> dict[str, dict[str, Any]]:
 
 def method_classes(problem: Mapping[str, Any]) -> dict[str, str]:
     """Return each method's test class by method name (ClassEval's method-level tests)."""
-    return {m["method_name"]: m["test_class"] for m in problem["methods_info"]}
+    return {m["method_name"]: m["test_class"].strip() for m in problem["methods_info"]}
+
+
+def test_classes(problem: Mapping[str, Any]) -> list[str]:
+    """Return the task's test class names (one task's list spells a name with a leading space)."""
+    return [name.strip() for name in problem["test_classes"]]
 
 
 def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float = 30.0) -> dict[str, Any]:
@@ -68,7 +73,7 @@ def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float =
     does not import, or a run that ends early, fails every class with the output as its message."""
     sentinel = f"@@accord-classeval-{secrets.token_hex(8)}@@"
     source = _RUNNER.format(module=MODULE, imports="\n".join(problem["import_statement"]),
-                            tests=problem["test"], classes=list(problem["test_classes"]), sentinel=sentinel)
+                            tests=problem["test"], classes=test_classes(problem), sentinel=sentinel)
     runner = ".accord_classeval.py"
     result = sandbox.run(sandbox.python(runner), {**code.files, runner: source},
                          sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
@@ -76,7 +81,7 @@ def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float =
         if line.startswith(sentinel):
             return dict(json.loads(line[len(sentinel):]))
     output = (result.stderr or result.stdout or result.ending)[-600:]
-    return {name: {"passed": False, "message": output} for name in problem["test_classes"]}
+    return {name: {"passed": False, "message": output} for name in test_classes(problem)}
 
 
 def passes(problem: Mapping[str, Any], code: CodeArtifact) -> tuple[bool, str, dict[str, bool]]:

@@ -117,3 +117,10 @@ def test_the_development_graph_completes_a_class_task_and_the_report_gives_both_
     assert any("3/3 examples" in e.get("detail", "") for e in ledger if e["kind"] == "sandbox")
     level = summarize([row])["accountable"]["method_level"]
     assert level == {"methods": 3, "passed": 3, "pass@1": 1.0}
+
+
+def test_a_test_class_name_spelled_with_a_space_still_runs():
+    words = classeval.problems()["ClassEval_97"]
+    assert " Words2NumbersTestMain" in words["test_classes"]
+    reference = CodeArtifact(files={"solution.py": words["solution_code"]})
+    assert classeval.passes(words, reference) == (True, "", {"text2int": True, "is_valid_input": True})
