@@ -93,7 +93,9 @@ def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, 
     """
     sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
-    cases = [(f"example {i + 1}: {ex.call}", ex.setup, ex.call, ex.expected) for i, ex in enumerate(examples)]
+    # An example's name shows its setup, so a failure read alone says what ran.
+    cases = [(f"example {i + 1}: {'; '.join((*ex.setup, ex.call))}", ex.setup, ex.call, ex.expected)
+             for i, ex in enumerate(examples)]
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
     harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
                                                case_timeout=case_timeout)
