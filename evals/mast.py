@@ -35,6 +35,9 @@ class Finding(Frozen):
     evidence: str
     judged: bool = False
     """True when an LLM judge, not a detector, found it."""
+    retried: bool = False
+    """True for a contract violation its contract caught and sent back for a retry: a failure the protocol
+    caught, reported apart from the failures left after retries."""
 
 
 @cache
@@ -44,11 +47,11 @@ def modes() -> dict[str, dict[str, Any]]:
     return {m["code"]: m for m in json.loads(text)}
 
 
-def finding(code: str, step: Step, evidence: str, judged: bool = False) -> Finding:
+def finding(code: str, step: Step, evidence: str, judged: bool = False, retried: bool = False) -> Finding:
     """Return a finding of mode ``code`` at ``step``."""
     mode = modes()[code]
     return Finding(mode=code, name=mode["name"], category=mode["category"], step=step.step,
-                   round=step.round, role=step.role, evidence=evidence[:300], judged=judged)
+                   round=step.round, role=step.role, evidence=evidence[:300], judged=judged, retried=retried)
 
 
 _PHASE_MODES = {"precondition": "FM-1.1", "message": "FM-2.4", "postcondition": "FM-1.2", "output": "FM-1.2"}
@@ -57,13 +60,14 @@ _PHASE_MODES = {"precondition": "FM-1.1", "message": "FM-2.4", "postcondition": 
 def _contracts(step: Step) -> list[Finding]:
     # Violations the role repaired on a retry are still failures: the ledger's contract retries name them
     # as "<role> <phase> <key>: <detail>"; the ones never repaired are the step's violations.
-    events = [e["detail"] for e in step.ledger
+    events = [(e["detail"], True) for e in step.ledger
               if e["kind"] == "retry" and e["detail"].startswith(f"{step.role} ")]
-    events += [f"{v['role']} {v['phase']} {v['key']}: {v['detail']}" for v in step.violations]
+    events += [(f"{v['role']} {v['phase']} {v['key']}: {v['detail']}", False) for v in step.violations]
     found = []
-    for event in events:
+    for event, retried in events:
         phase = event.split(" ", 2)[1] if event.count(" ") >= 2 else "output"
-        found.append(finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}"))
+        found.append(finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}",
+                             retried=retried))
     failed = step.verdict is not None and step.verdict["outcome"] == "fail"
     if step.stage == "planning" and failed and not step.violations:
         evidence = (step.verdict or {}).get("evidence", "")

@@ -76,10 +76,20 @@ def _on(picked: list[dict[str, Any]]) -> dict[str, Any]:
     scores = {"pass@1": round(sum(r["passed"] for r in picked) / n, 4),
               "mast_per_task": round(sum(len(r["mast"]) for r in picked) / n, 3),
               "mast_by_category": {c: sum(f["category"] == c for r in picked for f in r["mast"])
-                                   for c in CATEGORIES}}
+                                   for c in CATEGORIES},
+              "mast_left_per_task": _left_per_task(picked)}
     if all("label" in r for r in picked):
         scores["f1"] = classification.metrics(picked)["f1"]
     return scores
+
+
+def _left_per_task(group: list[dict[str, Any]]) -> float | None:
+    """Return the MAST failures per task left after retries (those no contract caught and sent back for a
+    retry); None for rows recorded before findings said whether they were retried."""
+    failures = [f for r in group for f in r["mast"]]
+    if not group or any("retried" not in f for f in failures):
+        return None
+    return round(sum(not f["retried"] for f in failures) / len(group), 3)
 
 
 def against_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -221,6 +231,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "by_category": {c: sum(f["category"] == c for f in failures) for c in CATEGORIES},
                 "by_mode": dict(Counter(f["mode"] for f in failures)),
                 "by_round": dict(sorted(per_round.items(), key=lambda kv: int(kv[0]))),
+                "left_per_task": _left_per_task(group),
             },
             "roles": {
                 role: {
@@ -298,6 +309,12 @@ def markdown(summary: Mapping[str, Any]) -> str:
     for name, s in summary.items():
         modes = ", ".join(f"{m}: {k}" for m, k in sorted(s["mast"]["by_mode"].items())) or "none"
         lines.append(f"- `{name}`: {modes}")
+    left = {name: s["mast"].get("left_per_task") for name, s in summary.items()}
+    if any(v is not None for v in left.values()):
+        lines += ["", "Failures per task left after retries (a contract violation its contract caught and "
+                  "sent back for a retry is counted apart), where the rows say:", ""]
+        lines += [f"- `{name}`: {_fmt(v)} of {summary[name]['mast']['per_task']:.2f}"
+                  for name, v in left.items() if v is not None]
     lines += [
         "",
         "## Blame (the benchmark's oracle at every checkpoint)",
@@ -401,8 +418,9 @@ def _against_baseline(summary: Mapping[str, Any]) -> list[str]:
     lines = ["", f"## Against `{BASELINE}` (the tasks both ran)", "",
              f"| configuration | tasks | {'accuracy' if labelled else 'pass@1'}, {BASELINE} → this "
              + (f"| F1, {BASELINE} → this " if labelled else "")
-             + f"| MAST failures / task, {BASELINE} → this | change | by category (FC1 / FC2 / FC3) |",
-             "|---|---|---|" + ("---|" if labelled else "") + "---|---|---|"]
+             + f"| MAST failures / task, {BASELINE} → this | change | by category (FC1 / FC2 / FC3) "
+             + f"| left after retries, {BASELINE} → this |",
+             "|---|---|---|" + ("---|" if labelled else "") + "---|---|---|---|"]
     for name, a in against.items():
         before, after = a["baseline"], a["this"]
         cats = " → ".join(" / ".join(str(side["mast_by_category"][c]) for c in CATEGORIES)
@@ -410,7 +428,8 @@ def _against_baseline(summary: Mapping[str, Any]) -> list[str]:
         cells = [name, a["tasks"], f"{before['pass@1']:.1%} → {after['pass@1']:.1%}",
                  *([f"{_fmt(before['f1'])} → {_fmt(after['f1'])}"] if labelled else []),
                  f"{before['mast_per_task']:.2f} → {after['mast_per_task']:.2f}",
-                 _fmt(a["mast_change"], "{:+.0%}"), cats]
+                 _fmt(a["mast_change"], "{:+.0%}"), cats,
+                 f"{_fmt(before['mast_left_per_task'])} → {_fmt(after['mast_left_per_task'])}"]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return lines
 

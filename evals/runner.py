@@ -135,7 +135,8 @@ def run_task(
         "resumed": bool(earlier),
         **{k: totals[k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
         "mast": [
-            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role} for f in findings
+            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role, "retried": f.retried}
+            for f in findings
         ],
         **benchmark.details(task.id, values),
         "blame": {

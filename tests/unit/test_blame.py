@@ -164,10 +164,12 @@ def test_mast_counts_contract_violations_repaired_on_retry_and_unrepaired(script
     run = scripted(planner=["no tool call", PLAN], coder=[GOOD], reviewer=[APPROVE])
     assert run()["status"] == "completed"
     findings = detect(steps(from_graph(run.graph, "test"), LIFECYCLE), run.graph.get_state(run.config).values)
-    assert [(f.mode, f.role) for f in findings] == [("FM-1.2", "planner")]
+    assert [(f.mode, f.role, f.retried) for f in findings] == [("FM-1.2", "planner", True)]
     assert "planner output model_output: malformed PlanDraft" in findings[0].evidence
 
     failing = scripted(planner=["no tool call"] * 3)
     values = failing()
     findings = detect(steps(from_graph(failing.graph, "test"), LIFECYCLE), values)
     assert [f.mode for f in findings] == ["FM-1.2"] * 3 and values["status"] == "failed"
+    # Two attempts were caught and retried; the last violation is the one the run ended on.
+    assert [f.retried for f in findings] == [True, True, False]

@@ -212,20 +212,28 @@ def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran
 
 
 def test_the_report_compares_each_configuration_with_simple_on_the_tasks_both_ran(tmp_path):
-    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder"}
+    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder",
+               "retried": False}
+    caught = {**failure, "mode": "FM-1.2", "category": "Specification Issues", "retried": True}
     rows = [{**_row("simple", "T/1", False), "mast": [failure, failure]}, _row("simple", "T/2", True),
             {**_row("simple", "T/3", False), "mast": [failure]},
-            _row("accountable", "T/1", True), {**_row("accountable", "T/2", True), "mast": [failure]}]
+            _row("accountable", "T/1", True), {**_row("accountable", "T/2", True), "mast": [failure, caught]}]
     summary = report.summarize(rows)
     assert summary["accountable"]["against_baseline"] == {
-        "tasks": 2, "mast_change": -0.5,
-        "baseline": {"pass@1": 0.5, "mast_per_task": 1.0, "mast_by_category": {
+        "tasks": 2, "mast_change": 0.0,
+        "baseline": {"pass@1": 0.5, "mast_per_task": 1.0, "mast_left_per_task": 1.0, "mast_by_category": {
             "Specification Issues": 0, "Inter-Agent Misalignment": 0, "Task Verification": 2}},
-        "this": {"pass@1": 1.0, "mast_per_task": 0.5, "mast_by_category": {
-            "Specification Issues": 0, "Inter-Agent Misalignment": 0, "Task Verification": 1}}}
+        "this": {"pass@1": 1.0, "mast_per_task": 1.0, "mast_left_per_task": 0.5, "mast_by_category": {
+            "Specification Issues": 1, "Inter-Agent Misalignment": 0, "Task Verification": 1}}}
     assert "against_baseline" not in summary["simple"]
-    assert "| accountable | 2 | 50.0% → 100.0% | 1.00 → 0.50 | -50% | 0 / 0 / 2 → 0 / 0 / 1 |" in (
-        report.markdown(summary))
+    assert summary["accountable"]["mast"]["left_per_task"] == 0.5  # the caught one is counted apart
+    text = report.markdown(summary)
+    assert ("| accountable | 2 | 50.0% → 100.0% | 1.00 → 1.00 | +0% | 0 / 0 / 2 → 1 / 0 / 1 | 1.00 → 0.50 |"
+            in text)
+    assert "- `accountable`: 0.50 of 1.00" in text
+    # Rows recorded before findings said whether they were retried give no split, not a wrong one.
+    old = [{**r, "mast": [{k: v for k, v in f.items() if k != "retried"} for f in r["mast"]]} for r in rows]
+    assert report.summarize(old)["accountable"]["mast"]["left_per_task"] is None
 
 
 def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
