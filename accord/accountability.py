@@ -57,16 +57,6 @@ def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
     return blame(chain, _lifecycle(chain), oracle)
 
 
-def _judge(args: argparse.Namespace) -> Any:
-    """Return the MAST LLM judge on the run's default endpoint (the local model unless configured)."""
-    from nodes.llm import client, resolve
-    from state.context import Context
-
-    settings = Context(model=args.judge_model).model_for("judge")
-    name, base_url, key = resolve(settings)
-    return mast.llm_judge(client(name, base_url, key, 0.0, settings.max_tokens))
-
-
 def cmd_cost(args: argparse.Namespace) -> int:
     """Print tokens, cost and latency per role, model and stage."""
     with _branch(args) as chain:
@@ -88,7 +78,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
         if not chain:
             return _missing(args)
         result = _blame(args, chain)
-        judge = _judge(args) if args.judge else None
+        judge = mast.judge_on(args.judge_model) if args.judge else None
         try:
             findings = mast.classify(steps(chain, _lifecycle(chain)), chain[-1].values, judge)
         finally:

@@ -61,6 +61,14 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
                       f"(it has: {', '.join(benchmark.configurations)})[/]")
         return 2
     require_sandbox(console)
+    judge = None
+    if args.mast_judge:
+        if args.backend == "celery":
+            console.print("[red]--mast-judge runs with the local backend; leave out --backend celery[/]")
+            return 2
+        from evals import mast
+
+        judge = mast.judge_on(args.mast_judge)
     config = configs.on_models(benchmark.configurations[args.config], context)
     tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
     out = Path(args.out or Path("out") / "eval" / benchmark.name)
@@ -87,7 +95,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
                                           timeout_s=args.wait_s or distributed.FOREVER)
             else:
                 rows = runner.run(benchmark, config, tasks, out, context, workers=args.workers,
-                                  progress=progress)
+                                  progress=progress, judge=judge)
         except RuntimeError as exc:  # a task that did not finish, a missing broker, a timeout
             console.print(f"[red]{exc}[/]")
             return 1
@@ -139,6 +147,9 @@ def add_eval_command(
                         "ACCORD_DATABASE_URL)")
     p.add_argument("--wait-s", type=float, default=0.0,
                    help="with --backend celery: give up waiting for the workers after this long (0: never)")
+    p.add_argument("--mast-judge", metavar="MODEL",
+                   help="also ask MAST's LLM judge on MODEL (embedded or an endpoint's) for the failure "
+                        "modes no detector found, on every configuration's trajectories alike")
     p.add_argument("--langsmith", action="store_true",
                    help="also record the results as a LangSmith experiment (local only without a key)")
     model_options(p)

@@ -40,6 +40,10 @@ class Finding(Frozen):
     caught, reported apart from the failures left after retries."""
 
 
+Judge = Callable[[list[Step], list[str]], list[Finding]]
+"""An LLM judge: (a run's trace, the MAST codes to look for) -> the failures it finds."""
+
+
 @cache
 def modes() -> dict[str, dict[str, Any]]:
     """Return MAST's failure modes by code (``FM-1.1`` … ``FM-3.3``)."""
@@ -120,8 +124,7 @@ def detect(trace: list[Step], values: Mapping[str, Any]) -> list[Finding]:
     return found + _ending(trace, values)
 
 
-def classify(trace: list[Step], values: Mapping[str, Any],
-             judge: Callable[[list[Step], list[str]], list[Finding]] | None = None) -> list[Finding]:
+def classify(trace: list[Step], values: Mapping[str, Any], judge: Judge | None = None) -> list[Finding]:
     """Return detector findings, plus an LLM judge's for the modes no detector found (marked judged)."""
     found = detect(trace, values)
     if judge is not None:
@@ -135,7 +138,7 @@ Report only failures the trace shows, each with the step number it happened at a
 the trace). Use only the failure modes listed. Report nothing when no listed failure occurred."""
 
 
-def llm_judge(model: Any) -> Callable[[list[Step], list[str]], list[Finding]]:
+def llm_judge(model: Any) -> Judge:
     """Return a judge that asks ``model`` (a LangChain chat model) for the listed modes' failures."""
     from pydantic import Field, create_model
 
@@ -160,6 +163,21 @@ def llm_judge(model: Any) -> Callable[[list[Step], list[str]], list[Finding]]:
         return found
 
     return judge
+
+
+def judge_on(model: str | None = None) -> Judge:
+    """Return the LLM judge on ``model`` (a name the run's settings resolve: embedded, or an endpoint's),
+    by default the run's default model.
+
+    Raises:
+        ModelSetupError: the model is named, not embedded, and no endpoint is set.
+    """
+    from nodes.llm import client, resolve
+    from state.context import Context
+
+    settings = Context(model=model).model_for("judge")
+    name, base_url, key = resolve(settings)
+    return llm_judge(client(name, base_url, key, 0.0, settings.max_tokens))
 
 
 def summary(findings: list[Finding]) -> dict[str, Any]:

@@ -91,10 +91,12 @@ def run_task(
     context: Context,
     models: Mapping[str, BaseChatModel] | None = None,
     thread_prefix: str = "",
+    judge: mast.Judge | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) one task's thread to its end and return its result row.
 
     ``thread_prefix`` keeps apart the threads of evals that share one checkpoint database (Postgres).
+    ``judge`` (MAST's LLM judge) adds its findings, marked judged, for the modes no detector found.
     """
     thread = f"{thread_prefix}{benchmark.name}/{config.name}/{task.id}"
     context = dataclasses.replace(context, **config.settings)
@@ -112,7 +114,7 @@ def run_task(
     values = chain[-1].values
     passed, detail = benchmark.score(task.id, values)
     trace = steps(chain, config.lifecycle)
-    findings = mast.detect(trace, values)
+    findings = mast.classify(trace, values, judge)
     verdict = blame(chain, config.lifecycle)
     totals = store.totals(values.get("ledger", []))
     calls = [e for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]]
@@ -135,7 +137,8 @@ def run_task(
         "resumed": bool(earlier),
         **{k: totals[k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
         "mast": [
-            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role, "retried": f.retried}
+            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role, "retried": f.retried,
+             "judged": f.judged}
             for f in findings
         ],
         **benchmark.details(task.id, values),
@@ -181,6 +184,7 @@ def run(
     workers: int = 1,
     models: Mapping[str, BaseChatModel] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    judge: mast.Judge | None = None,
 ) -> list[dict[str, Any]]:
     """Run every task without a row in ``out`` yet; return all of this configuration's rows.
 
@@ -193,7 +197,8 @@ def run(
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []
     with store.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
-        futures = {pool.submit(run_task, benchmark, config, t, saver, context, models): t for t in todo}
+        futures = {pool.submit(run_task, benchmark, config, t, saver, context, models, judge=judge): t
+                   for t in todo}
         done = len(tasks) - len(todo)
         if progress:
             progress(done, len(tasks), recorder.figures())

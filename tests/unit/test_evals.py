@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import configs, humaneval, pipeline_configs, plots, report, runner
+from evals import configs, humaneval, mast, pipeline_configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
 from evals.humaneval import problems
@@ -316,3 +316,21 @@ def test_a_plan_is_judged_by_whether_its_examples_hold_on_the_reference_solution
     oracle = humaneval.hidden_tests_oracle(ZERO)
     state = {"plan": Plan(subtasks=steps, examples=(wrong,)).model_dump(mode="json")}
     assert oracle.judges["plan"](state, None)[0] is False
+
+
+def test_the_mast_judge_reads_every_configurations_trajectory_alike(tmp_path):
+    seen: list[tuple[list[str], list[str]]] = []
+
+    def judge(trace: Any, codes: list[str]) -> list[Any]:
+        seen.append(([s.role for s in trace], codes))
+        return [mast.finding("FM-2.2", trace[-1], "asked nothing", judged=True)]
+
+    for config in ("single", "accountable"):
+        tasks = runner.select(HUMANEVAL.tasks(), ["HumanEval/0"])
+        [row] = runner.run(HUMANEVAL, CONFIGURATIONS[config], tasks, tmp_path / config, Context(),
+                           models=models(), judge=judge)
+        judged = [f for f in row["mast"] if f["judged"]]
+        assert [f["mode"] for f in judged] == ["FM-2.2"], config
+        assert all(not f["judged"] for f in row["mast"] if f not in judged)  # the detectors' own
+    assert [roles[-1] for roles, _ in seen] == ["coder", "reviewer"]
+    assert all("FM-2.2" in codes for _, codes in seen)  # only modes no detector found are asked for
