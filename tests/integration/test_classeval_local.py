@@ -1,0 +1,33 @@
+"""A ClassEval class, given as its skeleton, through `accord run` on the real local model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evals import classeval
+from state.artifacts import CodeArtifact
+
+pytestmark = pytest.mark.integration
+
+
+def test_accord_run_completes_a_class_skeleton_into_a_module_a_user_can_import(tmp_path, gguf):
+    problem = classeval.problems()["ClassEval_9"]  # BigNumCalculator: add, subtract, multiply
+    (tmp_path / "skeleton.py").write_text(problem["skeleton"])
+    env = {**os.environ, "ACCORD_DB": str(tmp_path / "runs.sqlite")}
+    ran = subprocess.run([sys.executable, "-m", "accord.cli", "run", "--file", str(tmp_path / "skeleton.py"),
+                          "--out", str(tmp_path / "out"), "--max-rounds", "2"],
+                         capture_output=True, text=True, timeout=900, env=env)
+    assert ran.returncode in (0, 1), ran.stderr[-2000:]  # completed or failed: a defined end either way
+    assert "class task, 3 examples" in ran.stdout + ran.stderr
+    solution = (tmp_path / "out" / "solution.py").read_text()
+    assert "class BigNumCalculator" in solution
+    # The module imports and the class is there for a user, whatever the hidden tests say of it.
+    imported = subprocess.run([sys.executable, "-c", "import solution; print(solution.BigNumCalculator)"],
+                              cwd=tmp_path / "out", capture_output=True, text=True, timeout=60)
+    assert imported.returncode == 0 and "BigNumCalculator" in imported.stdout, imported.stderr[-1000:]
+    passed, failure, methods = classeval.passes(problem, CodeArtifact(files={"solution.py": solution}))
+    print(f"ClassEval_9: exit {ran.returncode}; class level {passed}; methods {methods}; {failure[:200]}")
