@@ -42,7 +42,8 @@ LABELLED_HEADER = ("| configuration | tasks | accuracy | precision | recall | F1
 def _row(name: str, s: Mapping[str, Any]) -> str:
     verdicts = s.get("verdicts") or {}
     agreement = f"{verdicts['agreement']:.1%}" if "agreement" in verdicts else "—"
-    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {s['pass@1']:.1%} | {s['tokens_per_solved']:,} "
+    per_solved = "—" if s["tokens_per_solved"] is None else f"{s['tokens_per_solved']:,}"  # none solved
+    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {s['pass@1']:.1%} | {per_solved} "
             f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} | {agreement} "
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
 
