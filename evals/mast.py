@@ -16,7 +16,9 @@ from importlib import resources
 from typing import Any, Literal
 
 from evals.trace import Step
+from nodes.llm import client, resolve
 from state.artifacts import Frozen
+from state.context import Context
 
 CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
 """MAST's three failure categories (FC1, FC2, FC3)."""
@@ -172,9 +174,6 @@ def judge_on(model: str | None = None) -> Judge:
     Raises:
         ModelSetupError: the model is named, not embedded, and no endpoint is set.
     """
-    from nodes.llm import client, resolve
-    from state.context import Context
-
     settings = Context(model=model).model_for("judge")
     name, base_url, key = resolve(settings)
     return llm_judge(client(name, base_url, key, 0.0, settings.max_tokens))
