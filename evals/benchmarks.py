@@ -3,7 +3,7 @@
 A benchmark gives the agents only a task's ``prompt`` (and its neutral ``inputs``, such as a file name); its
 ``score``, ``oracle`` and ``details`` hold what the agents must never see (hidden tests, labels, answers).
 Each benchmark runs one workflow, whose configurations it names: HumanEval, a user's own JSONL set of
-function tasks and ClassEval the development graph (HumanEval, as ``humaneval-pipeline``, also the
+function tasks, ClassEval and ProgramDev the development graph (HumanEval, as ``humaneval-pipeline``, also the
 pipeline), the vulnerability sets the audit graph, the multiple-choice sets the pipeline.
 """
 
@@ -23,6 +23,7 @@ from evals import (
     humaneval,
     multiple_choice,
     pipeline_configs,
+    programdev,
     vulnerabilities,
 )
 from evals.configs import Configuration
@@ -160,6 +161,42 @@ class ClassEval:
         return classeval.passes(classeval.problems()[task_id], CodeArtifact.model_validate_json(code))
 
 
+class ProgramDev:
+    """ProgramDev's 30 application requirements, run by the development graph; executability and the
+    acceptance checks written from each requirement score a program (``evals.programdev``)."""
+
+    name = "programdev"
+    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+
+    def tasks(self) -> list[EvalTask]:
+        """Return the requirements as the MAST study states them, nothing else."""
+        return [EvalTask(id=name, prompt=text) for name, text in programdev.requirements().items()]
+
+    def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
+        """Run the program in the sandbox: executable and every acceptance check passed."""
+        if not values.get("code"):
+            return False, "no code produced"
+        result = self._judged(task_id, json.dumps(values["code"], sort_keys=True))
+        return result["solved"], result["reason"]
+
+    def oracle(self, task_id: str) -> Oracle:
+        """Return the acceptance oracle for one requirement."""
+        return programdev.oracle(task_id)
+
+    def details(self, task_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Return executability and each acceptance check's result."""
+        if not values.get("code"):
+            return {"executable": False, "checks": dict.fromkeys(programdev.check_names(task_id), False)}
+        result = self._judged(task_id, json.dumps(values["code"], sort_keys=True))
+        return {"executable": result["executable"], "checks": result["checks"]}
+
+    @staticmethod
+    @lru_cache(maxsize=8)
+    def _judged(task_id: str, code: str) -> dict[str, Any]:
+        # score and details read the same runs
+        return programdev.judged(task_id, CodeArtifact.model_validate_json(code))
+
+
 class Vulnerabilities:
     """A labelled vulnerability set, audited one function at a time; the label scores the verdict."""
 
@@ -215,6 +252,6 @@ class MultipleChoice:
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(), ClassEval(),
+    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(), ClassEval(), ProgramDev(),
     Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
     MultipleChoice("agieval"))}

@@ -20,15 +20,19 @@ from runtime import sandbox
 from state.artifacts import CodeArtifact, Plan
 
 MODULE = "solution"
+SEED = 0
+"""Each test class runs after ``random.seed(SEED)``: a class drawing random values (ClassEval_58 places
+mines at random, and its reference can place two on one cell) is judged the same way on every run."""
 
 _RUNNER = '''
-import json, unittest
+import json, random, unittest
 from {module} import *
 {imports}
 {tests}
 
 results = {{}}
 for name in {classes!r}:
+    random.seed({seed})
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(globals()[name])
     outcome = unittest.TestResult()
     suite.run(outcome)
@@ -73,7 +77,8 @@ def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float =
     does not import, or a run that ends early, fails every class with the output as its message."""
     sentinel = f"@@accord-classeval-{secrets.token_hex(8)}@@"
     source = _RUNNER.format(module=MODULE, imports="\n".join(problem["import_statement"]),
-                            tests=problem["test"], classes=test_classes(problem), sentinel=sentinel)
+                            tests=problem["test"], classes=test_classes(problem), sentinel=sentinel,
+                            seed=SEED)
     runner = ".accord_classeval.py"
     result = sandbox.run(sandbox.python(runner), {**code.files, runner: source},
                          sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))

@@ -256,6 +256,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             **({"classification": classification.metrics(group)} if all("label" in r for r in group)
                else {}),
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
+            **({"acceptance": acceptance(group)} if all("checks" in r for r in group) else {}),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
@@ -269,6 +270,16 @@ def method_level(group: list[dict[str, Any]]) -> dict[str, Any]:
     results = [passed for r in group for passed in r["methods"].values()]
     return {"methods": len(results), "passed": sum(results),
             "pass@1": round(sum(results) / len(results), 4) if results else 0.0}
+
+
+def acceptance(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return how many programs ran and how many acceptance checks passed (ProgramDev)."""
+    results = [passed for r in group for passed in r["checks"].values()]
+    runs = sum(bool(r["executable"]) for r in group)
+    return {"tasks": len(group), "executable": runs,
+            "executability": round(runs / len(group), 4) if group else 0.0,
+            "checks": len(results), "passed": sum(results),
+            "check_rate": round(sum(results) / len(results), 4) if results else 0.0}
 
 
 def _ids(ids: list[str]) -> str:
@@ -361,6 +372,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
     lines += _models(summary)
     lines += _classification(summary)
     lines += _method_level(summary)
+    lines += _acceptance(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [
@@ -444,6 +456,20 @@ def _method_level(summary: Mapping[str, Any]) -> list[str]:
     for name, m in levels.items():
         lines.append(f"| {name} | {summary[name]['pass@1']:.1%} "
                      f"| {m['pass@1']:.1%} ({m['passed']}/{m['methods']}) |")
+    return lines
+
+
+def _acceptance(summary: Mapping[str, Any]) -> list[str]:
+    found = {name: s["acceptance"] for name, s in summary.items() if "acceptance" in s}
+    if not found:
+        return []
+    lines = ["", "## Executability and acceptance", "",
+             "| configuration | executable | acceptance checks passed | every check (solved) |",
+             "|---|---|---|---|"]
+    for name, a in found.items():
+        lines.append(f"| {name} | {a['executability']:.1%} ({a['executable']}/{a['tasks']}) "
+                     f"| {a['check_rate']:.1%} ({a['passed']}/{a['checks']}) "
+                     f"| {summary[name]['pass@1']:.1%} |")
     return lines
 
 

@@ -106,4 +106,4 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         return {"code": dump(write_tests(call, plan, code))}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
-    return {"code": dump(fix_one_file(call, SYSTEM, prompt, code))}
+    return {"code": dump(fix_one_file(call, SYSTEM, prompt, code, plan))}

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from nodes.llm import retry_temperature, structured
 from nodes.views import artifacts, plan_view, task_view
 from runtime.executor import perform
-from state.artifacts import Approval, Plan, Subtask, TaskSpec
+from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
 from state.graph_state import dump, read
 from state.stage import OutputError, StageCall
 
@@ -38,11 +39,29 @@ Example feature: title "Count words", function "count_words(items, word)", accep
 """For an application the model lists only the features: asked for a whole plan (storage, features,
 interface), the small local model often returned the storage steps alone and no feature."""
 
+DESIGN_SYSTEM = """Design the program as a few Python functions and a main() entry point.
+Keep logic apart from input and output: each function takes arguments and returns a result (no input()
+or print() inside it); main() reads what the user types, calls the functions and prints what they return.
+For each function give a title, its signature, and up to three examples that check it: a call with
+concrete arguments and the value it must then return, e.g. "count_vowels('banana') == 3".
+Say how main() is used: "interactive" (it reads lines with input() until the program is over or the
+input ends) or "arguments" (each run takes its input from the command-line arguments).
+Then write a short session: what the user types, in order (a move, a command, a number: never the
+program's own question), each with a short text the program must print after it (a word such as "wins"
+or "invalid", or "" when anything goes). Never more than 6 functions; main() is not one of them."""
+"""A program's design: its units are checked by their examples as they are written, its ``main()`` by the
+session (``nodes.sessions``). Its example is not a board game's: the local model copied the first
+wording's ``is_full([['X', 'O']]) == True`` into a tic-tac-toe design, and wrote the program's own questions
+as the user's inputs."""
+
 FUNCTION_PLAN_TOKENS = 512
 """A function's plan (at most 3 subtasks) takes about 250 tokens; once the local model rambled in prose
 instead of calling the tool and spent 1024 tokens and minutes before the retry."""
 CLASS_PLAN_TOKENS = 1024
 """A class's plan, one subtask per method (at most 8), takes up to about 700 tokens."""
+
+DESIGN_TOKENS = 1024
+"""A design of up to 6 units with 3 examples each and a session."""
 
 STORAGE = (
     Subtask(title="Load the items", function="load_items(path)",
@@ -59,6 +78,9 @@ INTERFACE = Subtask(
     acceptance_criteria=("every feature has a command", "items are loaded at start and saved after a change",
                          "'quit' or the end of input (EOFError) ends the program"))
 """Every application plan has these steps; the Planner's model supplies the features between them."""
+ADDS = re.compile(r"\b(add|adds|adding|create|insert|append|record|log)\b", re.I)
+MANAGES = re.compile(r"\b(remov|delet|mark|edit|updat|list|show|view|search|display)\w*", re.I)
+"""Verbs of a request for records: it adds items and removes, marks, edits or lists them."""
 PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
 """Words of a request that asks for data kept between runs."""
 STORAGE_NAMES = frozenset({"load_items", "save_items", "main"})
@@ -84,6 +106,30 @@ class FeatureDraft(BaseModel):
     title: str
     function: str = Field(description="the function it writes, with parameters, e.g. add_item(items, text)")
     acceptance_criteria: list[str] = Field(max_length=3)
+
+
+class UnitDraft(BaseModel):
+    """One unit of a program's design: a function and the examples it must satisfy."""
+
+    title: str
+    function: str = Field(description="the function with its parameters, e.g. count_vowels(text)")
+    examples: list[str] = Field(max_length=3, description="a call and the value it must return, "
+                                                          "e.g. count_vowels('banana') == 3")
+
+
+class TurnDraft(BaseModel):
+    """One step of the session: what the user types, what the program prints after it."""
+
+    input: str
+    expect: str
+
+
+class DesignDraft(BaseModel):
+    """A program's design: its units, how main() is used, a session with it."""
+
+    units: list[UnitDraft] = Field(min_length=1, max_length=6)
+    interface: Literal["interactive", "arguments"]
+    session: list[TurnDraft] = Field(max_length=8)
 
 
 class PlanDraft(BaseModel):
@@ -163,6 +209,69 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     return tuple(kept)
 
 
+def example(statement: str) -> Example | None:
+    """Return the example a statement like ``f(1) == 2`` states, or None when it is not one comparison."""
+    try:
+        tree = ast.parse(statement.strip().removeprefix("assert "), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
+        return None
+    return Example(call=ast.unparse(tree.left), expected=ast.unparse(tree.comparators[0]))
+
+
+ENTRY = {
+    "interactive": "Read what the user types with input() in a loop, call the functions above and print "
+                   "what they return; stop when the program is over, or at the end of the input (EOFError).",
+    "arguments": "Read the input from the command-line arguments (sys.argv), call the functions above and "
+                 "print the result.",
+}
+"""What ``main()`` does, by how a program is used."""
+
+
+def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
+    """Return a program's subtasks (its units, then ``main()``) and its design.
+
+    Raises:
+        OutputError: no unit names a function, or two units write the same function.
+    """
+    units, names = [], []
+    for unit in draft.units:
+        signature = unit.function.strip().removeprefix("def ").rstrip(":")
+        name = signature.split("(")[0].strip()
+        if not name.isidentifier():
+            raise OutputError(f"the unit {unit.title!r} names no function: give its signature, e.g. f(x)")
+        if name == "main":
+            continue  # main() is the entry point, written from the design's interface and session
+        # An example copied from the instructions says nothing about this program.
+        said = tuple(e.strip() for e in unit.examples if e.strip() and not echoes(e, DESIGN_SYSTEM))
+        found = tuple(e for e in map(example, said) if e is not None)
+        units.append(Subtask(title=unit.title.strip() or name, description=unit.title.strip(),
+                             function=signature if "(" in signature else f"{signature}()",
+                             acceptance_criteria=said or (unit.title.strip() or name,), examples=found))
+        names.append(name)
+    if not units:
+        raise OutputError("no unit left: list the functions the program needs besides main()")
+    if repeated := sorted({n for n in names if names.count(n) > 1}):
+        raise OutputError(f"two units write the same function: {repeated}")
+    session = tuple(Turn(input=t.input.strip(), expect=t.expect.strip()) for t in draft.session)
+    shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
+        "a session with it runs to its end without a crash"]
+    entry = Subtask(title="Entry point", function="main()", description=ENTRY[draft.interface],
+                    acceptance_criteria=tuple(shown[:4]))
+    return (*units, entry), Design(shape="program", interface=draft.interface, session=session)
+
+
+def shape(request: str) -> Literal["records", "program"]:
+    """Return the shape an application request asks for: ``records`` when it adds items and manages them
+    (a to-do list, contacts, expenses kept and listed), else ``program``.
+
+    Code reads the request: asked to choose, the local model answered ``program`` for the to-do list (and
+    for every ProgramDev requirement), and ``True`` or the first option for all of them in other wordings.
+    """
+    return "records" if ADDS.search(request) and MANAGES.search(request) else "program"
+
+
 def rejected(state: Mapping[str, Any]) -> str:
     """Return what the Planner reads after a person rejected its plan: that plan and the reason ("" when
     no plan was rejected)."""
@@ -176,8 +285,9 @@ def rejected(state: Mapping[str, Any]) -> str:
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the plan; the task's own examples are carried over by code, not retyped by the model.
 
-    An application's plan is its storage steps (when the request asks to keep data), the features the
-    model lists, then the command-line interface.
+    An application's shape comes from its request (``shape``). A records application's plan is its
+    storage steps (when the request asks to keep data), the features the model lists, then the
+    command-line interface; any other program's is the units the model designs, then ``main()``.
 
     Raises:
         OutputError: an application's model answer has no usable feature (the contract wrapper retries
@@ -185,6 +295,7 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """
     task, _, _ = artifacts(state)
     asked = task_view(task) + rejected(state)
+    design: Design | None = None
     if task.level == "application":
         # A refused answer is asked for again by sampling, not greedily.
         temperature = retry_temperature(call) if call.feedback else None
@@ -192,9 +303,17 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         def list_features(task: TaskSpec) -> FeaturesDraft:
             return structured(call, FeaturesDraft, FEATURES_SYSTEM, asked, temperature=temperature)
 
-        features = perform(call, "FeaturesDraft", list_features, task=task)
-        storage = STORAGE if PERSISTENCE.search(task.request) else ()
-        subtasks = (*storage, *feature_subtasks(features), INTERFACE)
+        def draft_design(task: TaskSpec) -> DesignDraft:
+            return structured(call, DesignDraft, DESIGN_SYSTEM, asked, temperature=temperature,
+                              max_tokens=DESIGN_TOKENS)
+
+        if shape(task.request) == "records":
+            features = perform(call, "FeaturesDraft", list_features, task=task)
+            storage = STORAGE if PERSISTENCE.search(task.request) else ()
+            subtasks = (*storage, *feature_subtasks(features), INTERFACE)
+            design = Design(shape="records")
+        else:
+            subtasks, design = design_plan(perform(call, "DesignDraft", draft_design, task=task))
     else:
 
         def draft_plan(task: TaskSpec) -> PlanDraft:
@@ -211,4 +330,4 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     # Small models repeat themselves; a subtask said twice is still one subtask.
     firsts = {s.title.lower(): s for s in reversed(subtasks)}
     unique = tuple(s for s in subtasks if firsts[s.title.lower()] is s)
-    return {"plan": dump(Plan(subtasks=unique, examples=task.examples))}
+    return {"plan": dump(Plan(subtasks=unique, examples=task.examples, design=design))}

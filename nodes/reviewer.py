@@ -3,7 +3,8 @@ the whole codebase (LLM), decides.
 
 Every action runs through the role's executor (``runtime.executor``), so each is hooked, checked and in
 the ledger. The integration run executes every test together plus a smoke run of each entry point and, for
-an application, the scripted sessions of its command-line interface (``nodes.interface.play``). The
+an application, its scripted sessions: a records application's command-line interface
+(``nodes.interface.play``), any other program's session from its design (``nodes.sessions.play``). The
 static analysis is Accord's MCP server (ruff and bandit; the code is read, never run), falling back to
 the local undefined-names check when the server cannot be started. The model's review lists issues with
 a severity and a location; the gate, not the model, decides whether the run is approved (see
@@ -18,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from nodes import interface, static_check, testing
+from nodes import interface, sessions, static_check, testing
 from nodes.debugger import limits, test_code
 from nodes.llm import structured
 from nodes.tester import chosen_tests
@@ -81,7 +82,9 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             return report
         smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
         smokes += [case for entry in code.entry_points
-                   for case in interface.play(code, entry, plan, limits(call))]
+                   for case in (sessions.play(code, entry, plan.design, limits(call))
+                                if plan.design is not None and plan.shape == "program"
+                                else interface.play(code, entry, plan, limits(call)))]
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)
         return testing.merge(report, *(

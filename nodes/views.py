@@ -77,6 +77,12 @@ def plan_view(plan: Plan) -> str:
         if sub.function:
             lines.append(f"   function: {sub.function}")
         lines += [f"   - {c}" for c in sub.acceptance_criteria]
+    if plan.design is not None and plan.design.shape == "program":
+        lines.append(f"How main() is used: {plan.design.interface}")
+        if plan.design.session:
+            lines.append("Session:")
+            lines += [f"   {'$ python app.py ' if plan.design.interface == 'arguments' else '> '}{t.input}"
+                      + (f"   → prints {t.expect!r}" if t.expect else "") for t in plan.design.session]
     return "\n".join(lines)
 
 

@@ -65,6 +65,32 @@ class Subtask(Frozen):
     """Checkable statements that say when the subtask is done."""
     function: str = ""
     """The function the subtask writes, with its parameters, e.g. ``add_task(tasks, text)``."""
+    examples: tuple[Example, ...] = ()
+    """The acceptance criteria that are executable (``winner(board) == 'X'``): the unit is checked against
+    them as soon as it is written."""
+
+
+class Turn(Frozen):
+    """One step of a scripted session with a program: what the user types and what the program must show."""
+
+    input: str
+    """A line typed at the prompt (an interactive program) or the command-line arguments of one run."""
+    expect: str = ""
+    """Text the output must show after it (case aside); empty when anything goes."""
+
+
+class Design(Frozen):
+    """What an application is: the shape its plan takes and how a user drives its entry point."""
+
+    shape: Literal["records", "program"]
+    """``records``: a list of records the user adds, changes and removes (features over the items, a data
+    file, an interface written from them); ``program``: any other program, its units and ``main()`` written
+    from the design."""
+    interface: Literal["interactive", "arguments"] = "interactive"
+    """How a user drives ``main()``: lines typed in a loop, or the arguments of one run each."""
+    session: tuple[Turn, ...] = ()
+    """A scripted session the entry point must survive, showing each turn's expected output (a program's
+    design states it; the records interface derives its own from the features)."""
 
 
 class Plan(Frozen):
@@ -74,6 +100,13 @@ class Plan(Frozen):
     subtasks: tuple[Subtask, ...] = Field(min_length=1)
     examples: tuple[Example, ...] = ()
     """Test cases the plan commits to (docstring examples plus edge cases the Planner states)."""
+    design: Design | None = None
+    """For an application: its shape and interface (None for a function or a class stub)."""
+
+    @property
+    def shape(self) -> Literal["records", "program"]:
+        """Return the application's shape; a plan without a design (an edit that dropped it) is records."""
+        return self.design.shape if self.design else "records"
 
 
 class CodeArtifact(Frozen):

@@ -60,4 +60,4 @@ def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, revi
     prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code),
                                   review=review_view(review),
                                   what=CHANGED_DEFINITIONS)
-    return fix_one_file(call, SYSTEM, prompt, code)
+    return fix_one_file(call, SYSTEM, prompt, code, plan)

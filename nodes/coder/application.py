@@ -1,15 +1,22 @@
 """An application built step by step into ``app.py``: each call sees the plan and the code so far and
-returns only the new or changed definitions; each step is checked at once for its effect on the data file
-and sampled again on a miss; code writes ``main()`` from the plan (``nodes.interface``)."""
+returns only the new or changed definitions; each step is checked at once against its acceptance and
+sampled again on a miss.
+
+A records application's features are checked for their effect on the data file and code writes its
+``main()`` from the plan (``nodes.interface``). Any other program's units are checked by the examples its
+design states, and the model writes its ``main()``, checked by the design's session (``nodes.sessions``).
+"""
 
 from __future__ import annotations
 
+import ast
+import builtins
 from collections.abc import Callable
 
-from nodes import interface
+from nodes import interface, sessions, testing
 from nodes.coder.app_tests import write_tests
-from nodes.coder.prompts import CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
-from nodes.coder.writing import function_name, merged, write_piece
+from nodes.coder.prompts import CONVENTIONS, ENTRY_CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
+from nodes.coder.writing import code_written, function_name, merged, write_piece
 from nodes.llm import retry_temperature
 from nodes.merge import (
     defined_names,
@@ -23,17 +30,21 @@ from nodes.views import (
 )
 from runtime import sandbox
 from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, Plan, TaskSpec, TestReport
+from state.artifacts import CaseResult, CodeArtifact, Example, Plan, TaskSpec, TestReport
 from state.stage import OutputError, StageCall
 
 PIECE_ATTEMPTS = 3
 
+Check = Callable[[CodeArtifact], None]
+"""A check of the code so far that refuses it with an OutputError (the retry's feedback)."""
+
+
 def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
-                  check: Callable[[CodeArtifact], None] | None = None,
-                  prefer: Callable[[CodeArtifact], None] | None = None,
-                  drop: frozenset[str] = frozenset()) -> CodeArtifact:
-    """Ask for one piece of code and merge it into ``path`` (less the definitions named in ``drop``),
-    retrying just this call with the error.
+                  check: Check | None = None, prefer: Check | None = None,
+                  drop: frozenset[str] = frozenset(), keep: frozenset[str] | None = None) -> CodeArtifact:
+    """Ask for one piece of code and merge it into ``path`` (less the definitions named in ``drop``; never
+    over those named in ``keep``, by default a records application's ``main()``), retrying just this call
+    with the error.
 
     ``check`` may refuse the merged result with an OutputError, which becomes the retry's feedback.
     ``prefer`` may too, but softly: when no attempt satisfies it, the last answer that passed ``check`` is
@@ -46,7 +57,7 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
             code = write_piece(call, prompt + feedback, temperature)
             if len(code.strip()) < 10:
                 raise OutputError("the code is empty")
-            result = merged(app, path, code, drop=drop)
+            result = merged(app, path, code, drop=drop, keep=keep)
             if check is not None:
                 check(result)
             kept = result
@@ -61,7 +72,80 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
         return kept
     raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
 
-def behaves(call: StageCall, plan: Plan, name: str) -> Callable[[CodeArtifact], None]:
+def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
+    """Return the check a step that writes ``name`` must pass as soon as it is written, or None when it
+    has none: a records feature's effect (``behaves``), a program unit's examples, a program's session."""
+    subtask = next((s for s in plan.subtasks if function_name(s.function) == name), None)
+    if plan.shape == "records":
+        return behaves(call, plan, name) if interface.checkable(plan, name) else None
+    if name == "main" and plan.design is not None:
+        return plays(call, plan)
+    return holds(call, name, subtask.examples) if subtask is not None and subtask.examples else None
+
+
+def holds(call: StageCall, name: str, examples: tuple[Example, ...]) -> Check:
+    """Return a check that a program's unit satisfies the examples its design states, once every function
+    they call is written (``winner(new_board())`` waits for ``new_board``)."""
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+    called = _called(examples) - set(dir(builtins))
+
+    def run(code: CodeArtifact) -> TestReport:
+        report, result = testing.run_examples(code, APP_FILE, examples, limits)
+        passed = sum(c.passed for c in report.cases)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"examples of {name}: {passed}/{len(examples)} passed")
+        return report
+
+    def check(code: CodeArtifact) -> None:
+        if missing := sorted(called - defined_names(code.files[APP_FILE])):
+            call.record("sandbox", outcome="skipped", detail=f"examples of {name}: {', '.join(missing)} "
+                                                             "not written yet")
+            return
+        report = perform(call, "sandbox", run, code=code)
+        if not report.passed:
+            failures = report.failures()
+            raise OutputError(failures[0].message.splitlines()[0] if failures else report.output[-300:])
+
+    return check
+
+
+def _called(examples: tuple[Example, ...]) -> set[str]:
+    """Return the names of the functions the examples call (an example that does not parse calls none)."""
+    names: set[str] = set()
+    for part in (p for e in examples for p in (e.call, e.expected)):
+        try:
+            tree = ast.parse(part, mode="eval")
+        except SyntaxError:
+            continue
+        names |= {node.func.id for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return names
+
+
+def plays(call: StageCall, plan: Plan) -> Check:
+    """Return a check that a program's ``main()`` plays its design's session."""
+    assert plan.design is not None
+    design, limits = plan.design, sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def run(code: CodeArtifact) -> TestReport:
+        cases = sessions.play(code, APP_FILE, design, limits)
+        call.record("sandbox", outcome="passed" if all(c.passed for c in cases) else "failed",
+                    detail=f"session of main(): {sum(c.passed for c in cases)}/{len(cases)} passed")
+        return TestReport(ending="passed" if all(c.passed for c in cases) else "failed", cases=tuple(cases))
+
+    def check(code: CodeArtifact) -> None:
+        report = perform(call, "sandbox", run, code=code)
+        if not report.passed:
+            raise OutputError(report.failures()[0].message[:SESSION_FEEDBACK])
+
+    return check
+
+
+SESSION_FEEDBACK = 900
+"""Characters of a failed session (the problem, then the transcript) the Coder is shown."""
+
+
+def behaves(call: StageCall, plan: Plan, name: str) -> Check:
     """Return a check that a step just written has the effect it must have on the data file
     (``nodes.interface``): a storage step reads or writes it, a feature run through the interface written
     from the plan does what its verb implies. On the local model, a step sampled again with the failure
@@ -93,7 +177,7 @@ def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> 
         call.record("error", outcome="skipped", detail=f"{what}: {exc}"[:300])
         return app
 
-def defines(name: str) -> Callable[[CodeArtifact], None]:
+def defines(name: str) -> Check:
     def check(code: CodeArtifact) -> None:
         if name not in defined_names(code.files[APP_FILE]):
             raise OutputError(f"the code does not define `{name}`: write `def {name}(...)`")
@@ -104,10 +188,13 @@ def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: i
     """Return the prompt for step ``number`` (1-based) of an application's plan, given the code so far."""
     subtask = plan.subtasks[number - 1]
     name = function_name(subtask.function)
+    if plan.shape == "program":
+        conventions = ENTRY_CONVENTIONS if name == "main" else ""
+    else:
+        conventions = CONVENTIONS if name not in STORAGE_NAMES else ""
     return SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan), app=APP_FILE,
         code=_app_view(app), number=number, title=subtask.title, description=subtask.description,
-        conventions=CONVENTIONS if name not in STORAGE_NAMES else "",
-        function=f" as the function `{subtask.function}`" if name else "")
+        conventions=conventions, function=f" as the function `{subtask.function}`" if name else "")
 
 def _unplanned_examples(plan: Plan) -> frozenset[str]:
     return EXAMPLE_NAMES - {function_name(s.function) for s in plan.subtasks}
@@ -124,27 +211,28 @@ def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact)
         return None
     number, failure = failing
     name = function_name(plan.subtasks[number - 1].function)
-    has_effect = behaves(call, plan, name)
+    accepted = acceptance(call, plan, name)
+    assert accepted is not None  # the step failed its acceptance
 
     def check(candidate: CodeArtifact) -> None:
         defines(name)(candidate)
-        has_effect(candidate)
+        accepted(candidate)
 
     prompt = (_step_prompt(task, plan, code, number)
               + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code.")
     try:
-        return merged_piece(call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan))
+        return merged_piece(call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan),
+                            keep=code_written(plan))
     except OutputError as exc:
         call.record("error", outcome="unrepaired", detail=f"{name}: {exc}"[:300])
         return None
 
 def _first_wrong_step(call: StageCall, plan: Plan, code: CodeArtifact) -> tuple[int, str] | None:
-    """Return the number of the first step whose effect check fails, with the failure (None if none)."""
+    """Return the number of the first step whose acceptance check fails, with the failure (None if none)."""
     for number, subtask in enumerate(plan.subtasks, 1):
-        name = function_name(subtask.function)
-        if interface.checkable(plan, name):
+        if (check := acceptance(call, plan, function_name(subtask.function))) is not None:
             try:
-                behaves(call, plan, name)(code)
+                check(code)
             except OutputError as exc:
                 return number, str(exc)
     return None
@@ -158,18 +246,21 @@ def _app_view(code: CodeArtifact | None) -> str:
 
 
 def build_application(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifact:
-    """Write an application step by step, then its interface from the plan, then its tests."""
+    """Write an application step by step (a records application's interface from the plan), then its
+    tests."""
     app: CodeArtifact | None = None
+    records = plan.shape == "records"
     for number, subtask in enumerate(plan.subtasks, 1):
         name = function_name(subtask.function)
-        if name == "main":
+        if name == "main" and records:
             continue  # the interface is written from the plan below
         prompt = _step_prompt(task, plan, app, number)
         app = merged_piece(call, app, APP_FILE, prompt, check=defines(name) if name else None,
-                           prefer=behaves(call, plan, name) if interface.checkable(plan, name) else None,
-                           drop=_unplanned_examples(plan))
+                           prefer=acceptance(call, plan, name), drop=_unplanned_examples(plan),
+                           keep=code_written(plan))
     assert app is not None  # an application's plan has at least one feature
-    app = perform(call, "interface", with_interface, plan=plan, code=app)
+    if records:
+        app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):
         app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
             task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))

@@ -57,6 +57,16 @@ def set_priority(items, index, priority):
 turns the user's 1-based numbers into indices). Without them the local model's "mark done" deletes the
 item, or overwrites the task's text with 'Done'."""
 
+ENTRY_CONVENTIONS = """
+main() plays the session the plan shows: read the input as it says, print what each step shows. End the
+file with:
+```python
+if __name__ == '__main__':
+    main()
+```
+"""
+"""What a program's ``main()`` is asked for besides its step: the session checks it (``nodes.sessions``)."""
+
 EXAMPLE_NAMES = frozenset(defined_names(code_block(CONVENTIONS)))
 """What the conventions' example defines: a step's piece that copies it does not add it to the app, unless
 the plan names it (else the local model's to-do list gains a ``set_priority`` nobody asked for)."""

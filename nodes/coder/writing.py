@@ -27,7 +27,7 @@ from nodes.views import (
     strip_fences,
 )
 from runtime.executor import perform
-from state.artifacts import CodeArtifact, TaskSpec
+from state.artifacts import CodeArtifact, Plan, TaskSpec
 from state.stage import OutputError, StageCall
 
 
@@ -62,20 +62,26 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
     entry_points = code.entry_points if code else (APP_FILE,)
     return apply_changes(code, {path: content}, entry_points=entry_points)
 
+def code_written(plan: Plan | None) -> frozenset[str]:
+    """Return the definitions of ``app.py`` that code writes from the plan, which no model's piece may
+    replace: a records application's ``main()`` (a program's ``main()`` is the model's to write and fix)."""
+    return frozenset() if plan is not None and plan.shape == "program" else frozenset({"main"})
+
 def _syntax(exc: SyntaxError) -> str:
     """Return where and why code does not parse, with the offending line (for the model and the ledger)."""
     line = (exc.text or "").strip()
     return f"line {exc.lineno}: {exc.msg}" + (f": `{line[:120]}`" if line else "")
 
-def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact) -> CodeArtifact:
+def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact,
+                 plan: Plan | None = None) -> CodeArtifact:
     """Ask for the changed definitions as a fenced block in plain text; return the code with them merged
     into the files they belong to (``split_by_file``), so a fix can also write the tests an application
-    lacks."""
+    lacks. What code writes from ``plan`` stays (``code_written``)."""
 
     def fix(code: CodeArtifact, prompt: str) -> CodeArtifact:
         piece = code_block(text(call, system, prompt, what="fix"))
         for path, part in split_by_file(piece).items():
-            code = merged(code, path, part)
+            code = merged(code, path, part, keep=code_written(plan) if path == APP_FILE else None)
         return code
 
     return perform(call, "FileFix", fix, code=code, prompt=prompt)

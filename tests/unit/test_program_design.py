@@ -1,0 +1,201 @@
+"""Applications that are not lists of records: a program's design, its units checked by their examples,
+its main() written by the model and checked by the design's session."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nodes import sessions
+from nodes.coder.application import holds
+from nodes.coder.writing import code_written, merged
+from nodes.planner import DesignDraft, design_plan, example, shape
+from nodes.roles import SPECS
+from nodes.views import plan_view
+from runtime import sandbox
+from state.artifacts import CodeArtifact, Design, Example, Plan, Subtask, Turn
+from state.context import Context
+from state.stage import OutputError, StageCall
+from tests.conftest import APPROVE, CHANGES, fenced
+from tests.scripted import ScriptedChatModel
+
+TASK = "Build a calculator: the user types two numbers on a line and it prints their sum, until 'quit'."
+DESIGN = {
+    "units": [{"title": "Add two numbers", "function": "add(a, b)",
+               "examples": ["add(2, 3) == 5", "add(-1, 1) == 0", "adds two numbers"]}],
+    "interface": "interactive",
+    "session": [{"input": "2 3", "expect": "5"}, {"input": "10 20", "expect": "30"},
+                {"input": "quit", "expect": ""}],
+}
+ADD = fenced("def add(a, b):\n    return a + b\n")
+SUBTRACT = fenced("def add(a, b):\n    return a - b\n")
+MAIN_SOURCE = ("def main():\n    while True:\n        try:\n            line = input('> ')\n"
+               "        except EOFError:\n            return\n"
+               "        if line == 'quit':\n            return\n"
+               "        a, b = line.split()\n        print(add(int(a), int(b)))\n\n\n"
+               "if __name__ == '__main__':\n    main()\n")
+MAIN = fenced(MAIN_SOURCE)
+SILENT_MAIN = fenced(MAIN_SOURCE.replace("print(add(int(a), int(b)))", "add(int(a), int(b))"))
+"""A main() that computes the sum and never shows it."""
+TEST_ADD = fenced("def test_add():\n    assert add(2, 3) == 5\n")
+LIMITS = sandbox.Limits(timeout_s=20)
+
+
+def test_a_design_becomes_units_with_their_examples_then_main():
+    subtasks, design = design_plan(DesignDraft.model_validate({
+        **DESIGN, "units": [*DESIGN["units"], {"title": "Entry", "function": "main()", "examples": []}]}))
+    assert [s.function for s in subtasks] == ["add(a, b)", "main()"]  # the model's main() is the entry step
+    add, entry = subtasks
+    # what parses as `call == value` is executable; the rest stays a criterion
+    assert add.examples == (Example(call="add(2, 3)", expected="5"), Example(call="add(-1, 1)", expected="0"))
+    assert "adds two numbers" in add.acceptance_criteria
+    assert entry.acceptance_criteria[:2] == ("after '2 3' it prints '5'", "after '10 20' it prints '30'")
+    assert design == Design(shape="program", interface="interactive",
+                            session=(Turn(input="2 3", expect="5"), Turn(input="10 20", expect="30"),
+                                     Turn(input="quit")))
+
+
+@pytest.mark.parametrize("units, reason", [
+    ([{"title": "Play", "function": "", "examples": []}], "names no function"),
+    ([{"title": "Run", "function": "main()", "examples": []}], "no unit left"),
+    ([{"title": "A", "function": "f(x)", "examples": []}, {"title": "B", "function": "f(y)", "examples": []}],
+     "two units write the same function: ['f']"),
+])
+def test_a_design_without_usable_units_is_refused_with_the_reason(units, reason):
+    with pytest.raises(OutputError, match=re.escape(reason)):
+        design_plan(DesignDraft.model_validate({**DESIGN, "units": units}))
+
+
+def test_only_one_equality_is_an_example():
+    assert example("assert f(1) == [2]") == Example(call="f(1)", expected="[2]")
+    assert example("f(1) < 2") is None and example("a == b == c") is None and example("f(") is None
+
+
+def _app(source: str) -> CodeArtifact:
+    return CodeArtifact(files={"app.py": source}, entry_points=("app.py",))
+
+
+def _design(*turns: tuple[str, str], interface: str = "interactive") -> Design:
+    session = tuple(Turn(input=i, expect=e) for i, e in turns)
+    return Design(shape="program", interface=interface, session=session)
+
+
+ADDING = "def add(a, b):\n    return a + b\n\n\n" + MAIN_SOURCE
+
+
+def test_a_session_passes_when_the_output_shows_each_expected_text_in_order():
+    [case] = sessions.play(_app(ADDING), "app.py", _design(("2 3", "5"), ("10 20", "30")), LIMITS)
+    assert case.passed, case.message  # the input ends after the last turn: main() returns on EOFError
+    [case] = sessions.play(_app(ADDING), "app.py", _design(("10 20", "30"), ("2 3", "50")), LIMITS)
+    assert not case.passed and case.message.startswith("after '2 3' the output should show '50'")
+    assert "input:\n10 20\n2 3\noutput:\n> 30" in case.message  # the transcript the Coder is shown
+
+
+def test_a_session_fails_on_a_crash_or_a_hang_but_not_on_the_inputs_end():
+    [crashed] = sessions.play(_app(ADDING), "app.py", _design(("2 x", "")), LIMITS)
+    assert not crashed.passed and "it crashed: ValueError" in crashed.message
+    unguarded = ADDING.replace("        try:\n            line = input('> ')\n        except EOFError:\n"
+                               "            return\n", "        line = input('> ')\n")
+    [ended] = sessions.play(_app(unguarded), "app.py", _design(("2 3", "5")), LIMITS)
+    assert ended.passed, ended.message
+    looping = ADDING.replace("except EOFError:\n            return", "except EOFError:\n            continue")
+    [hung] = sessions.play(_app(looping), "app.py", _design(("2 3", "5")), sandbox.Limits(timeout_s=2))
+    assert not hung.passed and "it did not finish" in hung.message
+
+
+def test_a_program_driven_by_its_arguments_runs_once_per_turn():
+    source = ("import sys\n\n\ndef main():\n    print(sum(int(a) for a in sys.argv[1:]))\n\n\n"
+              "if __name__ == '__main__':\n    main()\n")
+    design = _design(("2 3", "5"), ("1 1", "3"), interface="arguments")
+    first, second = sessions.play(_app(source), "app.py", design, LIMITS)
+    assert first.passed and first.name == "run: python app.py 2 3"
+    assert not second.passed and "after '1 1' the output should show '3'" in second.message
+
+
+def test_the_plan_view_shows_how_main_is_used_and_the_session():
+    subtasks, design = design_plan(DesignDraft.model_validate(DESIGN))
+    shown = plan_view(Plan(subtasks=subtasks, design=design))
+    assert "How main() is used: interactive" in shown and "> 2 3   → prints '5'" in shown
+    assert "> quit" in shown and "> quit   →" not in shown
+
+
+def test_a_program_is_built_unit_by_unit_and_its_main_by_the_model(scripted):
+    run = scripted(planner=[DESIGN], coder=[ADD, MAIN, TEST_ADD], reviewer=[APPROVE])
+    values = run(TASK)
+    assert values["status"] == "completed"
+    assert values["plan"]["design"]["shape"] == "program"
+    app = values["code"]["files"]["app.py"]
+    assert "print(add(int(a), int(b)))" in app and "if command ==" not in app  # no records interface
+    runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
+    assert runs[:2] == ["examples of add: 2/2 passed", "session of main(): 1/1 passed"]
+    integration = {c["name"]: c["passed"] for c in values["review"]["integration"]["cases"]}
+    assert integration["session: '2 3', '10 20', 'quit'"] is True
+    prompts = run.models["coder"].prompts
+    assert "as the function `main()`" in prompts[1] and "if __name__ == '__main__':" in prompts[1]
+    assert "> 10 20   → prints '30'" in prompts[1]  # the session it must play
+    assert "Never more than 6 functions" in run.models["planner"].prompts[0]
+
+
+def test_a_unit_that_misses_its_examples_and_a_main_that_misses_the_session_are_sampled_again(scripted):
+    run = scripted(planner=[DESIGN], coder=[SUBTRACT, ADD, SILENT_MAIN, MAIN, TEST_ADD],
+                   reviewer=[APPROVE])
+    values = run(TASK)
+    assert values["status"] == "completed"
+    prompts = run.models["coder"].prompts
+    assert "add(2, 3) returned -1, expected 5" in prompts[1]
+    assert "after '2 3' the output should show '5'" in prompts[3] and "input:\n2 3\n10 20\nquit" in prompts[3]
+
+
+def test_a_fix_may_rewrite_a_programs_main_but_not_a_records_interface():
+    subtasks, design = design_plan(DesignDraft.model_validate(DESIGN))
+    program = Plan(subtasks=subtasks, design=design)
+    records = Plan(subtasks=(Subtask(title="add", acceptance_criteria=("x",), function="add(items, text)"),),
+                   design=Design(shape="records"))
+    fix = "def main():\n    print('fixed')\n"
+    assert "fixed" in merged(_app(ADDING), "app.py", fix, keep=code_written(program)).files["app.py"]
+    assert "fixed" not in merged(_app(ADDING), "app.py", fix, keep=code_written(records)).files["app.py"]
+
+
+def test_a_revision_that_breaks_the_session_is_caught_by_the_reviews_replay(scripted):
+    run = scripted(planner=[DESIGN], coder=[ADD, MAIN, TEST_ADD, SILENT_MAIN],
+                   reviewer=[CHANGES, APPROVE])
+    values = run(TASK, max_rounds=2)
+    # every step passed its acceptance, so the revision is the model's free-form fix: it rewrites main()
+    assert "add(int(a), int(b))\n" in values["code"]["files"]["app.py"]
+    [replayed] = [c for c in values["review"]["integration"]["cases"] if c["name"].startswith("session:")]
+    assert not replayed["passed"] and "after '2 3' the output should show '5'" in replayed["message"]
+    assert values["status"] == "failed"  # the model approved; the gate reads the failed session
+
+
+def test_a_units_examples_wait_for_the_functions_they_call():
+    call = StageCall(stage="implementing", role="coder", round=1, context=Context(),
+                     models={"coder": ScriptedChatModel(script=[])}, spec=SPECS["coder"])
+    examples = (Example(call="size(new_board())", expected="9"),)
+    check = holds(call, "size", examples)
+    check(_app("def size(board):\n    return len(board)\n"))  # new_board is not written yet: not run
+    assert call.ledger[-1].outcome == "skipped" and "new_board not written yet" in call.ledger[-1].detail
+    with pytest.raises(OutputError, match=r"size\(new_board\(\)\) returned 3, expected 9"):
+        check(_app("def size(board):\n    return len(board)\n\n\n"
+                   "def new_board():\n    return [[0] * 3] * 3\n"))
+
+
+@pytest.mark.parametrize("request_, shaped", [
+    ("Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and "
+     "keep the list in a file so it survives between runs.", "records"),
+    ("Build a contact book: add contacts with a phone number, search them by name, delete them.", "records"),
+    ("Design a tic-tac-toe game with a user-friendly interface, allowing two players to take turns.",
+     "program"),
+    ("Create a budget tracker to monitor expenses and savings", "program"),
+    ("write a program that generates Fibonacci numbers up to a given number", "program"),
+])
+def test_an_application_is_records_when_it_adds_items_and_manages_them(request_, shaped):
+    assert shape(request_) == shaped
+
+
+def test_an_example_copied_from_the_instructions_is_left_out():
+    copied = {**DESIGN, "units": [{"title": "Add", "function": "add(a, b)",
+                                   "examples": ["count_vowels('banana') == 3", "add(1, 2) == 3"]}]}
+    [unit, _] = design_plan(DesignDraft.model_validate(copied))[0]
+    assert unit.examples == (Example(call="add(1, 2)", expected="3"),)
+    assert unit.acceptance_criteria == ("add(1, 2) == 3",)
