@@ -8,7 +8,7 @@ ProgramDev has no reference tests. A program is judged two ways, in Accord's san
   text alone and never shown to the agents. A check plays its inputs in each notation a user of such a
   program might type (a cell as ``1 1``, ``1,1``, ``0 0``, ``1`` or ``a1``) and passes when one of them
   makes the program show what the requirement says (a win announced, a move refused); where the last
-  input must cause it, the inputs before it must not (``passes``).
+  inputs must cause it, the program must not show it unprompted as often (``passes``).
 
 A task is solved when its program is executable and passes every acceptance check.
 """
@@ -86,9 +86,10 @@ def shown(pattern: re.Pattern[str], output: str) -> int:
 def passes(check: Check, code: CodeArtifact) -> bool:
     """Return whether one of the check's attempts makes the program show what it must, without a crash.
 
-    For a check of what the last input causes, the inputs before it must show it no more often than the
-    program does unprompted (its instructions may name a winner), and the last input must add to that: a
-    notation the program cannot read, refused at the first move, is not an occupied cell refused.
+    For a check of what the inputs cause, the output must show it more often than the program does
+    unprompted (its instructions may name a winner or a game over). For one of what the last input
+    causes, the inputs before it must not add to that, and the last must: a notation the program cannot
+    read, refused at the first move, is not an occupied cell refused.
     """
     entry = entry_point(code)
     if entry is None or entry not in code.files:
@@ -99,10 +100,12 @@ def passes(check: Check, code: CodeArtifact) -> bool:
         if not seen:
             continue
         if check.caused and attempt.lines:
-            before = _run(code, entry, dataclasses.replace(attempt, lines=attempt.lines[:-1]))
-            unprompted = _run(code, entry, dataclasses.replace(attempt, lines=()))
-            counts = shown(check.shows, unprompted.stdout), shown(check.shows, before.stdout)
-            if counts[1] != counts[0] or seen <= counts[1]:
+            unprompted = shown(check.shows, _run(code, entry, dataclasses.replace(attempt, lines=())).stdout)
+            before = unprompted
+            if check.caused == "last":
+                earlier = dataclasses.replace(attempt, lines=attempt.lines[:-1])
+                before = shown(check.shows, _run(code, entry, earlier).stdout)
+            if before != unprompted or seen <= before:
                 continue
         return True
     return False

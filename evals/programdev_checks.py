@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 COLUMNS = "abcdefghijklmno"
 
@@ -33,15 +34,25 @@ class Check:
     name: str
     attempts: tuple[Attempt, ...]
     shows: re.Pattern[str]
-    caused: bool = False
-    """Whether the last line typed must cause it: the output shows it more often than the same attempt
-    without that line (a rule in the instructions is not a win announced, an unreadable notation refused
-    at the first move is not an occupied cell refused)."""
+    caused: Literal["", "inputs", "last"] = ""
+    """What must cause it: nothing ("", shown at all); the inputs (shown more often than the program shows
+    it unprompted: a rule in its instructions is not a game over); the last input (the inputs before it
+    do not add it: a notation refused at the first move is not an occupied cell refused)."""
 
 
 def shows(pattern: str) -> re.Pattern[str]:
     """Return a pattern of what the output must show: any case, across lines."""
     return re.compile(pattern, re.I | re.S)
+
+
+def board(cols: int, rows: int) -> re.Pattern[str]:
+    """Return a pattern of a drawn board: ``rows`` lines of ``cols`` one-character cells apart by spaces or
+    bars, each line maybe labelled by a number at either end."""
+    line = (
+        rf"^[ \t]*(?:\d{{1,2}}[ \t]*)?\|?[ \t]*(?:[^\s|][ \t|]+){{{cols - 1}}}[^\s|][ \t|]*"
+        rf"(?:\d{{1,2}})?[ \t]*$"
+    )
+    return re.compile(rf"(?:{line}.*?){{{rows}}}", re.I | re.S | re.M)
 
 
 Cell = tuple[int, int]
@@ -83,6 +94,11 @@ REFUSED = shows(
 )
 OVER = shows(r"game over|you (lose|lost|died)|\blost\b|\blose\b|game ended|the end")
 SCORE = shows(r"score")
+CLUES = shows(
+    r"across\W*\n\s*\d+[.):]?\s+\w.*down\W*\n\s*\d+[.):]?\s+\w|"
+    r"\b\d+\s*(across|a)\b[.:)]?\s+\w.*\b\d+\s*(down|d)\b[.:)]?\s+\w"
+)
+"""Clues numbered under an Across and a Down heading, or numbered with their direction (``1 across: ...``)."""
 DRAW = shows(r"\bdraw\b|\btie\b|nobody|no one|no winner")
 FIVE_LETTER_WORDS = ("crane", "slate", "pious", "dumpy", "wrist", "fjord")
 ARROWS = (
@@ -98,28 +114,28 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             "an impossible move is refused",
             lines(["a1-a8"], ["a1 a8"], ["1,1-8,1"], ["0 0 7 0"]),
             REFUSED,
-            caused=True,
+            caused="last",
         ),
-        Check("the board is 8x8", lines(["quit"]), shows(r"(?m)^\D*[1-8]?\s*([^\s\d]\s*){8}\s*$")),
+        Check("the board is 8x8", lines(["quit"]), board(8, 8)),
     ),
     "Sudoku": (
         Check(
             "a value outside 1-9 is refused",
             lines(["1 1 10"], ["1,1,10"], ["0 0 10"], ["a1 10"], ["1", "1", "10"]),
             REFUSED,
-            caused=True,
+            caused="last",
         ),
-        Check("the grid is 9x9", lines(["quit"]), shows(r"(?m)^[^\n]*?((\d|\.|_)[ |]{0,3}){9}[^\n]*$")),
+        Check("the grid is 9x9", lines(["quit"]), board(9, 9)),
     ),
     "TheCrossword": (
-        Check("clues are given across and down", lines(["quit"]), shows(r"across.*down|down.*across")),
+        Check("numbered clues are given across and down", lines(["quit"]), CLUES),
         Check(
             "a wrong word is not accepted",
             lines(
                 ["1 across zzzzz"], ["1 a zzzzz"], ["1", "across", "zzzzz"], ["1a zzzzz"], ["1", "a", "zzzzz"]
             ),
             shows(r"incorrect|wrong|not (correct|match|fit)|invalid|doesn't|does not|try again"),
-            caused=True,
+            caused="last",
         ),
     ),
     "DetectPalindromes": (
@@ -162,14 +178,14 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             "a win on a row is announced",
             grid(alternate([(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1)]), 3),
             WIN,
-            caused=True,
+            caused="last",
         ),
-        Check("a move to an occupied cell is refused", grid([(1, 1), (1, 1)], 3), REFUSED, caused=True),
+        Check("a move to an occupied cell is refused", grid([(1, 1), (1, 1)], 3), REFUSED, caused="last"),
         Check(
             "a full board without a line is a draw",
             grid(alternate([(0, 0), (0, 2), (1, 0), (1, 2), (2, 1)], [(0, 1), (1, 1), (2, 0), (2, 2)]), 3),
             DRAW,
-            caused=True,
+            caused="last",
         ),
     ),
     "Gomoku": (
@@ -177,13 +193,16 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             "five in a row wins",
             grid(alternate([(7, c) for c in range(3, 8)], [(8, c) for c in range(3, 7)]), 15),
             WIN,
-            caused=True,
+            caused="last",
         ),
-        Check("a stone on an occupied point is refused", grid([(7, 7), (7, 7)], 15), REFUSED, caused=True),
+        Check("a stone on an occupied point is refused", grid([(7, 7), (7, 7)], 15), REFUSED, caused="last"),
     ),
     "Chess": (
         Check(
-            "an illegal move is refused", lines(["Ke5"], ["e1e5"], ["e1 e5"], ["e1-e5"]), REFUSED, caused=True
+            "an illegal move is refused",
+            lines(["Ke5"], ["e1e5"], ["e1 e5"], ["e1-e5"]),
+            REFUSED,
+            caused="last",
         ),
         Check(
             "fool's mate is checkmate",
@@ -194,7 +213,7 @@ CHECKS: dict[str, tuple[Check, ...]] = {
                 ["f2-f3", "e7-e5", "g2-g4", "d8-h4"],
             ),
             shows(r"checkmate|black wins|\bmate\b"),
-            caused=True,
+            caused="last",
         ),
     ),
     "2048": (
@@ -208,15 +227,16 @@ CHECKS: dict[str, tuple[Check, ...]] = {
         Check(
             "the map has walls and the player",
             lines(["d", "d", "s"], ["right", "right", "down"]),
-            shows(r"#.*@|@.*#"),
+            shows(r"(?m)^[^\n]*#[^\n]*@[^\n]*$|^[^\n]*@[^\n]*#[^\n]*$"),
         ),
-        Check("the map is 80 wide", lines(["d"]), shows(r"(?m)^.{80}$")),
+        Check("the map is 80 wide", lines(["d"]), shows(r"(?m)(?:^[^\n]{80,82}$.*?){10}")),
     ),
     "Wordle": (
         Check(
             "a guess gets coloured feedback",
             lines(["crane"]),
             shows(r"\x1b\[\d*;?(3[0-9]|4[0-9])m|green|yellow|gr[ae]y|\U0001F7E9|\U0001F7E8|⬜|⬛"),
+            caused="last",
         ),
         Check(
             "six wrong guesses lose and tell the word",
@@ -225,10 +245,10 @@ CHECKS: dict[str, tuple[Check, ...]] = {
                 r"the word was|answer was|game over|you lose|you lost|out of (guesses|tries|turns)|"
                 r"better luck|the word is"
             ),
-            caused=True,
+            caused="last",
         ),
         Check(
-            "a word that is not five letters is refused", lines(["cat"], ["toolong"]), REFUSED, caused=True
+            "a word that is not five letters is refused", lines(["cat"], ["toolong"]), REFUSED, caused="last"
         ),
     ),
     "Minesweeper": (
@@ -248,32 +268,37 @@ CHECKS: dict[str, tuple[Check, ...]] = {
                 ["1", "1 1 f"],
             ),
             shows(r"\bF\b|⚑|🚩"),
-            caused=True,
+            caused="last",
         ),
     ),
     "ConnectionsNYT": (
-        Check("sixteen words are shown", lines(["quit"]), shows(r"(\b[A-Za-z]{2,}\b.*){16}")),
+        Check(
+            "sixteen words are shown in a 4x4 grid",
+            lines(["quit"]),
+            shows(r"(?m)(?:^[ \t|]*(?:[A-Za-z]+[ \t|,]+){3}[A-Za-z]+[ \t|]*$.*?){4}"),
+        ),
         Check(
             "a wrong group counts a mistake",
             lines(["a b c d"], ["a, b, c, d"], ["1 2 3 4"], ["1,2,3,4"]),
-            shows(r"mistake|incorrect|wrong|not a group|invalid|try again"),
-            caused=True,
+            shows(r"mistake"),
+            caused="last",
         ),
     ),
     "StrandsNYT": (
         Check(
             "the board is 6x8 letters",
             lines(["quit"]),
-            shows(r"(?m)(^\s*([A-Za-z]\s*){6}$\s*){8}|(^\s*([A-Za-z]\s*){8}$\s*){6}"),
+            re.compile(f"{board(6, 8).pattern}|{board(8, 6).pattern}", board(6, 8).flags),
         ),
         Check("the theme and the spangram are named", lines(["quit"]), shows(r"(?=.*theme)(?=.*spangram)")),
     ),
     "SnakeGame": (
-        Check("the score is shown", lines(["d", "d"], ["right", "right"]), SCORE),
+        Check("the score is shown", lines(["d", "d"], ["right", "right"]), SCORE, caused="inputs"),
         Check(
             "running into the wall ends the game",
             lines(["w"] * 30, ["up"] * 30, ["1", *["w"] * 30], ["easy", *["w"] * 30]),
             OVER,
+            caused="inputs",
         ),
     ),
     "ConnectFour": (
@@ -281,15 +306,16 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             "four in a column wins",
             lines(["1", "2", "1", "2", "1", "2", "1"], ["0", "1", "0", "1", "0", "1", "0"]),
             WIN,
-            caused=True,
+            caused="last",
         ),
-        Check("a column outside the grid is refused", lines(["9"], ["0", "9"]), REFUSED, caused=True),
+        Check("a column outside the grid is refused", lines(["9"], ["0", "9"]), REFUSED, caused="last"),
     ),
     "TriviaQuiz": (
         Check(
             "the total correct is shown after the last question",
             lines(["a"] * 30, ["1"] * 30),
-            shows(r"\d+\s*(/|out of|of)\s*\d+|total.*\d|score.*\d"),
+            shows(r"(you (got|scored|answered)|final score|total|correct answers)[^\n]{0,40}\d+"),
+            caused="inputs",
         ),
     ),
     "DouDizhuPoker": (
@@ -300,20 +326,23 @@ CHECKS: dict[str, tuple[Check, ...]] = {
         ),
     ),
     "Tetris": (
-        Check("the score is shown", lines(["a", "d", "s"], ["left", "right", "down"]), SCORE),
+        Check(
+            "the score is shown", lines(["a", "d", "s"], ["left", "right", "down"]), SCORE, caused="inputs"
+        ),
         Check(
             "the game ends when the pieces reach the top",
             lines(["s"] * 200, ["down"] * 200, ["drop"] * 200, [" "] * 200),
             OVER,
+            caused="inputs",
         ),
     ),
     "ReversiOthello": (
-        Check("a move that flips nothing is refused", grid([(0, 0)], 8), REFUSED, caused=True),
+        Check("a move that flips nothing is refused", grid([(0, 0)], 8), REFUSED, caused="last"),
         Check(
             "a legal opening move is taken",
             grid([(2, 3)], 8),
             shows(r"(white|o|player 2|second)('s)? (turn|move|to (move|play))"),
-            caused=True,
+            caused="last",
         ),
     ),
     "StrandsGame": (
@@ -321,23 +350,31 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             "a wrong merge gets feedback",
             lines(["zz qq"], ["1 2"], ["zzqq"]),
             shows(r"invalid|not (a )?(valid|word)|incorrect|wrong|try again"),
-            caused=True,
+            caused="last",
         ),
     ),
     "MonopolyGo": (
         Check(
-            "rolling the dice moves a player and money is shown",
+            "rolling the dice is shown",
             lines(["r", "y", "n"], ["roll", "y", "n"], ["", "y", "n"], ["1", "1", "2"]),
-            shows(r"(?=.*(roll|dice|rolled))(?=.*(\$|money|cash))"),
+            shows(r"rolled|you roll|dice[^\n]*\d"),
+            caused="inputs",
         ),
     ),
     "EpisodeChooseYourStory": (
-        Check("choices lead to an ending", lines(["1"] * 20, ["a"] * 20), shows(r"the end|ending|\bend\b")),
+        Check(
+            "choices lead to an ending",
+            lines(["1"] * 20, ["a"] * 20),
+            shows(r"the end|ending|\bend\b"),
+            caused="inputs",
+        ),
     ),
-    "CandyCrush": (Check("a swap is scored", grid([(0, 0), (0, 1)], 8), SCORE),),
+    "CandyCrush": (Check("a swap is scored", grid([(0, 0), (0, 1)], 8), SCORE, caused="inputs"),),
     "FlappyBird": (
-        Check("the score is shown", lines(["", " ", "f"], ["flap"]), SCORE),
-        Check("never flapping ends the game", lines([""] * 60, ["n"] * 60, ["wait"] * 60), OVER),
+        Check("the score is shown", lines(["", " ", "f"], ["flap"]), SCORE, caused="inputs"),
+        Check(
+            "never flapping ends the game", lines([""] * 60, ["n"] * 60, ["wait"] * 60), OVER, caused="inputs"
+        ),
     ),
     "TextBasedSpaceInvaders": (
         Check(
@@ -353,7 +390,9 @@ CHECKS: dict[str, tuple[Check, ...]] = {
             shows(r"(?=.*claw)(?=.*gold)"),
         ),
     ),
-    "Pong": (Check("each player's score is shown", lines(["w", "s"], ["up", "down"]), SCORE),),
+    "Pong": (
+        Check("each player's score is shown", lines(["w", "s"], ["up", "down"]), SCORE, caused="inputs"),
+    ),
     "Mastermind": (
         Check(
             "a guess gets exact and partial feedback",
@@ -362,12 +401,13 @@ CHECKS: dict[str, tuple[Check, ...]] = {
                 r"exact|correct position|right (place|position)|black|bulls?\b|partial|wrong position|"
                 r"white|cows?\b"
             ),
-            caused=True,
+            caused="last",
         ),
         Check(
             "running out of guesses loses and reveals the code",
             lines(["1234"] * 20, ["1 2 3 4"] * 20, ["RGBY"] * 20),
             shows(r"(the code was|the answer was|secret.*was|you lose|you lost|game over|out of)"),
+            caused="inputs",
         ),
     ),
 }
