@@ -130,10 +130,7 @@ def oracle(name: str) -> Oracle:
 
     def judge_code(state: Mapping[str, Any], call: Any) -> tuple[bool, str]:
         result = judged(name, CodeArtifact.model_validate(state["code"]))
-        return result["solved"], "executable and every acceptance check passed" if result[
-            "solved"
-        ] else result["reason"]
+        return result["solved"], result["reason"] or "executable and every acceptance check passed"
 
-    return Oracle(
-        name=f"ProgramDev acceptance of {name}", judges={"code": judge_code}, candidate=code_or_plan
-    )
+    return Oracle(name=f"ProgramDev acceptance of {name}", judges={"code": judge_code},
+                  candidate=code_or_plan)
