@@ -1,7 +1,8 @@
 """The monolithic baselines: one model call from the task alone, no plan, no tests (the evals' ``single``).
 
 ``single`` is the model at its plain best on a function task: the call any HumanEval harness makes for a
-chat model (EvalPlus's instruction around the stub, no system prompt) and the harness's extraction.
+chat model (EvalPlus's instruction around the stub, no system prompt) and the harness's extraction; on a
+class task, ClassEval's own instruction.
 ``single-coder`` is one call with the Coder's system prompt and instructions instead.
 """
 
@@ -31,6 +32,10 @@ markdown code block:
 """
 """EvalPlus's instruction for chat models, with the stub exactly as given."""
 
+CLASS_HARNESS_PROMPT = """Please complete the class {name} in the following code.
+{stub}"""
+"""ClassEval's instruction for chat models (its holistic generation), with the skeleton as given."""
+
 
 def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the code in one call with the Coder's system prompt that sees only the task."""
@@ -47,7 +52,9 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     task, _, _ = artifacts(state)
     if not task.completes_stub:
         return _application(call, task)
-    reply = plain_text(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()), what="code")
+    harness = CLASS_HARNESS_PROMPT if task.level == "class" else HARNESS_PROMPT
+    reply = plain_text(call, harness.format(stub=(task.stub or "").strip(), name=task.entry_point),
+                       what="code")
     return {"code": dump(harness_module(task, reply))}
 
 

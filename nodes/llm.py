@@ -13,10 +13,11 @@ import time
 from functools import lru_cache
 from typing import Any, TypeVar
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
-from langchain_openai import ChatOpenAI
+from langchain_openai import ChatOpenAI, OpenAI
 from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
@@ -24,7 +25,7 @@ from runtime import local_model, model_server
 from state.context import RoleModel
 from state.roles import Style
 from state.settings import Settings
-from state.stage import OutputError, StageCall
+from state.stage import OutputError, StageCall, is_transient
 
 T = TypeVar("T", bound=BaseModel)
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
@@ -40,6 +41,14 @@ def client(model: str, base_url: str | None, api_key: str | None, temperature: f
     return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,
                       temperature=temperature, max_tokens=max_tokens, extra_body=extra,
                       timeout=timeout_s, max_retries=1)
+
+
+@lru_cache(maxsize=32)
+def completion_client(model: str, base_url: str | None, api_key: str | None, temperature: float,
+                      max_tokens: int, timeout_s: float = 600.0) -> OpenAI:
+    """Return a completions client (text in, its continuation out) for an endpoint (cached as ``client``)."""
+    return OpenAI(model=model, base_url=base_url, api_key=api_key, temperature=temperature,
+                  max_tokens=max_tokens, timeout=timeout_s, max_retries=1)
 
 
 def unservable(settings: RoleModel) -> str | None:
@@ -81,19 +90,25 @@ def chat_model(call: StageCall, temperature: float | None = None,
     Raises:
         BudgetExhausted: a run budget is spent, so no further call may be made.
     """
-    call.check_budget()
-    settings = role_settings(call)
-    if temperature is not None:
-        settings = settings.model_copy(update={"temperature": temperature})
-    if max_tokens is not None:
-        settings = settings.model_copy(update={"max_tokens": min(max_tokens, settings.max_tokens)})
-    scripted = call.models.get(call.role) or call.models.get("*")
+    settings, scripted = _settings(call, temperature, max_tokens)
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
     name, base_url, key = resolve(settings)
     model = client(name, base_url, key, settings.temperature, settings.max_tokens,
                    call.context.request_timeout_s)
     return model, settings, name
+
+
+def _settings(call: StageCall, temperature: float | None,
+              max_tokens: int | None) -> tuple[RoleModel, BaseChatModel | None]:
+    """Return the role's model settings for one call, and the test's scripted model for the role if any."""
+    call.check_budget()
+    settings = role_settings(call)
+    if temperature is not None:
+        settings = settings.model_copy(update={"temperature": temperature})
+    if max_tokens is not None:
+        settings = settings.model_copy(update={"max_tokens": min(max_tokens, settings.max_tokens)})
+    return settings, call.models.get(call.role) or call.models.get("*")
 
 
 def role_settings(call: StageCall) -> RoleModel:
@@ -254,3 +269,48 @@ def _text(call: StageCall, messages: list[BaseMessage], temperature: float | Non
         raise OutputError(f"the reply holds no {what}")
     call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
     return content
+
+
+def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperature: float | None = None,
+                 max_tokens: int | None = None, what: str = "code") -> str:
+    """Ask the role's model to continue ``prefix`` (a completion, not a chat) up to the first ``stop``
+    string; record it in the ledger. A scripted model is asked with ``prefix`` as its message.
+
+    Raises:
+        OutputError: the endpoint serves no completions, or the call fails.
+    """
+    settings, scripted = _settings(call, temperature, max_tokens)
+    if scripted is not None:
+        name = getattr(scripted, "model_name", "scripted")
+        complete: Runnable[str, tuple[str, dict[str, Any]]] = RunnableLambda(
+            lambda text: (str(scripted.invoke([HumanMessage(text)]).content), {}))
+    else:
+        name, base_url, key = resolve(settings)
+        model = completion_client(name, base_url, key, settings.temperature, settings.max_tokens,
+                                  call.context.request_timeout_s)
+
+        def generate(text: str) -> tuple[str, dict[str, Any]]:
+            result = model.generate([text], stop=list(stop))
+            usage = (result.llm_output or {}).get("token_usage") or {}
+            tokens_in, tokens_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+            cost = (tokens_in * settings.price_in_per_1k + tokens_out * settings.price_out_per_1k) / 1000
+            return result.generations[0][0].text, {"tokens_in": tokens_in, "tokens_out": tokens_out,
+                                                   "cost": cost}
+
+        complete = RunnableLambda(generate)
+    with model_server.generating(name, call.context.parallel):
+        started = time.monotonic()
+        try:
+            reply, spent = complete.invoke(prefix, config=traced(call, what, name))
+        except openai.APIStatusError as exc:
+            if is_transient(exc):
+                raise  # the retry policy's
+            # An endpoint that serves chats alone (OpenAI's newer models) answers 404 to a completion.
+            call.record("llm", model=name, latency_s=time.monotonic() - started, outcome="malformed",
+                        detail=f"completion failed: {exc}"[:300])
+            raise OutputError(f"the model's completion failed: {exc}"[:500]) from exc
+        latency = time.monotonic() - started
+    for end in stop:  # a scripted model knows no stop strings
+        reply = reply.split(end, 1)[0]
+    call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
+    return reply

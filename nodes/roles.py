@@ -109,11 +109,15 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="coder", team=TEAM, goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=IMPLEMENT,
-                         actions=("code", "piece", "interface", "test", "FileFix", "sandbox")),),
+                         actions=("code", "methods", "piece", "interface", "test", "FileFix", "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
                  "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
                  PROMPT, TEMPERATURE, output="text"),
+            _llm("methods", "a class's empty methods, one by one, each the model's continuation of the "
+                 "source after the method's docstring (a completion; the plan as comments ahead)",
+                 "CodeArtifact", TASK, Param(name="plan", type="Plan", optional=True), TEMPERATURE,
+                 output="text"),
             _llm("piece", "an application subtask's new or changed definitions, as a fenced code block",
                  "str", PROMPT, TEMPERATURE, output="text"),
             ActionSpec(name="interface", description="an application's command-line interface, written "

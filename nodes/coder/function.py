@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.coder.prompts import ALONE_PROMPT, FUNCTION_PROMPT, SYSTEM
-from nodes.coder.writing import write_function
+from nodes.coder.writing import write_class, write_function
 from nodes.llm import retry_temperature
 from nodes.views import (
     plan_view,
@@ -50,7 +50,10 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
 
     The first is written from the task alone at temperature 0 (what one call would give), the second
     from the task and the plan, the rest from both, sampled: diversity the selection can choose from.
+    A class is written method by method (``write_class``).
     """
+    if task.level == "class":
+        return _class_candidates(call, task, plan)
     alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
     budget = max(1, call.context.max_candidates)
@@ -73,6 +76,21 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
         raise OutputError(f"no candidate was valid code; the last: {error}")
     return Candidates(items=tuple(items))
 
+def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
+    """Write up to ``max_candidates`` distinct classes as ``write_candidates`` does: from the skeleton
+    alone, then with the plan, then with the plan sampled."""
+    budget = max(1, call.context.max_candidates)
+    tries: list[tuple[Plan | None, float | None]] = [(None, None), (plan, None)]
+    tries += [(plan, SAMPLE_TEMPERATURE)] * (budget - len(tries))
+    items: list[CodeArtifact] = []
+    for number, (shown, temperature) in enumerate(tries[:budget], 1):
+        code = write_class(call, task, shown, temperature)
+        if code in items:
+            call.record("retry", outcome=str(number), detail=f"candidate {number} repeats an earlier one")
+            continue
+        items.append(code)
+    return Candidates(items=tuple(items))
+
 def resampling(state: Mapping[str, Any]) -> bool:
     """Return whether the selection just asked for fresh candidates (no candidate passed every example)."""
     verdicts = state.get("verdicts") or []
@@ -87,7 +105,9 @@ def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidat
     items = list(pool.items)
     for number in range(max(1, call.context.max_candidates)):
         try:
-            code = write_function(call, SYSTEM, task, prompts[number % 2], SAMPLE_TEMPERATURE)
+            code = (write_class(call, task, (plan, None)[number % 2], SAMPLE_TEMPERATURE)
+                    if task.level == "class" else
+                    write_function(call, SYSTEM, task, prompts[number % 2], SAMPLE_TEMPERATURE))
         except OutputError as exc:
             call.record("retry", outcome=str(number + 1), detail=f"fresh candidate: {exc}"[:300])
             continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
+from nodes.coder.methods import fill_class
 from nodes.coder.prompts import SYSTEM
 from nodes.llm import text
 from nodes.merge import (
@@ -121,9 +122,22 @@ def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
 
     def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
         reply = text(call, system, prompt, temperature, what="code")
-        return function_module(task, code_block(reply, task.entry_point or ""))
+        module = function_module(task, code_block(reply, task.entry_point or ""))
+        # A class handed back with methods left empty gets them written one by one.
+        return fill_class(call, task, module, temperature=temperature) if task.level == "class" else module
 
     return perform(call, "code", code, task=task, prompt=prompt, temperature=temperature)
+
+def write_class(call: StageCall, task: TaskSpec, plan: Plan | None = None,
+                temperature: float | None = None) -> CodeArtifact:
+    """Write a class task's skeleton method by method (``nodes.coder.methods``), with the plan as comments
+    ahead of it when given."""
+
+    def code(task: TaskSpec, plan: Plan | None, temperature: float | None) -> CodeArtifact:
+        stub = CodeArtifact(files={FUNCTION_FILE: task.stub or ""}, entry_points=(FUNCTION_FILE,))
+        return fill_class(call, task, stub, plan, temperature)
+
+    return perform(call, "methods", code, task=task, plan=plan, temperature=temperature)
 
 def write_test(call: StageCall, prompt: str, temperature: float | None = None) -> str:
     """Ask for a pytest test as a fenced block in plain text; return its source."""

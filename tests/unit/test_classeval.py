@@ -3,7 +3,9 @@ setup, the development graph completes it, and ClassEval's test classes judge it
 
 from __future__ import annotations
 
+import ast
 import random
+import re
 from typing import Any
 
 from evals import classeval, runner
@@ -91,11 +93,27 @@ def test_classeval_judges_each_method_by_its_own_test_class():
     assert skeleton[0] is False and not any(skeleton[2].values())
 
 
+def _bodies(code: str) -> Any:
+    """Return a scripted Coder's answer: the body of the method a continuation's prefix ends in (its
+    source's lines after the docstring), or ``code`` fenced when asked in a chat."""
+    lines = code.splitlines(keepends=True)
+    methods = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.FunctionDef)]
+    bodies = {n.name: "".join(lines[n.body[bool(ast.get_docstring(n))].lineno - 1:n.end_lineno])
+              for n in methods}
+
+    def answer(messages: list[Any]) -> str:
+        if len(messages) > 1:  # a system prompt: a chat, not a continuation
+            return fenced(code)
+        return bodies[re.findall(r"def (\w+)\(", str(messages[-1].content))[-1]]
+
+    return answer
+
+
 def _team(code: str) -> dict[str, ScriptedChatModel]:
     plan = {"subtasks": [{"title": m, "description": f"write {m}", "acceptance_criteria": [f"{m} works"]}
                          for m in ("add", "subtract", "multiply")]}
     tests = "```python\nassert BigNumCalculator().add('1', '2') == '3'\n```"
-    scripts: dict[str, list[Any]] = {"planner": [plan], "coder": [fenced(code)], "tester": [tests],
+    scripts: dict[str, list[Any]] = {"planner": [plan], "coder": [_bodies(code)], "tester": [tests],
                                      "debugger": [fenced(code)],
                                      "reviewer": [{"decision": "approve", "issues": []}]}
     return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}

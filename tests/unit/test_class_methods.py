@@ -1,0 +1,131 @@
+"""A class is written method by method: the model continues the source after each empty method's docstring,
+the continuation is cut at the method's end, taken in only when it parses, and the imports its code needs
+are added; the monolithic baseline asks for a class with ClassEval's own instruction."""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import BaseMessage
+
+from nodes import baseline
+from nodes.coder.function import write_candidates
+from nodes.coder.methods import body_of, empty_methods, fill_class, with_imports
+from nodes.intake import parse_request
+from nodes.roles import SPECS
+from nodes.views import FUNCTION_FILE
+from state.artifacts import CodeArtifact, Plan, Subtask
+from state.context import Context
+from state.graph_state import dump
+from state.stage import StageCall
+from tests.scripted import ScriptedChatModel
+
+COUNTER = '''class Counter:
+    """Counts up from a start."""
+
+    def __init__(self, start):
+        self.value = start
+
+    def step(self):
+        """Add one and return the new value.
+        >>> Counter(1).step()
+        2
+        """
+
+    def area(self):
+        """Return the area of a circle whose radius is the value."""
+        pass
+
+    def done(self):
+        return True
+'''
+
+BODIES = {"step": "        self.value += 1\n        return self.value\n",
+          "area": "        return math.pi * self.value ** 2\n"}
+
+
+def continuing(bodies: dict[str, str], tail: str = "\n    def other(self):\n        return 0\n"):
+    """Return a scripted answer that continues a prefix with the body of the method it ends in, then
+    runs on into another method (as the model does without a stop string)."""
+
+    def answer(messages: list[BaseMessage]) -> str:
+        prefix = str(messages[-1].content)
+        name = re.findall(r"def (\w+)\(", prefix)[-1]
+        return bodies[name] + tail
+
+    return answer
+
+
+def _call(*script, context: Context | None = None):
+    model = ScriptedChatModel(script=list(script))
+    return StageCall(stage="implementing", role="coder", round=1, context=context or Context(),
+                     models={"coder": model}, spec=SPECS["coder"]), model
+
+
+def test_the_empty_methods_are_those_with_a_docstring_or_pass_alone_in_the_last_class():
+    assert [m.name for m in empty_methods(COUNTER, "Counter")] == ["step", "area"]
+    written = COUNTER + "\n\nclass Counter:\n    def step(self):\n        return 1\n"
+    assert [m.name for m in empty_methods(written, "Counter")] == []  # the later class is the one run
+    assert empty_methods(COUNTER, "Other") == []
+
+
+def test_a_continuation_is_cut_where_the_method_ends():
+    text = "        x = 1\n\n        return x\n    def other(self):\n        pass\nprint(1)\n"
+    assert body_of(text, 4) == "        x = 1\n\n        return x"
+    assert body_of("\nprint(Counter(1).step())\n", 4) == ""
+
+
+def test_a_class_is_filled_method_by_method_and_gets_the_imports_its_code_uses():
+    call, model = _call(continuing(BODIES), continuing(BODIES))
+    task = parse_request(COUNTER)
+    code = fill_class(call, task, CodeArtifact(files={FUNCTION_FILE: COUNTER}, entry_points=(FUNCTION_FILE,)))
+    source = code.files[FUNCTION_FILE]
+    assert source.startswith("import math\n")
+    namespace: dict = {}
+    exec(compile(source, FUNCTION_FILE, "exec"), namespace)  # a fixture of our own, not model output
+    counter = namespace["Counter"](1)
+    assert counter.step() == 2 and round(counter.area(), 2) == 12.57 and counter.done()
+    assert "def other" not in source  # the run-on into another method is cut
+    # Each call continues the source up to the method's docstring; the second sees the first written.
+    first, second = model.prompts
+    assert first.rstrip().endswith("2\n        \"\"\"") and "def area" not in first
+    assert "self.value += 1" in second and second.rstrip().endswith('"""Return the area of a circle whose '
+                                                                     'radius is the value."""')
+    assert [e.detail for e in call.ledger if e.kind == "llm"] == ["method", "method"]
+
+
+def test_a_body_that_does_not_parse_is_drawn_again_then_the_method_stays_empty():
+    broken = {"step": "        return (\n", "area": "        return 1\n"}
+    call, model = _call(continuing(broken), continuing(broken), continuing(BODIES))
+    assert model.calls == 0
+    task = parse_request(COUNTER)
+    code = fill_class(call, task, CodeArtifact(files={FUNCTION_FILE: COUNTER}, entry_points=(FUNCTION_FILE,)))
+    assert [m.name for m in empty_methods(code.files[FUNCTION_FILE], "Counter")] == ["step"]
+    retries = [e for e in call.ledger if e.kind == "retry"]
+    assert len(retries) == 2 and all("step does not parse" in e.detail for e in retries)
+    assert "return math.pi" in code.files[FUNCTION_FILE] and model.calls == 3
+
+
+def test_class_candidates_are_written_from_the_skeleton_then_with_the_plan_as_comments():
+    call, model = _call(*[continuing(BODIES)] * 4, context=Context(max_candidates=2))
+    task = parse_request(COUNTER)
+    plan = Plan(subtasks=(Subtask(title="step", description="add one", acceptance_criteria=("steps",)),))
+    pool = write_candidates(call, task, plan)
+    assert len(model.prompts) == 4
+    assert len(pool.items) == 1  # the planned draw writes the same class: one candidate
+    assert "# Plan:\n# 1. step: add one" not in model.prompts[0] and "# 1. step: add one" in model.prompts[2]
+    assert all("Complete the Python class" not in p for p in model.prompts)  # no chat for the whole class
+
+
+def test_the_baseline_asks_for_a_class_with_classevals_instruction():
+    call, model = _call("```python\n" + COUNTER.replace('    """Counts up from a start."""\n', "") + "```")
+    update = baseline.implement_plainly({"task": dump(parse_request(COUNTER))}, call)
+    assert model.prompts == [f"human: Please complete the class Counter in the following code.\n"
+                             f"{COUNTER.strip()}"]
+    assert update["code"]["files"][FUNCTION_FILE].count("class Counter") == 2
+
+
+def test_imports_go_after_a_future_import_and_never_shadow_a_bound_name():
+    source = "from __future__ import annotations\ndef f(math):\n    return math.pi + re.I + os.sep\nos = 1\n"
+    assert with_imports(source) == ("from __future__ import annotations\nimport re\n"
+                                    "def f(math):\n    return math.pi + re.I + os.sep\nos = 1\n")
