@@ -163,6 +163,15 @@ CONFIGURATIONS: dict[str, Configuration] = {
             typed_messages=False,
         ),
         Configuration(
+            "single-methods",
+            "the model alone writing a class method by method, as the Coder does (no plan, no tests)",
+            _ONE_CALL,
+            _one_call(baseline.implement_by_methods),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
             "simple",
             "the same roles once each in order; free-text handoffs, no contracts, no gates",
             _SEQUENCE,

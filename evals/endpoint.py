@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible chat endpoint on loopback: replies and faults on cue.
+"""A scripted OpenAI-compatible endpoint (chats and completions) on loopback: replies and faults on cue.
 
 Tests and the load benchmark point Accord's real client at it (``Context(base_url=endpoint.url)``) to see
 what the whole stack does with 500s, hangs, dropped connections and malformed output.
@@ -73,7 +73,8 @@ class FakeEndpoint:
 
     def prompts(self) -> list[str]:
         """Return each request's messages as one text."""
-        return ["\n".join(str(m.get("content")) for m in body["messages"]) for body in self.requests]
+        return ["\n".join(str(m.get("content")) for m in body["messages"]) if "messages" in body
+                else str(body.get("prompt")) for body in self.requests]
 
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -99,6 +100,13 @@ class FakeEndpoint:
                 if isinstance(reply, Status):
                     self._send(reply.code, {"error": {"message": "injected fault", "type": "server_error"}})
                     return
+                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                if not self.path.endswith("/chat/completions"):  # a completion: text in, its continuation out
+                    self._send(200, {"id": "x", "object": "text_completion", "created": 0,
+                                     "model": body.get("model", "fake"), "usage": usage,
+                                     "choices": [{"index": 0, "text": getattr(reply, "content", ""),
+                                                  "finish_reason": "stop", "logprobs": None}]})
+                    return
                 message: dict[str, Any] = {"role": "assistant", "content": None}
                 if isinstance(reply, Tool):
                     name = body["tools"][0]["function"]["name"]
@@ -111,8 +119,7 @@ class FakeEndpoint:
                                  "choices": [{"index": 0, "message": message,
                                               "finish_reason": "tool_calls" if isinstance(reply, Tool)
                                               else "stop"}],
-                                 "usage": {"prompt_tokens": 10, "completion_tokens": 5,
-                                           "total_tokens": 15}})
+                                 "usage": usage})
 
             def _send(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

@@ -3,7 +3,9 @@
 ``single`` is the model at its plain best on a function task: the call any HumanEval harness makes for a
 chat model (EvalPlus's instruction around the stub, no system prompt) and the harness's extraction; on a
 class task, ClassEval's own instruction.
-``single-coder`` is one call with the Coder's system prompt and instructions instead.
+``single-coder`` is one call with the Coder's system prompt and instructions instead. ``single-methods``
+is the model alone writing a class method by method as the team's Coder does (ClassEval's compositional
+generation): what of the team's gain on classes is the way a class is asked for, not the team.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coder.writing import write_function, write_piece
+from nodes.coder.writing import write_class, write_function, write_piece
 from nodes.llm import plain_text
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
 from state.artifacts import CodeArtifact, TaskSpec
@@ -56,6 +58,15 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     reply = plain_text(call, harness.format(stub=(task.stub or "").strip(), name=task.entry_point),
                        what="code")
     return {"code": dump(harness_module(task, reply))}
+
+
+def implement_by_methods(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write a class method by method, each a continuation of the skeleton at temperature 0 (no plan, no
+    tests); any other task as ``implement_plainly``."""
+    task, _, _ = artifacts(state)
+    if task.level != "class":
+        return implement_plainly(state, call)
+    return {"code": dump(write_class(call, task))}
 
 
 def harness_module(task: TaskSpec, reply: str) -> CodeArtifact:

@@ -8,6 +8,7 @@ import re
 
 from langchain_core.messages import BaseMessage
 
+from evals.endpoint import FakeEndpoint, Status, Text
 from nodes import baseline
 from nodes.coder.function import write_candidates
 from nodes.coder.methods import body_of, empty_methods, fill_class, with_imports
@@ -125,7 +126,42 @@ def test_the_baseline_asks_for_a_class_with_classevals_instruction():
     assert update["code"]["files"][FUNCTION_FILE].count("class Counter") == 2
 
 
+def test_the_model_alone_writes_a_class_method_by_method_from_the_skeleton():
+    call, model = _call(continuing(BODIES), continuing(BODIES))
+    update = baseline.implement_by_methods({"task": dump(parse_request(COUNTER))}, call)
+    assert empty_methods(update["code"]["files"][FUNCTION_FILE], "Counter") == []
+    assert all(p.startswith("human: class Counter:") for p in model.prompts)  # no plan, no instruction
+
+
 def test_imports_go_after_a_future_import_and_never_shadow_a_bound_name():
     source = "from __future__ import annotations\ndef f(math):\n    return math.pi + re.I + os.sep\nos = 1\n"
     assert with_imports(source) == ("from __future__ import annotations\nimport re\n"
                                     "def f(math):\n    return math.pi + re.I + os.sep\nos = 1\n")
+
+
+def _endpoint_call(endpoint: FakeEndpoint) -> StageCall:
+    context = Context(base_url=endpoint.url, model="fake", request_timeout_s=5)
+    return StageCall(stage="implementing", role="coder", round=1, context=context, models={},
+                     spec=SPECS["coder"])
+
+
+def test_an_endpoint_continues_the_source_through_its_completions_api():
+    with FakeEndpoint([Text(BODIES["step"]), Text(BODIES["area"])]) as endpoint:
+        call = _endpoint_call(endpoint)
+        code = fill_class(call, parse_request(COUNTER), CodeArtifact(files={FUNCTION_FILE: COUNTER}))
+    assert empty_methods(code.files[FUNCTION_FILE], "Counter") == []
+    first = endpoint.requests[0]
+    [prompt] = first["prompt"]  # the client sends a list of one prompt
+    assert "messages" not in first and prompt.endswith('        2\n        """\n')
+    assert "\n    def " in first["stop"]  # the next method ends the continuation at the server
+    assert [(e.tokens_in, e.tokens_out) for e in call.ledger if e.kind == "llm"] == [(10, 5), (10, 5)]
+
+
+def test_an_endpoint_without_completions_leaves_the_methods_empty_and_says_why():
+    with FakeEndpoint([Status(404)]) as endpoint:
+        call = _endpoint_call(endpoint)
+        code = fill_class(call, parse_request(COUNTER), CodeArtifact(files={FUNCTION_FILE: COUNTER}))
+    assert [m.name for m in empty_methods(code.files[FUNCTION_FILE], "Counter")] == ["step", "area"]
+    refused = [e for e in call.ledger if e.kind == "llm"]
+    assert len(refused) == 4 and all(e.outcome == "malformed" and "completion failed" in e.detail
+                                     for e in refused)

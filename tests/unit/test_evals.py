@@ -78,7 +78,7 @@ def test_the_accuracy_ablations_each_drop_one_ingredient(tmp_path):
     assert "designing_tests" in no_selection and "selecting" not in no_selection
 
 
-@pytest.mark.parametrize("config", ["single", "single-coder"])
+@pytest.mark.parametrize("config", ["single", "single-coder", "single-methods"])
 def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     scripted = models()
     [row] = evaluate(tmp_path, config, scripted)
