@@ -36,15 +36,9 @@ def empty_methods(source: str, name: str) -> list[ast.FunctionDef | ast.AsyncFun
 
 
 def _is_empty(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = method.body[1:] if _docstring(method) else method.body
+    body = method.body[1:] if ast.get_docstring(method) is not None else method.body
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                                            and s.value.value is Ellipsis) for s in body)
-
-
-def _docstring(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    first = method.body[0]
-    return (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str))
 
 
 def body_of(text: str, indent: int) -> str:
@@ -64,7 +58,8 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
     method's docstring (``preamble`` before it, not kept). A body that does not parse is drawn once more,
     sampled; then the method stays empty, and the tests see it."""
     lines = source.splitlines(keepends=True)
-    head_end = method.body[0].end_lineno if _docstring(method) else method.body[0].lineno - 1
+    documented = ast.get_docstring(method) is not None
+    head_end = method.body[0].end_lineno if documented else method.body[0].lineno - 1
     head, tail = "".join(lines[:head_end]), "".join(lines[method.end_lineno:])
     if not head.endswith("\n"):
         head += "\n"
