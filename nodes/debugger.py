@@ -12,7 +12,7 @@ from typing import Any
 
 from nodes import static_check, testing
 from nodes.coder.app_tests import has_tests, write_tests
-from nodes.coder.function import new_function
+from nodes.coder.function import fixed_class, new_function
 from nodes.coder.prompts import CHANGED_DEFINITIONS
 from nodes.coder.prompts import SYSTEM as CODER_SYSTEM
 from nodes.coder.writing import fix_one_file
@@ -95,6 +95,8 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     report = read(state, "test_report", TestReport)
     assert code is not None and report is not None
+    if task.level == "class" and (fixed := fixed_class(call, task, code, failures_view(report), state)):
+        return {"code": dump(fixed)}
     if task.completes_stub:
         prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code, task),
                                    failures=failures_view(report),

@@ -43,6 +43,9 @@ REPORT = Param(name="test_report", type="TestReport")
 FILES = Param(name="files", type="dict")
 PROMPT = Param(name="prompt", type="str")
 TEMPERATURE = Param(name="temperature", type="float", optional=True)
+METHOD_FIX = _llm("MethodFix", "a class's methods that failing tests or a review name, each rewritten as the "
+                  "model's continuation of the source after its docstring, with the failures as comments",
+                  "CodeArtifact", CODE, Param(name="failures", type="str"), TEMPERATURE, output="text")
 """Sampling temperature of one call; None is the role's own (0 for the local model)."""
 ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "runtime.mcp_server"]}
 ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
@@ -109,7 +112,8 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="coder", team=TEAM, goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=IMPLEMENT,
-                         actions=("code", "methods", "piece", "interface", "test", "FileFix", "sandbox")),),
+                         actions=("code", "methods", "piece", "interface", "test", "FileFix", "MethodFix",
+                                  "sandbox")),),
         actions=(
             _llm("code", "a function implementation as a fenced code block: from the task alone, with "
                  "the plan, or revised against a review (candidates are sampled)", "CodeArtifact", TASK,
@@ -127,6 +131,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                  PROMPT, TEMPERATURE, output="text"),
             _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
                  "CodeArtifact", CODE, PROMPT, output="text"),
+            METHOD_FIX,
             _sandbox("keep a generated test only when it passes against the code"),
         ),
         properties=(CONTRACT_BOUND, SANDBOXED),
@@ -161,7 +166,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                      "files", contract=RUN_TESTS, actions=("sandbox", "static_check")),
             DutySpec(name="fix", description="fix the code against the failing cases (untested code: "
                      "write its tests first)", contract=FIX,
-                     actions=("code", "FileFix", "test", "sandbox")),
+                     actions=("code", "MethodFix", "FileFix", "test", "sandbox")),
         ),
         actions=(
             _sandbox("run the tests against the code (or a generated test, kept only when it passes)"),
@@ -169,6 +174,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                        type=LOCAL, params=(CODE,), returns="TestReport"),
             _llm("code", "the corrected implementation of the function", "CodeArtifact", TASK, PROMPT,
                  TEMPERATURE, output="text"),
+            METHOD_FIX,
             _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
                  "CodeArtifact", CODE, PROMPT, output="text"),
             _llm("test", "a pytest test of one function of untested code, as a fenced code block", "str",

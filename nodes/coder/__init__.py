@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.coder.application import build_application, repair_step
-from nodes.coder.function import fresh_candidates, new_function, resampling, write_candidates
+from nodes.coder.function import fixed_class, fresh_candidates, new_function, resampling, write_candidates
 from nodes.coder.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
 from nodes.coder.writing import fix_one_file
 from nodes.views import artifacts, code_view, plan_view, review_view, task_view
@@ -48,7 +48,10 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, review: ReviewReport,
            state: Mapping[str, Any]) -> CodeArtifact:
     """Return the code revised to answer the review: an application's step with a wrong effect is sampled
-    again first (``repair_step``); otherwise the Coder fixes the most important issue."""
+    again first (``repair_step``); otherwise the Coder fixes the most important issue. A class has the
+    methods the review names rewritten, one continuation each."""
+    if task.level == "class" and (fixed := fixed_class(call, task, code, review_view(review), state)):
+        return fixed
     if task.completes_stub:
         prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
                                       review=review_view(review),

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nodes.coder.methods import fix_methods, implicated
 from nodes.coder.prompts import ALONE_PROMPT, FUNCTION_PROMPT, SYSTEM
 from nodes.coder.writing import write_class, write_function
 from nodes.llm import retry_temperature
-from nodes.views import (
-    plan_view,
-    task_view,
-)
+from nodes.views import FUNCTION_FILE, plan_view, task_view
+from runtime.executor import perform
 from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
 from state.graph_state import code_versions, read
 from state.stage import OutputError, StageCall
@@ -24,6 +23,10 @@ REDRAWS = 2
 """Sampled draws after a function's revision or fix that repeats a version already tried. At temperature 0
 the small model mostly hands back such a version (the repeat gate then ends the loop with nothing
 learnt); a sampled draw gives the tests something new to judge."""
+
+CLASS_CANDIDATES = 2
+"""At most this many classes a draw: each costs a continuation per method (and a redraw per method that
+does not parse), so four candidates of a five-method class were twenty calls before any test ran."""
 
 def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
                  state: Mapping[str, Any]) -> CodeArtifact:
@@ -44,6 +47,27 @@ def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
         except OutputError as exc:
             call.record("retry", outcome=str(draw), detail=f"sampled draw: {exc}"[:300])
     return code
+
+def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: str,
+                state: Mapping[str, Any]) -> CodeArtifact | None:
+    """Return a class with the methods ``failures`` (failing tests, or a review) name rewritten
+    (``fix_methods``), sampled once more when that repeats a version already tried; None when the failures
+    name no method."""
+    methods = implicated(code.files.get(FUNCTION_FILE, ""), task.entry_point or "", failures)
+    if not methods:
+        return None
+    pool = read(state, "candidates", Candidates)
+    tried = [*code_versions(state), code.files, *(c.files for c in (pool.items if pool else ()))]
+
+    def rewrite(code: CodeArtifact, failures: str, temperature: float | None) -> CodeArtifact:
+        return fix_methods(call, task, code, methods, failures, temperature)
+
+    fixed = perform(call, "MethodFix", rewrite, code=code, failures=failures, temperature=None)
+    if fixed.files in tried:
+        call.record("retry", outcome="2", detail="repeats a version already tried; sampling again")
+        fixed = perform(call, "MethodFix", rewrite, code=code, failures=failures,
+                        temperature=retry_temperature(call))
+    return fixed
 
 def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
@@ -79,7 +103,7 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
 def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     """Write up to ``max_candidates`` distinct classes as ``write_candidates`` does: from the skeleton
     alone, then with the plan, then with the plan sampled."""
-    budget = max(1, call.context.max_candidates)
+    budget = max(1, min(call.context.max_candidates, CLASS_CANDIDATES))
     tries: list[tuple[Plan | None, float | None]] = [(None, None), (plan, None)]
     tries += [(plan, SAMPLE_TEMPERATURE)] * (budget - len(tries))
     items: list[CodeArtifact] = []
@@ -103,7 +127,8 @@ def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidat
     prompts = (FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point),
                ALONE_PROMPT.format(task=task_view(task), name=task.entry_point))
     items = list(pool.items)
-    for number in range(max(1, call.context.max_candidates)):
+    budget = call.context.max_candidates
+    for number in range(max(1, min(budget, CLASS_CANDIDATES) if task.level == "class" else budget)):
         try:
             code = (write_class(call, task, (plan, None)[number % 2], SAMPLE_TEMPERATURE)
                     if task.level == "class" else

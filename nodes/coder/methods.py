@@ -9,6 +9,7 @@ empty methods. Asked to continue the source after one method's docstring, it wri
 from __future__ import annotations
 
 import ast
+import re
 import sys
 
 from nodes.llm import continuation
@@ -53,10 +54,11 @@ def body_of(text: str, indent: int) -> str:
 
 
 def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.AsyncFunctionDef,
-                preamble: str, temperature: float | None) -> str:
+                preamble: str, temperature: float | None, hint: str = "") -> str:
     """Return ``source`` with ``method``'s body written by the model, continuing the source after the
-    method's docstring (``preamble`` before it, not kept). A body that does not parse is drawn once more,
-    sampled; then the method stays empty, and the tests see it."""
+    method's docstring (``preamble`` before the source and ``hint`` after the docstring, neither kept).
+    A body that does not parse is drawn once more, sampled; then the method stays empty, and the tests
+    see it."""
     lines = source.splitlines(keepends=True)
     documented = ast.get_docstring(method) is not None
     head_end = method.body[0].end_lineno if documented else method.body[0].lineno - 1
@@ -67,8 +69,8 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
     method_stops = tuple(f"\n{indent}{start}" for start in ("def ", "@", "async def "))
     for temperature_now in (temperature, max(temperature or 0.0, 0.6)):
         try:
-            text = continuation(call, preamble + head, (*STOPS, *method_stops), temperature_now, BODY_TOKENS,
-                                what="method")
+            text = continuation(call, preamble + head + hint, (*STOPS, *method_stops), temperature_now,
+                                BODY_TOKENS, what="method")
         except OutputError as exc:
             call.record("retry", outcome=method.name, detail=f"method {method.name}: {exc}"[:300])
             continue
@@ -132,3 +134,52 @@ def fill_class(call: StageCall, task: TaskSpec, code: CodeArtifact, plan: Plan |
     source = with_imports(source)
     return CodeArtifact(files={**code.files, FUNCTION_FILE: source}, entry_points=code.entry_points or
                         (FUNCTION_FILE,))
+
+
+def implicated(source: str, name: str, failures: str) -> list[str]:
+    """Return the methods of class ``name`` that the failures' names or tracebacks name, in order."""
+    classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
+    methods = [n.name for n in (classes[-1].body if classes else [])
+               if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [m for m in methods if re.search(rf"\b{re.escape(m)}\b", failures)]
+
+
+def emptied(source: str, name: str, method_name: str) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Return ``source`` with the body of method ``method_name`` of class ``name`` cut down to its
+    docstring (or ``pass``), and that method as it parses there."""
+    lines = source.splitlines(keepends=True)
+    method = _method(source, name, method_name)
+    documented = ast.get_docstring(method) is not None
+    keep_to = method.body[0].end_lineno if documented else method.body[0].lineno - 1
+    cut = "" if documented else " " * (method.col_offset + 4) + "pass\n"
+    result = "".join([*lines[:keep_to], cut, *lines[method.end_lineno:]])
+    return result, _method(result, name, method_name)
+
+
+def _method(source: str, name: str, method_name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
+    return next(n for n in classes[-1].body
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == method_name)
+
+
+def failure_hint(failures: str, indent: int, limit: int = 600) -> str:
+    """Return the failures as comment lines at a method body's indentation: what the rewritten body is
+    to avoid."""
+    pad = " " * (indent + 4)
+    lines = [line.rstrip() for line in failures[:limit].splitlines() if line.strip()]
+    return "".join(f"{pad}# {line}\n" for line in ["An earlier version failed these tests:", *lines])
+
+
+def fix_methods(call: StageCall, task: TaskSpec, code: CodeArtifact, methods: list[str], failures: str,
+                temperature: float | None = None) -> CodeArtifact:
+    """Return ``code`` with each of ``methods`` written afresh, continuing the source after its docstring
+    with the failures as comments: one continuation per failing method, not one per method of the class.
+    A method the model cannot rewrite keeps its earlier body."""
+    source = code.files.get(FUNCTION_FILE, "")
+    name = task.entry_point or ""
+    for method_name in methods:
+        blank, method = emptied(source, name, method_name)
+        filled = fill_method(call, blank, method, "", temperature, failure_hint(failures, method.col_offset))
+        source = filled if filled != blank else source
+    return CodeArtifact(files={**code.files, FUNCTION_FILE: with_imports(source)},
+                        entry_points=code.entry_points or (FUNCTION_FILE,))

@@ -9,13 +9,13 @@ import re
 from langchain_core.messages import BaseMessage
 
 from evals.endpoint import FakeEndpoint, Status, Text
-from nodes import baseline
-from nodes.coder.function import write_candidates
-from nodes.coder.methods import body_of, empty_methods, fill_class, with_imports
+from nodes import baseline, coder, debugger
+from nodes.coder.function import fresh_candidates, write_candidates
+from nodes.coder.methods import body_of, emptied, empty_methods, fill_class, implicated, with_imports
 from nodes.intake import parse_request
 from nodes.roles import SPECS
 from nodes.views import FUNCTION_FILE
-from state.artifacts import CodeArtifact, Plan, Subtask
+from state.artifacts import CaseResult, CodeArtifact, Plan, ReviewIssue, ReviewReport, Subtask, TestReport
 from state.context import Context
 from state.graph_state import dump
 from state.stage import StageCall
@@ -115,6 +115,93 @@ def test_class_candidates_are_written_from_the_skeleton_then_with_the_plan_as_co
     assert len(pool.items) == 1  # the planned draw writes the same class: one candidate
     assert "# Plan:\n# 1. step: add one" not in model.prompts[0] and "# 1. step: add one" in model.prompts[2]
     assert all("Complete the Python class" not in p for p in model.prompts)  # no chat for the whole class
+
+
+def test_a_class_draw_is_capped_since_each_candidate_costs_a_call_per_method():
+    call, model = _call(*[continuing(BODIES)] * 8, context=Context(max_candidates=4))
+    task = parse_request(COUNTER)
+    plan = Plan(subtasks=(Subtask(title="step", description="add one", acceptance_criteria=("steps",)),))
+    pool = write_candidates(call, task, plan)
+    assert model.calls == 4  # two classes of two empty methods, not four
+    fresh_candidates(call, task, plan, pool)
+    assert model.calls == 8
+
+
+WRITTEN = COUNTER.replace('''        2
+        """
+''', '''        2
+        """
+        return self.value
+''').replace('''the value."""
+        pass
+''', '''the value."""
+        return 3.14 * self.value ** 2
+''')
+
+
+def test_the_methods_a_failure_names_are_found_in_its_name_or_traceback():
+    failures = "- test_step_adds_one\nTraceback: File solution.py, in step\nAssertionError: 1 != 2"
+    assert implicated(WRITTEN, "Counter", failures) == ["step"]
+    assert implicated(WRITTEN, "Counter", "in done_with\nNameError") == []  # a name inside another is not it
+    assert implicated(WRITTEN, "Counter", "- Counter(2).area() == 12.56\n- import solution: in step") == [
+        "step", "area"]
+
+
+def test_a_method_is_emptied_down_to_its_docstring_or_pass():
+    blank, method = emptied(WRITTEN, "Counter", "step")
+    assert "return self.value\n" not in blank and method.name == "step"
+    assert [m.name for m in empty_methods(blank, "Counter")] == ["step"]
+    undocumented, _ = emptied(WRITTEN, "Counter", "done")
+    assert "    def done(self):\n        pass\n" in undocumented and "return True" not in undocumented
+
+
+def _debugging(*script):
+    model = ScriptedChatModel(script=list(script))
+    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(),
+                     models={"debugger": model}, spec=SPECS["debugger"])
+    return call, model
+
+
+def _report(*cases: CaseResult) -> dict:
+    return dump(TestReport(ending="failed", cases=cases))
+
+
+def test_the_debugger_rewrites_only_the_methods_the_failures_name_with_the_failures_as_comments():
+    call, model = _debugging(continuing(BODIES))
+    code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
+    failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError: 1 != 2")
+    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
+                           "test_report": _report(failing)}, call)
+    source = update["code"]["files"][FUNCTION_FILE]
+    assert model.calls == 1  # one continuation for the one failing method; the class is not rewritten
+    assert "self.value += 1" in source and "return 3.14 * self.value ** 2" in source
+    (prompt,) = model.prompts
+    assert prompt.rstrip().endswith("# AssertionError: 1 != 2") and "def area" not in prompt
+    assert "An earlier version failed" not in source  # the failures are the prompt's, not the code's
+
+
+def test_a_method_the_model_cannot_rewrite_keeps_its_earlier_body():
+    broken = {"step": "        return (\n"}
+    call, model = _debugging(continuing(broken), continuing(broken), continuing(broken), continuing(broken))
+    code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
+    failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError")
+    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
+                           "test_report": _report(failing)}, call)
+    # Two draws, then the same code again: a repeat, so sampled once more (two draws), then kept.
+    assert model.calls == 4 and update["code"]["files"][FUNCTION_FILE] == WRITTEN
+
+
+def test_the_coder_answers_a_review_of_a_class_by_rewriting_the_methods_it_names():
+    call, model = _call(continuing(BODIES))
+    code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
+    review = ReviewReport(decision="request_changes", issues=(
+        ReviewIssue(severity="major", location="solution.py: area", description="uses 3.14, not math.pi"),))
+    plan = Plan(subtasks=(Subtask(title="area", description="circle area", acceptance_criteria=("area",)),))
+    revised = coder.revise(call, parse_request(COUNTER), plan, code, review, {})
+    source = revised.files[FUNCTION_FILE]
+    assert model.calls == 1 and "math.pi" in source and source.startswith("import math\n")
+    assert "return self.value\n" in source  # the method the review does not name is kept
+    assert "uses 3.14" in model.prompts[0]
 
 
 def test_the_baseline_asks_for_a_class_with_classevals_instruction():
