@@ -43,26 +43,29 @@ PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selec
 
 
 def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str]) -> Lifecycle:
-    """Return ``lifecycle``'s stages run once each in ``order``, whatever their gates say.
+    """Return ``lifecycle``'s stages run at most once each in ``order``, whatever their gates say.
 
     Every outcome goes on to the next stage (the last one: to ``completed``) except ``fail`` and ``budget``,
-    which end the run; with ``ignoring`` gates only a role that produced nothing usable fails. No counters,
-    so no loops.
+    which end the run, and an outcome the lifecycle sends further along ``order``, which goes there: the
+    stages it passes do not apply (an application has no candidates to select; tests that pass leave the
+    Debugger nothing to fix). With ``ignoring`` gates only a role that produced nothing usable fails. No
+    counters, so no loops.
     """
     done, failed = (
         next(s for s in lifecycle.stages if s.status == status) for status in ("completed", "failed")
     )
     stages = [lifecycle.by_name[s] for s in order]
-    transitions = [
-        Transition(
-            source=stage.name,
-            outcome=outcome,
-            target=failed.name if outcome in ("fail", BUDGET) else (order[i + 1] if i + 1 < len(order)
-                                                                   else done.name),
-        )
-        for i, stage in enumerate(stages)
-        for outcome in stage.outcomes
-    ]
+
+    def onward(i: int, outcome: str) -> str:
+        if outcome in ("fail", BUDGET):
+            return failed.name
+        routed = lifecycle.delta.get((order[i], outcome))
+        if routed is not None and routed.target in order[i + 1:]:
+            return routed.target
+        return order[i + 1] if i + 1 < len(order) else done.name
+
+    transitions = [Transition(source=stage.name, outcome=outcome, target=onward(i, outcome))
+                   for i, stage in enumerate(stages) for outcome in stage.outcomes]
     return Lifecycle(
         name=lifecycle.name, initial=order[0], stages=(*stages, done, failed), transitions=tuple(transitions)
     )

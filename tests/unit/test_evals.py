@@ -49,7 +49,12 @@ def evaluate(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel],
 def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
     pipeline = fixed_sequence(LIFECYCLE, PIPELINE)
     assert pipeline.delta[("testing", "tests_failed")].target == "debugging"
-    assert pipeline.delta[("testing", "pass")].target == "debugging"
+    assert pipeline.delta[("debugging", "pass")].target == "reviewing"  # never back to testing
+    # Where the lifecycle goes past stages, so does the sequence: tests that pass need no fix, and an
+    # application's code (no candidates) has no test design or selection.
+    assert pipeline.delta[("testing", "pass")].target == "reviewing"
+    assert pipeline.delta[("implementing", "pass")].target == "testing"
+    assert pipeline.delta[("implementing", "tests_needed")].target == "designing_tests"
     assert pipeline.delta[("reviewing", "changes")].target == "completed"
     assert pipeline.delta[("planning", "fail")].target == "failed"
     assert not pipeline.counters
@@ -93,11 +98,11 @@ def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
         {"severity": "major", "location": "solution.py", "description": "style"}]})
     [row] = evaluate(tmp_path, "simple", scripted)
     assert row["status"] == "completed" and row["passed"]  # the review's changes are not acted on
-    # The Coder is asked for max_candidates implementations; every other role is asked once.
-    # (The Reviewer runs the integration cases; with all passing it needs no model review. The
-    # Debugger's one fix step draws again while its fix repeats a candidate: three draws here.)
+    # The Coder is asked for max_candidates implementations; the Planner and the Tester once. The tests
+    # pass, so the Debugger has nothing to fix; the Reviewer runs the integration cases, and with all
+    # passing it needs no model review.
     assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 4, "tester": 1,
-                                                                "debugger": 3, "reviewer": 0}
+                                                                "debugger": 0, "reviewer": 0}
     graph = CONFIGURATIONS["simple"].build(checkpointer=None)
     assert "reviewing" in graph.get_graph().nodes
     state = _final_state(tmp_path, "simple")
