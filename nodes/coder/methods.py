@@ -29,11 +29,14 @@ else that ends the method is cut by indentation (``body_of``)."""
 def empty_methods(source: str, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Return the methods of the last class ``name`` in ``source`` whose body is a docstring at most
     (besides ``pass`` or ``...``), in order."""
+    return [m for m in _methods(source, name) if _is_empty(m)]
+
+
+def _methods(source: str, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Return the methods of the last class ``name`` in ``source`` (the one that runs), in order."""
     classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
-    if not classes:
-        return []
-    return [n for n in classes[-1].body
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and _is_empty(n)]
+    return [n for n in (classes[-1].body if classes else [])
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
 
 
 def _is_empty(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -138,28 +141,19 @@ def fill_class(call: StageCall, task: TaskSpec, code: CodeArtifact, plan: Plan |
 
 def implicated(source: str, name: str, failures: str) -> list[str]:
     """Return the methods of class ``name`` that the failures' names or tracebacks name, in order."""
-    classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
-    methods = [n.name for n in (classes[-1].body if classes else [])
-               if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    return [m for m in methods if re.search(rf"\b{re.escape(m)}\b", failures)]
+    return [m.name for m in _methods(source, name) if re.search(rf"\b{re.escape(m.name)}\b", failures)]
 
 
 def emptied(source: str, name: str, method_name: str) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Return ``source`` with the body of method ``method_name`` of class ``name`` cut down to its
     docstring (or ``pass``), and that method as it parses there."""
     lines = source.splitlines(keepends=True)
-    method = _method(source, name, method_name)
+    method = next(m for m in _methods(source, name) if m.name == method_name)
     documented = ast.get_docstring(method) is not None
     keep_to = method.body[0].end_lineno if documented else method.body[0].lineno - 1
     cut = "" if documented else " " * (method.col_offset + 4) + "pass\n"
     result = "".join([*lines[:keep_to], cut, *lines[method.end_lineno:]])
-    return result, _method(result, name, method_name)
-
-
-def _method(source: str, name: str, method_name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
-    return next(n for n in classes[-1].body
-                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == method_name)
+    return result, next(m for m in _methods(result, name) if m.name == method_name)
 
 
 def failure_hint(failures: str, indent: int, limit: int = 600) -> str:
