@@ -74,18 +74,18 @@ def _syntax(exc: SyntaxError) -> str:
     return f"line {exc.lineno}: {exc.msg}" + (f": `{line[:120]}`" if line else "")
 
 def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact,
-                 plan: Plan | None = None) -> CodeArtifact:
+                 plan: Plan | None = None, temperature: float | None = None) -> CodeArtifact:
     """Ask for the changed definitions as a fenced block in plain text; return the code with them merged
     into the files they belong to (``split_by_file``), so a fix can also write the tests an application
     lacks. What code writes from ``plan`` stays (``code_written``)."""
 
-    def fix(code: CodeArtifact, prompt: str) -> CodeArtifact:
-        piece = code_block(text(call, system, prompt, what="fix"))
+    def fix(code: CodeArtifact, prompt: str, temperature: float | None) -> CodeArtifact:
+        piece = code_block(text(call, system, prompt, temperature, what="fix"))
         for path, part in split_by_file(piece).items():
             code = merged(code, path, part, keep=code_written(plan) if path == APP_FILE else None)
         return code
 
-    return perform(call, "FileFix", fix, code=code, prompt=prompt)
+    return perform(call, "FileFix", fix, code=code, prompt=prompt, temperature=temperature)
 
 def split_by_file(piece: str) -> dict[str, str]:
     """Return the parts of a piece of code by the application file they belong in: its tests (with the

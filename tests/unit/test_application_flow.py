@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from nodes.coder.writing import fix_one_file
+from nodes import debugger
+from nodes.coder.writing import fix_one_file, merged
+from nodes.intake import parse_request
 from nodes.roles import SPECS
-from state.artifacts import CodeArtifact
+from state.artifacts import CaseResult, CodeArtifact, TestReport
 from state.context import Context
-from state.graph_state import code_versions
+from state.graph_state import code_versions, dump
 from state.stage import StageCall
 from tests.conftest import APPROVE, CHANGES, fenced
 from tests.scripted import ScriptedChatModel
@@ -375,3 +377,17 @@ def test_criteria_that_copy_the_planners_instructions_are_left_out_of_the_plan(s
     # the split sentence would tell the Coder to print and touch the file; a feature left with nothing of
     # its own is stated by its title
     assert criteria[:2] == [["add_task([], 'a') gives [{'text': 'a'}]"], ["Mark Task as Done"]]
+
+
+def test_an_application_fix_that_repeats_the_code_is_drawn_again_sampled():
+    broken = merged(merged(None, "app.py", STEP1_SOURCE), "app.py", "def total():\n    return 0\n")
+    model = ScriptedChatModel(script=[BREAK, fenced(STEP2_SOURCE)])
+    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(),
+                     models={"debugger": model}, spec=SPECS["debugger"])
+    failing = TestReport(ending="failed", cases=(CaseResult(name="test_app::test_add", passed=False,
+                                                            message="assert 0 == 2"),))
+    update = debugger.fix({"task": dump(parse_request(TASK)), "code": dump(broken),
+                           "test_report": dump(failing)}, call)
+    assert "return sum(_items)" in update["code"]["files"]["app.py"]
+    assert model.calls == 2 and model.prompts[1] == model.prompts[0]  # the same question, sampled
+    assert any("repeats a version already tried" in e.detail for e in call.ledger if e.kind == "retry")
