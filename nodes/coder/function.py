@@ -101,8 +101,8 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     return Candidates(items=tuple(items))
 
 def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
-    """Write up to ``max_candidates`` distinct classes as ``write_candidates`` does: from the skeleton
-    alone, then with the plan, then with the plan sampled."""
+    """Write up to ``max_candidates`` distinct classes, at most ``CLASS_CANDIDATES``, as
+    ``write_candidates`` does: from the skeleton alone, then with the plan, then with the plan sampled."""
     budget = max(1, min(call.context.max_candidates, CLASS_CANDIDATES))
     tries: list[tuple[Plan | None, float | None]] = [(None, None), (plan, None)]
     tries += [(plan, SAMPLE_TEMPERATURE)] * (budget - len(tries))
