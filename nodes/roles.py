@@ -43,10 +43,10 @@ REPORT = Param(name="test_report", type="TestReport")
 FILES = Param(name="files", type="dict")
 PROMPT = Param(name="prompt", type="str")
 TEMPERATURE = Param(name="temperature", type="float", optional=True)
+"""Sampling temperature of one call; None is the role's own (0 for the local model)."""
 METHOD_FIX = _llm("MethodFix", "a class's methods that failing tests or a review name, each rewritten as the "
                   "model's continuation of the source after its docstring, with the failures as comments",
                   "CodeArtifact", CODE, Param(name="failures", type="str"), TEMPERATURE, output="text")
-"""Sampling temperature of one call; None is the role's own (0 for the local model)."""
 ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "runtime.mcp_server"]}
 ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
 """How the analysis server can fail; each falls back to the local check, since a review goes on without it."""
