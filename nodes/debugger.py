@@ -12,6 +12,7 @@ from typing import Any
 
 from nodes import static_check, testing
 from nodes.coder.app_tests import has_tests, write_tests
+from nodes.coder.application import repair_step
 from nodes.coder.function import fixed_class, new_function
 from nodes.coder.prompts import CHANGED_DEFINITIONS
 from nodes.coder.prompts import SYSTEM as CODER_SYSTEM
@@ -107,6 +108,10 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if not has_tests(code) and not report.failures() and plan is not None:
         # Nothing failed because nothing was tested: the first fix is the tests themselves.
         return {"code": dump(write_tests(call, plan, code))}
+    if plan is not None and (repaired := repair_step(call, task, plan, code)) is not None:
+        # A step that fails its own check (a name it never defines, its examples, the session) is written
+        # again from its prompt and that failure; asked to fix the whole file, the local model repeats it.
+        return {"code": dump(repaired)}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
     fixed = fix_one_file(call, SYSTEM, prompt, code, plan)

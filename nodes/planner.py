@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -42,6 +42,8 @@ interface), the small local model often returned the storage steps alone and no 
 DESIGN_SYSTEM = """Design the program as a few Python functions and a main() entry point.
 Keep logic apart from input and output: each function takes arguments and returns a result (no input()
 or print() inside it); main() reads what the user types, calls the functions and prints what they return.
+What lasts from one input to the next is made by a function that main() calls once at the start, and is
+passed as an argument to the functions that read or change it.
 For each function give a title, its signature, and up to three examples that check it: a call with
 concrete arguments and the value it must then return, e.g. "count_vowels('banana') == 3".
 Say how main() is used: "interactive" (it reads lines with input() until the program is over or the
@@ -89,6 +91,9 @@ PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
 number as a Python index."""
 FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
 ECHO_RUN = 6
+QUESTION = re.compile(r"^\s*(enter|please|type|input|choose|select)\b|[?:]\s*$", re.I)
+"""A session input that reads like the program's question ("Enter your move"): the local model writes
+the program's prompts as what the user types, and a program played that way fails on them every round."""
 """Words in a row shared with the instructions that make a criterion a copy of them."""
 
 
@@ -220,6 +225,20 @@ def example(statement: str) -> Example | None:
     return Example(call=ast.unparse(tree.left), expected=ast.unparse(tree.comparators[0]))
 
 
+def consistent(examples: Iterable[Example]) -> tuple[Example, ...]:
+    """Return the examples less those that give a call already stated another result: a unit takes
+    arguments and returns a result, so the same call cannot return two (the local model states
+    ``create_board()`` both empty and with two moves on it; no code satisfies both)."""
+    results: dict[str, Example] = {}
+    for each in examples:
+        results.setdefault(each.call.replace(" ", ""), each)
+    return tuple(results.values())
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 ENTRY = {
     "interactive": "Read what the user types with input() in a loop, call the functions above and print "
                    "what they return; stop when the program is over, or at the end of the input (EOFError).",
@@ -245,7 +264,7 @@ def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
             continue  # main() is the entry point, written from the design's interface and session
         # An example copied from the instructions says nothing about this program.
         said = tuple(e.strip() for e in unit.examples if e.strip() and not echoes(e, DESIGN_SYSTEM))
-        found = tuple(e for e in map(example, said) if e is not None)
+        found = consistent(e for e in map(example, said) if e is not None)
         units.append(Subtask(title=unit.title.strip() or name, description=unit.title.strip(),
                              function=signature if "(" in signature else f"{signature}()",
                              acceptance_criteria=said or (unit.title.strip() or name,), examples=found))
@@ -254,7 +273,9 @@ def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
         raise OutputError("no unit left: list the functions the program needs besides main()")
     if repeated := sorted({n for n in names if names.count(n) > 1}):
         raise OutputError(f"two units write the same function: {repeated}")
-    session = tuple(Turn(input=t.input.strip(), expect=t.expect.strip()) for t in draft.session)
+    # An input that is the program's question, or its own answer echoed, is not what a user types.
+    session = tuple(Turn(input=t.input.strip(), expect=t.expect.strip()) for t in draft.session
+                    if not QUESTION.search(t.input) and _plain(t.input) != _plain(t.expect))
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
         "a session with it runs to its end without a crash"]
     entry = Subtask(title="Entry point", function="main()", description=ENTRY[draft.interface],

@@ -47,6 +47,12 @@ TEMPERATURE = Param(name="temperature", type="float", optional=True)
 METHOD_FIX = _llm("MethodFix", "a class's methods that failing tests or a review name, each rewritten as the "
                   "model's continuation of the source after its docstring, with the failures as comments",
                   "CodeArtifact", CODE, Param(name="failures", type="str"), TEMPERATURE, output="text")
+FILE_FIX = _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
+                "CodeArtifact", CODE, PROMPT, TEMPERATURE, output="text")
+PIECE = _llm("piece", "an application step's new or changed definitions, as a fenced code block: written, "
+             "or written again against the step's failing check", "str", PROMPT, TEMPERATURE, output="text")
+"""The Coder's and the Debugger's actions alike: both repair a class method by method and an application
+step by step."""
 ANALYSIS_SERVER = {"command": sys.executable, "args": ["-m", "runtime.mcp_server"]}
 ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolution", "malformed")
 """How the analysis server can fail; each falls back to the local check, since a review goes on without it."""
@@ -122,15 +128,13 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                  "source after the method's docstring (a completion; the plan as comments ahead)",
                  "CodeArtifact", TASK, Param(name="plan", type="Plan", optional=True), TEMPERATURE,
                  output="text"),
-            _llm("piece", "an application subtask's new or changed definitions, as a fenced code block",
-                 "str", PROMPT, TEMPERATURE, output="text"),
+            PIECE,
             ActionSpec(name="interface", description="an application's command-line interface, written "
                        "from the plan's features (nodes/interface.py)", type=LOCAL,
                        params=(Param(name="plan", type="Plan"), CODE), returns="CodeArtifact"),
             _llm("test", "a pytest test of one application function, as a fenced code block", "str",
                  PROMPT, TEMPERATURE, output="text"),
-            _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
-                 "CodeArtifact", CODE, PROMPT, TEMPERATURE, output="text"),
+            FILE_FIX,
             METHOD_FIX,
             _sandbox("keep a generated test only when it passes against the code"),
         ),
@@ -166,7 +170,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                      "files", contract=RUN_TESTS, actions=("sandbox", "static_check")),
             DutySpec(name="fix", description="fix the code against the failing cases (untested code: "
                      "write its tests first)", contract=FIX,
-                     actions=("code", "MethodFix", "FileFix", "test", "sandbox")),
+                     actions=("code", "MethodFix", "piece", "FileFix", "test", "sandbox")),
         ),
         actions=(
             _sandbox("run the tests against the code (or a generated test, kept only when it passes)"),
@@ -175,8 +179,8 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
             _llm("code", "the corrected implementation of the function", "CodeArtifact", TASK, PROMPT,
                  TEMPERATURE, output="text"),
             METHOD_FIX,
-            _llm("FileFix", "the changed functions of the application or its tests, as a fenced code block",
-                 "CodeArtifact", CODE, PROMPT, TEMPERATURE, output="text"),
+            PIECE,
+            FILE_FIX,
             _llm("test", "a pytest test of one function of untested code, as a fenced code block", "str",
                  PROMPT, TEMPERATURE, output="text"),
         ),

@@ -69,12 +69,23 @@ def undefined_names(path: str, files: Mapping[str, str]) -> list[str]:
         if names is None:
             return []
         known |= names
-    table = symtable.symtable(source, path, "exec")
     scopes: dict[str, list[str]] = {}
-    for name, scope in _unbound(table, known):
+    for name, scope in _unbound(symtable.symtable(source, path, "exec"), known):
         scopes.setdefault(name, []).append(scope)
     return [f"`{name}` is used in {', '.join(dict.fromkeys(where))} but never defined or imported"
             for name, where in scopes.items()]
+
+
+def unbound_in(source: str, function: str) -> list[str]:
+    """Return the globals that the top-level function ``function`` reads, itself or in a scope nested in
+    it (a comprehension, an inner function), and nothing in ``source`` binds, in the order first read
+    (empty when it does not parse or defines no such function)."""
+    known = _module_names(source)
+    if known is None:
+        return []
+    tables = [t for t in symtable.symtable(source, "<module>", "exec").get_children()
+              if t.get_type() == "function" and t.get_name() == function]
+    return list(dict.fromkeys(name for table in tables for name, _ in _unbound(table, known)))
 
 
 def test_functions(source: str) -> list[str]:

@@ -22,7 +22,7 @@ from nodes.merge import (
     defined_names,
 )
 from nodes.planner import STORAGE_NAMES
-from nodes.static_check import undefined_names
+from nodes.static_check import unbound_in, undefined_names
 from nodes.views import (
     APP_FILE,
     plan_view,
@@ -74,13 +74,44 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
 
 def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
     """Return the check a step that writes ``name`` must pass as soon as it is written, or None when it
-    has none: a records feature's effect (``behaves``), a program unit's examples, a program's session."""
+    has none: every function reads only names that exist (``bound``), then a records feature's effect
+    (``behaves``), a program unit's examples, a program's session."""
     subtask = next((s for s in plan.subtasks if function_name(s.function) == name), None)
+    checks = [bound(plan, name)] if name else []
     if plan.shape == "records":
-        return behaves(call, plan, name) if interface.checkable(plan, name) else None
-    if name == "main" and plan.design is not None:
-        return plays(call, plan)
-    return holds(call, name, subtask.examples) if subtask is not None and subtask.examples else None
+        checks += [behaves(call, plan, name)] if interface.checkable(plan, name) else []
+    elif name == "main" and plan.design is not None:
+        checks.append(plays(call, plan))
+    elif subtask is not None and subtask.examples:
+        checks.append(holds(call, name, subtask.examples))
+    return _all(checks) if checks else None
+
+
+def _all(checks: list[Check]) -> Check:
+    def check(code: CodeArtifact) -> None:
+        for each in checks:
+            each(code)
+
+    return check
+
+
+def bound(plan: Plan, name: str) -> Check:
+    """Return a check that the function ``name`` reads no global that nothing defines, other than the
+    plan's functions still to be written.
+
+    The local model's ``main()`` plays on a ``board`` it never creates: the session fails on the
+    NameError, and a fix of the whole file repeats it round after round. Named, the step's own prompt
+    creates it.
+    """
+    planned = {function_name(s.function) for s in plan.subtasks}
+
+    def check(code: CodeArtifact) -> None:
+        if missing := [n for n in unbound_in(code.files[APP_FILE], name) if n not in planned]:
+            names = ", ".join(f"`{n}`" for n in missing)
+            raise OutputError(f"`{name}` uses {names}, which nothing defines: create {names} in `{name}` "
+                              "(e.g. with a function of the plan) or pass it as an argument")
+
+    return check
 
 
 def holds(call: StageCall, name: str, examples: tuple[Example, ...]) -> Check:
@@ -200,11 +231,11 @@ def _unplanned_examples(plan: Plan) -> frozenset[str]:
     return EXAMPLE_NAMES - {function_name(s.function) for s in plan.subtasks}
 
 def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact) -> CodeArtifact | None:
-    """Sample again the first step whose effect on the data file is wrong, shown its failure; return the
-    code with a sample that passes, or None when every step passes or no sample does.
+    """Sample again the first step that fails its acceptance (``acceptance``), shown its failure; return
+    the code with a sample that passes, or None when every step passes or no sample does.
 
-    Asked for a free-form fix against the review, the local model repeats the failing feature round after
-    round; the step's own prompt and check repair from the concrete case.
+    Asked for a free-form fix against the review or the tests, the local model repeats the failing step
+    round after round; the step's own prompt and check repair from the concrete case.
     """
     failing = _first_wrong_step(call, plan, code)
     if failing is None:

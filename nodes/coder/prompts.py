@@ -58,8 +58,9 @@ turns the user's 1-based numbers into indices). Without them the local model's "
 item, or overwrites the task's text with 'Done'."""
 
 ENTRY_CONVENTIONS = """
-main() plays the session the plan shows: read the input as it says, print what each step shows. End the
-file with:
+main() plays the session the plan shows: each line there is what one input() returns (split it
+yourself when it holds several values), and after it main() prints what the session shows. End the file
+with:
 ```python
 if __name__ == '__main__':
     main()

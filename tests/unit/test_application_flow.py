@@ -161,12 +161,20 @@ def test_a_piece_that_never_parses_fails_the_duty(scripted):
     assert values["status"] == "failed" and "no valid code after 3 attempts" in values["reason"]
 
 
-def test_an_undefined_global_is_asked_for_before_testing(scripted):
+def test_a_step_that_reads_a_global_nothing_defines_is_asked_again_with_the_name(scripted):
+    run = scripted(planner=[PLAN], coder=[USES_ITEMS, *BUILT], reviewer=[APPROVE])
+    values = run(TASK)
+    assert "`add` uses `_items`, which nothing defines" in run.models["coder"].prompts[1]
+    assert "_items = []" in values["code"]["files"]["app.py"]
+    assert values["status"] == "completed"
+
+
+def test_an_undefined_global_no_step_defines_is_asked_for_before_testing(scripted):
     missing = fenced("_items = []\n")
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, missing, TESTS, TEST_TOTAL],
+    run = scripted(planner=[PLAN], coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, missing, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
-    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[2]
+    assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[6]
     assert values["code"]["files"]["app.py"].startswith("_items = []")
     assert values["status"] == "completed"
 
@@ -178,7 +186,8 @@ def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
     values = run(TASK)
     report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
     assert report["outcome"] == "tests_failed"
-    assert "`_itemz` is used in total()" in run.models["debugger"].prompts[0]
+    # the failing step is written again from its own prompt, told the name
+    assert "The current `total` is wrong: `total` uses `_itemz`" in run.models["debugger"].prompts[0]
     assert values["status"] == "completed"
 
 
@@ -266,14 +275,14 @@ def test_a_fix_that_mixes_code_and_its_test_puts_each_in_its_file():
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
     broken = fenced("_items = [\n")
     # _items is never defined, so no test can agree with the code: none is written
-    run = scripted(planner=[PLAN], coder=[USES_ITEMS, STEP2, *[broken] * 3, *[TESTS] * 3,
+    run = scripted(planner=[PLAN], coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, *[broken] * 3, *[TESTS] * 3,
                                           *[TEST_TOTAL] * 3],
-                   debugger=[fenced("_items = []\n"), TESTS, TEST_TOTAL],
+                   debugger=[STEP1, TESTS, TEST_TOTAL],
                    reviewer=[APPROVE])
     values = run(TASK)
     assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
     prompts = run.models["debugger"].prompts
-    assert "`_items` is used in add(), total()" in prompts[0] and "Here is" not in prompts[0]
+    assert "`add` uses `_items`, which nothing defines" in prompts[0] and "Here is" not in prompts[0]
     assert "Here is `add` from app.py" in prompts[1]
     assert values["status"] == "completed"
 

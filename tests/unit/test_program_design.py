@@ -7,15 +7,17 @@ import re
 
 import pytest
 
-from nodes import sessions
+from nodes import debugger, sessions
 from nodes.coder.application import holds
 from nodes.coder.writing import code_written, merged
+from nodes.intake import parse_request
 from nodes.planner import DesignDraft, design_plan, example, shape
 from nodes.roles import SPECS
 from nodes.views import plan_view
 from runtime import sandbox
-from state.artifacts import CodeArtifact, Design, Example, Plan, Subtask, Turn
+from state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, Subtask, TestReport, Turn
 from state.context import Context
+from state.graph_state import dump
 from state.stage import OutputError, StageCall
 from tests.conftest import APPROVE, CHANGES, fenced
 from tests.scripted import ScriptedChatModel
@@ -199,3 +201,50 @@ def test_an_example_copied_from_the_instructions_is_left_out():
     [unit, _] = design_plan(DesignDraft.model_validate(copied))[0]
     assert unit.examples == (Example(call="add(1, 2)", expected="3"),)
     assert unit.acceptance_criteria == ("add(1, 2) == 3",)
+
+
+def test_session_inputs_that_are_the_programs_own_questions_are_left_out():
+    asked = {**DESIGN, "session": [{"input": "Enter your move (e.g. X or O)", "expect": "X's turn"},
+                                   {"input": "Your name?", "expect": ""}, {"input": "2 3", "expect": "5"}]}
+    _, design = design_plan(DesignDraft.model_validate(asked))
+    assert design.session == (Turn(input="2 3", expect="5"),)
+
+
+HELPLESS_MAIN = fenced(MAIN_SOURCE.replace("        if line == 'quit':",
+                                           "        if line == 'help':\n            print(HELP)\n"
+                                           "        if line == 'quit':"))
+"""A main() that plays the session but reads a ``HELP`` nothing defines on a path the session never takes."""
+
+
+def test_a_main_that_reads_a_name_nothing_defines_is_asked_again_with_the_name(scripted):
+    run = scripted(planner=[DESIGN], coder=[ADD, HELPLESS_MAIN, MAIN, TEST_ADD], reviewer=[APPROVE])
+    values = run(TASK)
+    assert values["status"] == "completed" and "HELP" not in values["code"]["files"]["app.py"]
+    assert "`main` uses `HELP`, which nothing defines" in run.models["coder"].prompts[2]
+
+
+def test_the_debugger_writes_a_failing_step_again_from_its_own_prompt():
+    subtasks, design = design_plan(DesignDraft.model_validate(DESIGN))
+    plan = Plan(subtasks=subtasks, design=design)
+    broken = merged(merged(None, "app.py", ADD[ADD.index("def"):ADD.rindex("```")]), "app.py",
+                    HELPLESS_MAIN[HELPLESS_MAIN.index("def"):HELPLESS_MAIN.rindex("```")])
+    model = ScriptedChatModel(script=[MAIN])
+    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(),
+                     models={"debugger": model}, spec=SPECS["debugger"])
+    failing = TestReport(ending="failed", cases=(CaseResult(
+        name="static check: names defined in app.py", passed=False,
+        message="`HELP` is used in main() but never defined or imported"),))
+    update = debugger.fix({"task": dump(parse_request(TASK)), "plan": dump(plan), "code": dump(broken),
+                           "test_report": dump(failing)}, call)
+    assert "HELP" not in update["code"]["files"]["app.py"] and "def add" in update["code"]["files"]["app.py"]
+    assert model.calls == 1 and "as the function `main()`" in model.prompts[0]
+    assert "The current `main` is wrong: `main` uses `HELP`" in model.prompts[0]
+
+
+def test_a_call_stated_with_two_results_keeps_the_first_and_an_echoed_turn_is_left_out():
+    stated = {**DESIGN, "units": [{"title": "Board", "function": "new_board()",
+                                   "examples": ["new_board() == [' '] * 9", "new_board()  == ['X'] * 9"]}],
+              "session": [{"input": "Welcome!", "expect": "welcome!"}, {"input": "2 3", "expect": "5"}]}
+    [unit, _], design = design_plan(DesignDraft.model_validate(stated))
+    assert unit.examples == (Example(call="new_board()", expected="[' '] * 9"),)
+    assert design.session == (Turn(input="2 3", expect="5"),)

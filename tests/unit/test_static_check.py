@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nodes import static_check
-from nodes.static_check import check, undefined_names
+from nodes.static_check import check, unbound_in, undefined_names
 
 
 def test_static_check_names_what_is_used_but_never_defined():
@@ -29,3 +29,12 @@ def test_test_methods_of_test_classes_count():
     module = "import unittest\n\nclass TestApp(unittest.TestCase):\n    def test_add(self):\n        pass\n"
     assert static_check.test_functions(module) == ["TestApp.test_add"]
     assert static_check.test_functions("class Helper:\n    def test_x(self):\n        pass\n") == []
+
+
+def test_a_functions_unbound_names_include_its_comprehensions_and_inner_functions():
+    source = ("LIMIT = 3\n\ndef is_full(board):\n    return all(cell != ' ' for row in board) and LIMIT\n\n"
+              "def main():\n    def show():\n        print(board, LIMIT)\n    show()\n\n"
+              "def fine(board):\n    return [cell for row in board for cell in row]\n")
+    assert unbound_in(source, "is_full") == ["cell"] and unbound_in(source, "main") == ["board"]
+    assert unbound_in(source, "fine") == [] and unbound_in(source, "absent") == []
+    assert unbound_in("def broken(:\n", "broken") == []
