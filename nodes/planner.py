@@ -91,10 +91,11 @@ PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
 number as a Python index."""
 FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
 ECHO_RUN = 6
-QUESTION = re.compile(r"^\s*(enter|please|type|input|choose|select)\b|[?:]\s*$", re.I)
-"""A session input that reads like the program's question ("Enter your move"): the local model writes
-the program's prompts as what the user types, and a program played that way fails on them every round."""
 """Words in a row shared with the instructions that make a criterion a copy of them."""
+QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
+"""A session input that reads like the program's question or instruction ("Enter your move", "Press arrow
+keys to slide tiles"): the local model writes the program's prompts as what the user types, and a program
+played that way fails on them every round."""
 
 
 class SubtaskDraft(BaseModel):

@@ -205,7 +205,9 @@ def test_an_example_copied_from_the_instructions_is_left_out():
 
 def test_session_inputs_that_are_the_programs_own_questions_are_left_out():
     asked = {**DESIGN, "session": [{"input": "Enter your move (e.g. X or O)", "expect": "X's turn"},
-                                   {"input": "Your name?", "expect": ""}, {"input": "2 3", "expect": "5"}]}
+                                   {"input": "Your name?", "expect": ""},
+                                   {"input": "Press q to quit.", "expect": ""},
+                                   {"input": "2 3", "expect": "5"}]}
     _, design = design_plan(DesignDraft.model_validate(asked))
     assert design.session == (Turn(input="2 3", expect="5"),)
 
