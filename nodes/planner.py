@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from nodes import sessions
 from nodes.llm import retry_temperature, structured
 from nodes.views import artifacts, plan_view, task_view
 from runtime.executor import perform
@@ -236,10 +237,6 @@ def consistent(examples: Iterable[Example]) -> tuple[Example, ...]:
     return tuple(results.values())
 
 
-def _plain(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 ENTRY = {
     "interactive": "Read what the user types with input() in a loop, call the functions above and print "
                    "what they return; stop when the program is over, or at the end of the input (EOFError).",
@@ -276,7 +273,7 @@ def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
         raise OutputError(f"two units write the same function: {repeated}")
     # An input that is the program's question, or its own answer echoed, is not what a user types.
     session = tuple(Turn(input=t.input.strip(), expect=t.expect.strip()) for t in draft.session
-                    if not QUESTION.search(t.input) and _plain(t.input) != _plain(t.expect))
+                    if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect))
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
         "a session with it runs to its end without a crash"]
     entry = Subtask(title="Entry point", function="main()", description=ENTRY[draft.interface],

@@ -59,19 +59,20 @@ def crash(result: sandbox.SandboxResult) -> str:
     return ""
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
+    """Return ``text`` as a session compares it: lower case, runs of spaces as one."""
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
 def unseen(output: str, turns: tuple[Turn, ...]) -> str:
     """Return the first expected text the output does not show in the session's order (case and spacing
     aside), or ''."""
-    said, position = _plain(output), 0
+    said, position = plain(output), 0
     for turn in turns:
         if not turn.expect:
             continue
-        found = said.find(_plain(turn.expect), position)
+        found = said.find(plain(turn.expect), position)
         if found < 0:
             return f"after {turn.input!r} the output should show {turn.expect!r}"
-        position = found + len(_plain(turn.expect))
+        position = found + len(plain(turn.expect))
     return ""
