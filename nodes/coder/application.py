@@ -88,9 +88,17 @@ def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
 
 
 def _all(checks: list[Check]) -> Check:
+    """Return a check that runs every one of ``checks`` and refuses with all their problems: a ``main()``
+    that reads an undefined name is still played, so the retry sees the session's failure as well."""
     def check(code: CodeArtifact) -> None:
+        problems = []
         for each in checks:
-            each(code)
+            try:
+                each(code)
+            except OutputError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise OutputError("; and ".join(problems))
 
     return check
 

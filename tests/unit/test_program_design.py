@@ -223,6 +223,9 @@ def test_a_main_that_reads_a_name_nothing_defines_is_asked_again_with_the_name(s
     values = run(TASK)
     assert values["status"] == "completed" and "HELP" not in values["code"]["files"]["app.py"]
     assert "`main` uses `HELP`, which nothing defines" in run.models["coder"].prompts[2]
+    played = [e["detail"] for e in values["ledger"]
+              if e["stage"] == "implementing" and e["detail"].startswith("session of main()")]
+    assert played[:2] == ["session of main(): 1/1 passed"] * 2  # refused for the name, played all the same
 
 
 def test_the_debugger_writes_a_failing_step_again_from_its_own_prompt():
