@@ -16,15 +16,14 @@ from nodes.coder.application import repair_step
 from nodes.coder.function import fixed_class, new_function
 from nodes.coder.prompts import CHANGED_DEFINITIONS
 from nodes.coder.prompts import SYSTEM as CODER_SYSTEM
-from nodes.coder.writing import fix_one_file
-from nodes.llm import retry_temperature
+from nodes.coder.writing import fix_one_file, tried_versions, unrepeated
 from nodes.tester import chosen_tests
 from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
 from runtime import sandbox
 from runtime.executor import perform
 from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
-from state.graph_state import code_versions, dump, read
-from state.stage import OutputError, StageCall
+from state.graph_state import dump, read
+from state.stage import StageCall
 
 SYSTEM = CODER_SYSTEM + """
 Read the failing tests and the error output, find the cause in the code, and fix it. Change only what is
@@ -114,13 +113,6 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         return {"code": dump(repaired)}
     prompt = FIX_PROMPT.format(task=task_view(task), code=code_view(code), failures=failures_view(report),
                                what=CHANGED_DEFINITIONS + "; the wrong one may be the code or the test")
-    fixed = fix_one_file(call, SYSTEM, prompt, code, plan)
-    if fixed.files in [*code_versions(state), code.files]:
-        # At temperature 0 the model hands back a fix it gave before (the repeat gate would end the loop
-        # with nothing learnt); one sampled draw gives the tests something new to judge.
-        call.record("retry", outcome="2", detail="the fix repeats a version already tried; sampling again")
-        try:
-            fixed = fix_one_file(call, SYSTEM, prompt, code, plan, retry_temperature(call))
-        except OutputError as exc:
-            call.record("retry", outcome="2", detail=f"sampled fix: {exc}"[:300])
+    fixed = unrepeated(call, lambda temperature: fix_one_file(call, SYSTEM, prompt, code, plan, temperature),
+                       tried_versions(state, code))
     return {"code": dump(fixed)}

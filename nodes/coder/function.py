@@ -8,21 +8,18 @@ from typing import Any
 
 from nodes.coder.methods import fix_methods, implicated
 from nodes.coder.prompts import ALONE_PROMPT, FUNCTION_PROMPT, SYSTEM
-from nodes.coder.writing import write_class, write_function
-from nodes.llm import retry_temperature
+from nodes.coder.writing import tried_versions, unrepeated, write_class, write_function
 from nodes.views import FUNCTION_FILE, plan_view, task_view
 from runtime.executor import perform
 from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
-from state.graph_state import code_versions, read
 from state.stage import OutputError, StageCall
 
 SAMPLE_TEMPERATURE = 0.8
 """Sampled candidates: hot enough to differ from the greedy ones."""
 
 REDRAWS = 2
-"""Sampled draws after a function's revision or fix that repeats a version already tried. At temperature 0
-the small model mostly hands back such a version (the repeat gate then ends the loop with nothing
-learnt); a sampled draw gives the tests something new to judge."""
+"""Sampled draws after a function's revision or fix that repeats a version already tried (``unrepeated``);
+a class's rewrite, a call per method, gets one."""
 
 CLASS_CANDIDATES = 2
 """At most this many classes a draw: each costs a continuation per method (and a redraw per method that
@@ -30,23 +27,10 @@ does not parse), so four candidates of a five-method class were twenty calls bef
 
 def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
                  state: Mapping[str, Any]) -> CodeArtifact:
-    """Write a function task's code, sampling again while it repeats a version already tried.
-
-    Tried means handed over in a message or among the candidates the selection ran. When every draw
-    repeats, the last is returned, and the gates see the repeat.
-    """
-    pool = read(state, "candidates", Candidates)
-    tried = [*code_versions(state), *(c.files for c in (pool.items if pool else ()))]
-    code = write_function(call, system, task, prompt)
-    for draw in range(2, REDRAWS + 2):
-        if code.files not in tried:
-            break
-        call.record("retry", outcome=str(draw), detail="repeats a version already tried; sampling again")
-        try:
-            code = write_function(call, system, task, prompt, retry_temperature(call))
-        except OutputError as exc:
-            call.record("retry", outcome=str(draw), detail=f"sampled draw: {exc}"[:300])
-    return code
+    """Write a function task's code, sampling again while it repeats a version already tried (handed
+    over in a message or among the candidates the selection ran)."""
+    return unrepeated(call, lambda temperature: write_function(call, system, task, prompt, temperature),
+                      tried_versions(state), REDRAWS)
 
 def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: str,
                 state: Mapping[str, Any]) -> CodeArtifact | None:
@@ -56,18 +40,13 @@ def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: s
     methods = implicated(code.files.get(FUNCTION_FILE, ""), task.entry_point or "", failures)
     if not methods:
         return None
-    pool = read(state, "candidates", Candidates)
-    tried = [*code_versions(state), code.files, *(c.files for c in (pool.items if pool else ()))]
 
     def rewrite(code: CodeArtifact, failures: str, temperature: float | None) -> CodeArtifact:
         return fix_methods(call, task, code, methods, failures, temperature)
 
-    fixed = perform(call, "MethodFix", rewrite, code=code, failures=failures, temperature=None)
-    if fixed.files in tried:
-        call.record("retry", outcome="2", detail="repeats a version already tried; sampling again")
-        fixed = perform(call, "MethodFix", rewrite, code=code, failures=failures,
-                        temperature=retry_temperature(call))
-    return fixed
+    return unrepeated(call, lambda temperature: perform(call, "MethodFix", rewrite, code=code,
+                                                        failures=failures, temperature=temperature),
+                      tried_versions(state, code))
 
 def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.

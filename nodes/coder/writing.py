@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from nodes.coder.methods import fill_class
 from nodes.coder.prompts import SYSTEM
-from nodes.llm import text
+from nodes.llm import retry_temperature, text
 from nodes.merge import (
     clean_test_module,
     defined_names,
@@ -28,7 +30,8 @@ from nodes.views import (
     strip_fences,
 )
 from runtime.executor import perform
-from state.artifacts import CodeArtifact, Plan, TaskSpec
+from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from state.graph_state import code_versions, read
 from state.stage import OutputError, StageCall
 
 
@@ -86,6 +89,32 @@ def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact,
         return code
 
     return perform(call, "FileFix", fix, code=code, prompt=prompt, temperature=temperature)
+
+def tried_versions(state: Mapping[str, Any], *also: CodeArtifact) -> list[dict[str, str]]:
+    """Return the versions of the code a new one must not repeat: those handed over in a message,
+    ``also``, and the candidates the selection ran."""
+    pool = read(state, "candidates", Candidates)
+    return [*code_versions(state), *(c.files for c in also), *(c.files for c in (pool.items if pool else ()))]
+
+def unrepeated(call: StageCall, draw: Callable[[float | None], CodeArtifact], tried: list[dict[str, str]],
+               redraws: int = 1) -> CodeArtifact:
+    """Return ``draw(None)``, drawn again at the retry temperature (at most ``redraws`` times) while it
+    repeats a version in ``tried``; a redraw that fails keeps the draw before it, and when every draw
+    repeats the last is returned (the repeat gate sees it).
+
+    At temperature 0 the small model mostly hands back a version already tried, and the repeat gate then
+    ends the loop with nothing learnt; a sampled draw gives the tests something new to judge.
+    """
+    code = draw(None)
+    for attempt in range(2, redraws + 2):
+        if code.files not in tried:
+            break
+        call.record("retry", outcome=str(attempt), detail="repeats a version already tried; sampling again")
+        try:
+            code = draw(retry_temperature(call))
+        except OutputError as exc:
+            call.record("retry", outcome=str(attempt), detail=f"sampled draw: {exc}"[:300])
+    return code
 
 def split_by_file(piece: str) -> dict[str, str]:
     """Return the parts of a piece of code by the application file they belong in: its tests (with the

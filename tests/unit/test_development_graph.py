@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from graphs.development import LIFECYCLE
+from nodes.coder.writing import unrepeated
+from nodes.roles import SPECS
+from state.artifacts import CodeArtifact
+from state.context import Context
 from state.contracts import accepted_kinds, check_message
 from state.messages import Message
+from state.stage import OutputError, StageCall
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
 FULL = ["initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "reviewing",
@@ -135,6 +140,25 @@ def test_a_repeated_fix_is_drawn_again(scripted):
     assert [v["outcome"] for v in values["verdicts"] if v["stage"] == "debugging"] == ["pass"]
     retries = [e for e in values["ledger"] if e["role"] == "debugger" and e["kind"] == "retry"]
     assert ["repeats a version already tried" in e["detail"] for e in retries] == [True]
+
+
+def test_a_sampled_redraw_that_fails_keeps_the_draw_before_it():
+    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(), models={},
+                     spec=SPECS["debugger"])
+    tried = CodeArtifact(files={"solution.py": "def add(a, b):\n    return a - b\n"})
+    temperatures: list[float | None] = []
+
+    def draw(temperature: float | None) -> CodeArtifact:
+        temperatures.append(temperature)
+        if temperature is None:
+            return tried
+        raise OutputError("the code does not parse")
+
+    assert unrepeated(call, draw, [tried.files], redraws=2) == tried
+    assert temperatures[0] is None and all(t is not None and t > 0 for t in temperatures[1:])
+    assert len(temperatures) == 3  # the greedy draw, then both sampled draws
+    assert [e.detail for e in call.ledger if e.kind == "retry"] == [
+        "repeats a version already tried; sampling again", "sampled draw: the code does not parse"] * 2
 
 
 def test_debug_attempts_are_bounded_per_round(scripted):
