@@ -50,7 +50,7 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
     ``prefer`` may too, but softly: when no attempt satisfies it, the last answer that passed ``check`` is
     kept and the miss recorded (the gates judge the whole application later).
     """
-    feedback, kept = "", None
+    feedback, kept, missed = "", None, ""
     for attempt in range(PIECE_ATTEMPTS):
         temperature = None if attempt == 0 else retry_temperature(call)
         try:
@@ -60,15 +60,19 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
             result = merged(app, path, code, drop=drop, keep=keep)
             if check is not None:
                 check(result)
-            kept = result
+            kept, missed = result, ""
             if prefer is not None:
-                prefer(result)
+                try:
+                    prefer(result)
+                except OutputError as exc:
+                    missed = str(exc)
+                    raise
             return result
         except OutputError as exc:
             call.record("retry", outcome=str(attempt + 1), detail=f"{path}: {exc}"[:300])
             feedback = f"\n\nYour previous answer was rejected: {exc}. Answer again with corrected code."
     if kept is not None:
-        call.record("error", outcome="kept", detail=f"{path}: kept one that fails: {feedback.strip()}"[:300])
+        call.record("error", outcome="kept", detail=f"{path}: kept one that fails: {missed}"[:300])
         return kept
     raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
 
