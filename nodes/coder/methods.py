@@ -56,12 +56,18 @@ def body_of(text: str, indent: int) -> str:
     return "\n".join(kept).rstrip()
 
 
+def has_code(body: str) -> bool:
+    """Whether a continuation holds a line of code: given failures as comments, the model can go on
+    writing comments alone, which would leave the method empty behind its docstring."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in body.splitlines())
+
+
 def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.AsyncFunctionDef,
                 preamble: str, temperature: float | None, hint: str = "") -> str:
     """Return ``source`` with ``method``'s body written by the model, continuing the source after the
     method's docstring (``preamble`` before the source and ``hint`` after the docstring, neither kept).
-    A body that does not parse is drawn once more, sampled; then the method stays empty, and the tests
-    see it."""
+    A body that does not parse or holds no code is drawn once more, sampled; then the method stays empty,
+    and the tests see it."""
     lines = source.splitlines(keepends=True)
     documented = ast.get_docstring(method) is not None
     head_end = method.body[0].end_lineno if documented else method.body[0].lineno - 1
@@ -78,7 +84,7 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
             call.record("retry", outcome=method.name, detail=f"method {method.name}: {exc}"[:300])
             continue
         body = body_of(text, method.col_offset)
-        if not body.strip():
+        if not has_code(body):
             call.record("retry", outcome=method.name, detail=f"method {method.name}: no body")
             continue
         filled = f"{head}{body}\n{tail}"

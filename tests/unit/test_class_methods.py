@@ -191,6 +191,18 @@ def test_a_method_the_model_cannot_rewrite_keeps_its_earlier_body():
     assert model.calls == 4 and update["code"]["files"][FUNCTION_FILE] == WRITTEN
 
 
+def test_a_rewrite_that_only_goes_on_with_comments_keeps_the_earlier_body():
+    # Shown the failures as comments, the model can answer with more of them and no code at all.
+    echo = {"step": "        # - example 2: Counter(1).step()\n        # AssertionError: 1 != 2\n"}
+    call, model = _debugging(*[continuing(echo, tail="")] * 4)
+    code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
+    failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError: 1 != 2")
+    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
+                           "test_report": _report(failing)}, call)
+    assert model.calls == 4 and update["code"]["files"][FUNCTION_FILE] == WRITTEN
+    assert [e.detail for e in call.ledger if e.kind == "retry"][:2] == ["method step: no body"] * 2
+
+
 def test_the_coder_answers_a_review_of_a_class_by_rewriting_the_methods_it_names():
     call, model = _call(continuing(BODIES))
     code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
