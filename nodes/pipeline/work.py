@@ -38,7 +38,7 @@ to correct it."""
 SAY_LETTER = "\nEnd with a line 'Answer: X', X the letter of one option."
 
 
-Step = Annotated[str, Field(max_length=300)]
+Step = Annotated[str, Field(min_length=12, max_length=300)]
 
 
 class ReasoningDraft(BaseModel):
@@ -46,7 +46,8 @@ class ReasoningDraft(BaseModel):
 
     # Bounded: a grammar-constrained reply that rambles past the token limit is cut off, and a cut-off
     # JSON object is no answer at all.
-    steps: list[Step] = Field(max_length=5, description="the reasoning steps, in order, one sentence each")
+    steps: list[Step] = Field(min_length=1, max_length=5,
+                              description="the reasoning steps, in order, one sentence each")
     leads_to: str = Field(description="the letter of the option the steps lead to")
 
 

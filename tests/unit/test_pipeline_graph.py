@@ -14,7 +14,7 @@ from accord import cli
 from evals.blame import blame
 from graphs.pipeline import LIFECYCLE, build_graph, gold_oracle
 from nodes.pipeline.intake import parse_question
-from nodes.pipeline.work import AnswerDraft, lettered, option, said_option
+from nodes.pipeline.work import AnswerDraft, ReasoningDraft, lettered, option, said_option
 from state.context import Context
 from state.history import from_graph
 from state.stage import OutputError
@@ -153,8 +153,17 @@ def test_the_schema_a_model_fills_offers_only_the_question_s_letters():
     assert schema["properties"]["reasoning"]["maxLength"] == 800
 
 
+def test_the_plan_schema_asks_for_at_least_one_step_of_a_sentence():
+    # A grammar-constrained small model fills what the schema allows: with no minimum, Gemma 3 270M
+    # answered every LogiQA question with steps too short to be one.
+    steps = ReasoningDraft.model_json_schema()["properties"]["steps"]
+    assert steps["minItems"] == 1 and steps["items"]["minLength"] == 12
+
+
 def test_a_plan_of_bare_numbers_is_no_plan():
-    run = Pipeline([{"steps": ["1", "2", "3."], "leads_to": "B"}, plan("B")], [answer("B")], [critique("B")])
+    # Long enough for the schema's shortest step, with no word in it.
+    numbers = {"steps": ["1. 2. 3. 4. 5.", "1) 2) 3) 4) 5)"], "leads_to": "B"}
+    run = Pipeline([numbers, plan("B")], [answer("B")], [critique("B")])
     values = run()
     assert values["status"] == "completed" and run.models["planner"].calls == 2
     assert "the plan has no steps" in run.models["planner"].prompts[1]
