@@ -223,7 +223,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "solved": solved,
             "pass@1": round(solved / n, 4) if n else 0.0,
             "ids": [r["id"] for r in group],
-            "models": sorted({r["model"] for r in group if r["model"]}),
+            # a row names every model it called, comma-separated; a role a run never reached is absent
+            "models": sorted({m for r in group for m in r["model"].split(", ") if m}),
             "dates": sorted({r["date"] for r in group}),
             "mast": {
                 "total": len(failures),

@@ -40,7 +40,7 @@ from state.graph_state import REDUCERS, AccordState, Judgment, LedgerEntry, Verd
 from state.lifecycle import BUDGET, Lifecycle, Stage
 from state.messages import Message
 from state.settings import run_defaults
-from state.stage import OutputError, StageCall, is_transient
+from state.stage import OutputError, RequestRefused, StageCall, is_transient
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
@@ -203,6 +203,7 @@ class Compiler:
         for attempt in range(1 + max(0, call.context.max_output_retries)):
             if attempt:
                 call.record("retry", outcome=str(attempt), detail=_summary(violations))
+            refused = False
             try:
                 update = duty.work(state, call)
                 violations = check_postconditions(duty.contract, update)
@@ -211,8 +212,9 @@ class Compiler:
                 update, violations = {}, [
                     Violation(role=role.name, phase="output", key="model_output", detail=str(exc))
                 ]
+                refused = isinstance(exc, RequestRefused)
             call.record("contract", outcome="fail" if violations else "pass", detail="postconditions")
-            if not violations:
+            if not violations or refused:
                 break
             call.feedback = violations
         return (update if not violations else {}), violations

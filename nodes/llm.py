@@ -25,7 +25,7 @@ from runtime import local_model, model_server
 from state.context import RoleModel
 from state.roles import Style
 from state.settings import Settings
-from state.stage import OutputError, StageCall, is_transient
+from state.stage import OutputError, RequestRefused, StageCall, is_transient
 
 T = TypeVar("T", bound=BaseModel)
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
@@ -159,12 +159,15 @@ def traced(call: StageCall, action: str, model: str) -> RunnableConfig:
                          "accord_round": call.round, "accord_model": model}}
 
 
-def _invoke(runnable: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig,
-            settings: RoleModel) -> tuple[Any, dict[str, Any]]:
-    """Call the model as the traced run ``config`` names; return its reply and the tokens and cost spent.
+def _invoke(call: StageCall, runnable: Runnable[Any, Any], messages: list[BaseMessage], name: str,
+            settings: RoleModel, what: str) -> tuple[Any, dict[str, Any]]:
+    """Call the model as the traced run ``what`` names; return its reply and the tokens and cost spent.
 
     The call runs inside its own run so that the spend, known only once the reply is in, joins the
     run's metadata (``accord_tokens_in``, ``accord_tokens_out``, ``accord_cost``) before it is sent.
+
+    Raises:
+        RequestRefused: the endpoint refused the request (recorded in the ledger).
     """
     spent: dict[str, Any] = {}
 
@@ -176,8 +179,19 @@ def _invoke(runnable: Runnable[Any, Any], messages: list[BaseMessage], config: R
             run.metadata.update({f"accord_{key}": value for key, value in spent.items()})
         return reply
 
-    reply = RunnableLambda(call_model).invoke(messages, config=config)
+    started = time.monotonic()
+    try:
+        reply = RunnableLambda(call_model).invoke(messages, config=traced(call, what, name))
+    except openai.BadRequestError as exc:
+        raise _refused(call, name, started, exc) from exc
     return reply, spent
+
+
+def _refused(call: StageCall, name: str, started: float, exc: openai.BadRequestError) -> RequestRefused:
+    """Record a request the endpoint refused; return the error that fails its stage."""
+    detail = f"the endpoint refused the request: {exc}"[:300]
+    call.record("llm", model=name, latency_s=time.monotonic() - started, outcome="refused", detail=detail)
+    return RequestRefused(detail)
 
 
 def _usage(raw: Any, settings: RoleModel) -> dict[str, Any]:
@@ -216,8 +230,7 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
     with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
-        result, spent = _invoke(runnable, prompt(call, system, user), traced(call, schema.__name__, name),
-                                settings)
+        result, spent = _invoke(call, runnable, prompt(call, system, user), name, settings, schema.__name__)
         latency = time.monotonic() - started
     assert isinstance(result, dict)  # include_raw=True always returns {"raw", "parsed", "parsing_error"}
     parsed, error = result.get("parsed"), result.get("parsing_error")
@@ -260,7 +273,7 @@ def _text(call: StageCall, messages: list[BaseMessage], temperature: float | Non
     model, settings, name = chat_model(call, temperature)
     with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
-        reply, spent = _invoke(model, messages, traced(call, what, name), settings)
+        reply, spent = _invoke(call, model, messages, name, settings, what)
         latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     if not content.strip():
@@ -302,6 +315,8 @@ def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperatur
         started = time.monotonic()
         try:
             reply, spent = complete.invoke(prefix, config=traced(call, what, name))
+        except openai.BadRequestError as exc:
+            raise _refused(call, name, started, exc) from exc
         except openai.APIStatusError as exc:
             if is_transient(exc):
                 raise  # the retry policy's

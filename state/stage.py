@@ -27,6 +27,12 @@ class OutputError(ValueError):
     """Raised by a role whose model output is malformed; the contract wrapper records it as a violation."""
 
 
+class RequestRefused(OutputError):
+    """Raised when the endpoint refuses a model call as asked (HTTP 400: a prompt over the model's context,
+    a parameter it does not take). The same request is refused again, so the stage fails at once: its
+    output retries would only lengthen the prompt."""
+
+
 @dataclass
 class StageCall:
     """What a role gets besides the state: where it is, who it is, its settings, feedback, and a ledger."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from functools import partial
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,7 @@ from nodes.coder.prompts import FUNCTION_PROMPT, SYSTEM
 from nodes.coder.writing import function_module, write_function
 from nodes.intake import expression, parse_examples
 from nodes.llm import structured, text
+from nodes.pipeline.work import Step, plan_steps
 from nodes.views import code_block, code_view, task_view
 from runtime.executor import perform
 from state.artifacts import CodeArtifact, Critique, Example, Reasoning, TaskSpec
@@ -50,7 +51,6 @@ wrong, then give the corrected implementation of `{name}` in one ```python code 
 """The simple Critic's one free-text call."""
 
 APPROVED = "APPROVED"
-Step = Annotated[str, Field(max_length=300)]
 
 
 class ExampleDraft(BaseModel):
@@ -127,10 +127,7 @@ def plan_code(state: Mapping[str, Any], call: StageCall, free_text: bool = False
     if free_text:
         return {"reasoning": dump(Reasoning(steps=(reply.strip(),), examples=parse_examples(reply, name)))}
     examples = tuple(dict.fromkeys(example(e, name) for e in reply.examples))
-    steps = tuple(s.strip() for s in reply.steps if s.strip())
-    if not steps:
-        raise OutputError("the plan has no steps: give the implementation steps, in order, one sentence each")
-    return {"reasoning": dump(Reasoning(steps=steps, examples=examples))}
+    return {"reasoning": dump(Reasoning(steps=plan_steps(reply.steps, "implementation"), examples=examples))}
 
 
 def write_code(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

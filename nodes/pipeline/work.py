@@ -39,6 +39,21 @@ SAY_LETTER = "\nEnd with a line 'Answer: X', X the letter of one option."
 
 
 Step = Annotated[str, Field(min_length=12, max_length=300)]
+"""A plan's step, a question's or a function's: a sentence (a grammar-constrained small model fills a schema
+that allows less with steps too short to be one)."""
+
+
+def plan_steps(drafted: list[str], what: str) -> tuple[str, ...]:
+    """Return the steps of ``drafted`` that are sentences.
+
+    Raises:
+        OutputError: none is (``what`` names the kind of steps the feedback asks for).
+    """
+    # A step is a sentence: a bare number or mark (a small model's list of "1", "2", ...) says nothing.
+    steps = tuple(s.strip() for s in drafted if re.search(r"[^\W\d_]{3}", s))
+    if not steps:
+        raise OutputError(f"the plan has no steps: give the {what} steps, in order, one sentence each")
+    return steps
 
 
 class ReasoningDraft(BaseModel):
@@ -149,10 +164,7 @@ def plan(state: Mapping[str, Any], call: StageCall, free_text: bool = False) -> 
         reply = _ask(call, state, "ReasoningDraft", PLANNER, None)
         return {"reasoning": dump(Reasoning(steps=(reply.strip(),), leads_to=said_option(reply, question)))}
     draft = _ask(call, state, "ReasoningDraft", PLANNER, ReasoningDraft)
-    # A step is a sentence: a bare number or mark (a small model's list of "1", "2", ...) says nothing.
-    steps = tuple(s.strip() for s in draft.steps if re.search(r"[^\W\d_]{3}", s))
-    if not steps:
-        raise OutputError("the plan has no steps: give the reasoning steps, in order, one sentence each")
+    steps = plan_steps(draft.steps, "reasoning")
     return {"reasoning": dump(Reasoning(steps=steps, leads_to=option(draft.leads_to, question)))}
 
 

@@ -255,6 +255,15 @@ def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
     assert "| accountable | 1 | 1 | 2 (T/3, T/10) | 1 | 40.0% |" in (tmp_path / "r" / "report.md").read_text()
 
 
+def test_the_report_names_each_model_a_configuration_called_once():
+    every, critic_unreached = "gemma3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b"
+    rows = [{**_row("simple@CBA", "T/1", True), "model": every},
+            {**_row("simple@CBA", "T/2", True), "model": critic_unreached}]
+    summary = report.summarize(rows)
+    assert summary["simple@CBA"]["models"] == ["gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+    assert "model gemma3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b, run" in report.markdown(summary)
+
+
 def test_pareto_frontier_keeps_only_undominated_points():
     points = [(10.0, 50.0), (5.0, 40.0), (20.0, 45.0), (30.0, 70.0), (5.0, 30.0)]
     assert plots.pareto(points) == [(5.0, 40.0), (10.0, 50.0), (30.0, 70.0)]

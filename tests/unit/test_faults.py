@@ -80,3 +80,13 @@ def test_bad_output_is_retried_with_feedback_then_fails(arguments: str, evidence
     assert all("Your previous answer was rejected" in p for p in endpoint.prompts()[1:])
     calls = [e for e in values["ledger"] if e["kind"] == "llm"]
     assert len(calls) == retries and calls[0]["tokens_in"] == 10
+
+
+def test_a_refused_request_fails_its_stage_at_once():
+    # A prompt over the model's context is refused (HTTP 400) the same way each time: retrying it with
+    # feedback appended would only lengthen it.
+    with FakeEndpoint([Status(400), *WORKING]) as endpoint:
+        values = Runner(endpoint)()
+    assert values["status"] == "failed" and "the endpoint refused the request" in values["reason"]
+    assert values["verdicts"][-1]["stage"] == "planning" and len(endpoint.requests) == 1
+    assert [e["outcome"] for e in values["ledger"] if e["kind"] == "llm"] == ["refused"]

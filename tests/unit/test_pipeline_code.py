@@ -13,7 +13,7 @@ from evals import humaneval, runner
 from evals.benchmarks import BENCHMARKS
 from evals.blame import blame
 from graphs.pipeline import LIFECYCLE, build_graph
-from nodes.pipeline.coding import ExampleDraft, example
+from nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example
 from nodes.pipeline.intake import parse_pipeline_request
 from state.artifacts import Example, Question, TaskSpec
 from state.context import Context
@@ -99,6 +99,16 @@ def test_examples_are_calls_by_their_arguments_and_a_bad_one_is_retried_under_co
     assert values["status"] == "completed" and run.models["planner"].calls == 2
     assert "an example's arguments must be Python" in run.models["planner"].prompts[1]
     assert values["reasoning"]["examples"] == [{"call": "add(2, 3)", "expected": "5", "setup": []}]
+
+
+def test_a_code_plan_holds_steps_of_a_sentence_as_a_questions_plan_does():
+    steps = CodePlanDraft.model_json_schema()["properties"]["steps"]
+    assert steps["minItems"] == 1 and steps["items"]["minLength"] == 12
+    run = CodePipeline([{**code_plan(), "steps": ["1. 2. 3. 4. 5."]}, code_plan()], [RIGHT], [check(True)])
+    values = run()
+    assert values["status"] == "completed" and run.models["planner"].calls == 2
+    assert "the plan has no steps: give the implementation steps" in run.models["planner"].prompts[1]
+    assert values["reasoning"]["steps"] == ["Add x and y.", "Return the sum."]
 
 
 def test_the_accountable_critic_decides_in_a_typed_check_the_simple_one_lets_the_code_stand(tmp_path):
