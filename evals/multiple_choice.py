@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain, zip_longest
 from typing import Any
 
 from evals.data import data_dir
@@ -57,10 +58,23 @@ SETS = {"logiqa": ("logiqa/logiqa_test_sample300.jsonl", _logiqa),
 
 @cache
 def items(name: str) -> dict[str, Item]:
-    """Return a set's questions by id, in the file's order."""
+    """Return a set's questions by id, in the order a run takes them (``--limit N`` takes the first N)."""
     path, parse = SETS[name]
     rows = [json.loads(line) for line in (data_dir() / path).read_text().splitlines() if line.strip()]
-    return {item.id: item for item in map(parse, rows)}
+    return {item.id: item for item in map(parse, interleaved(rows))}
+
+
+def interleaved(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return rows that name a ``subset`` one from each subset in turn, each subset in the file's order.
+
+    A mixed set's file holds its subsets one after another, so its first 50 rows would be one subset
+    alone; taken in turn, any prefix of the set is as mixed as the whole. Rows without a subset keep
+    the file's order.
+    """
+    subsets: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        subsets.setdefault(row.get("subset"), []).append(row)
+    return [row for row in chain.from_iterable(zip_longest(*subsets.values())) if row is not None]
 
 
 def score(name: str, item_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:

@@ -36,6 +36,15 @@ def test_every_question_reaches_the_agents_with_its_options_and_no_gold(name, si
     assert {len(i.options) for i in items.values()} == letters
 
 
+def test_a_mixed_set_s_first_questions_are_as_mixed_as_the_whole():
+    subset = {row["id"]: row["subset"] for row in map(json.loads, (
+        multiple_choice.data_dir() / multiple_choice.SETS["agieval"][0]).read_text().splitlines())}
+    first = [subset[task.id] for task in runner.select(BENCHMARKS["agieval"].tasks(), limit=50)]
+    counts = {name: first.count(name) for name in set(subset.values())}
+    assert len(counts) == 4 and max(counts.values()) - min(counts.values()) <= 1, counts
+    assert [task.id for task in LOGIQA.tasks()[:3]] == ["logiqa_000", "logiqa_001", "logiqa_002"]
+
+
 def test_every_configuration_runs_and_the_gold_scores_the_final_answer(tmp_path):
     tasks = runner.select(LOGIQA.tasks(), limit=3)
     assert [multiple_choice.items("logiqa")[t.id].gold for t in tasks] == ["A", "A", "D"]
