@@ -14,7 +14,11 @@ from typing import Any
 
 from evals.configs import base_name
 from evals.plots import pareto
-from evals.report import merged, per_mix
+from evals.report import REFERENCE, merged, per_mix
+from runtime.local_model import MIX
+
+_LETTER = {model: letter for letter, model in MIX.items()}
+_ROLES = ("planner", "executor", "critic")
 
 PUBLISHED = {
     "accountable": "accountable above simple: up to +36.2 points on code, +19.8 on AGIEval (Table III)",
@@ -29,6 +33,16 @@ def _verdict(hits: int, chances: int) -> str:
     return "yes" if hits == chances else ("partly" if hits else "no")
 
 
+def paper_name(config: str, s: Mapping[str, Any]) -> str:
+    """Return a configuration as the paper names it: its models' letters in role order (``accountable
+    CBA``, ``single C``), or its own name where a role's model has no letter."""
+    by_role = s.get("by_role_model", {})
+    models = [list(by_role[role]) for role in _ROLES if role in by_role]
+    if not models or any(len(m) != 1 or m[0] not in _LETTER for m in models):
+        return config
+    return f"{base_name(config)} {''.join(_LETTER[m[0]] for m in models)}"
+
+
 def accountable_above_simple(summaries: Mapping[str, Mapping[str, Any]]) -> tuple[str, str]:
     """Return what the sets say of Table III: per set, how many mixes gain under ``accountable`` and the
     largest gain; and whether every mix gains."""
@@ -38,10 +52,12 @@ def accountable_above_simple(summaries: Mapping[str, Mapping[str, Any]]) -> tupl
         if not mixes:
             continue
         gains = sum(m["delta"] > 0 for m in mixes.values())
-        best = max(mixes.items(), key=lambda kv: kv[1]["delta"])
+        mix, best = max(mixes.items(), key=lambda kv: kv[1]["delta"])
+        config = REFERENCE if mix == "default" else f"{REFERENCE}@{mix}"
         hits, chances = hits + gains, chances + len(mixes)
-        parts.append(f"{name}: {gains} of {len(mixes)} mixes gain, the most {best[1]['delta'] * 100:+.1f} "
-                     f"points ({best[0]})")
+        mix = paper_name(config, summary[config]).removeprefix(f"{REFERENCE} ")
+        parts.append(f"{name}: {gains} of {len(mixes)} mixes gain, the most {best['delta'] * 100:+.1f} "
+                     f"points ({mix})")
     return "; ".join(parts) or "—", _verdict(hits, chances)
 
 
@@ -63,7 +79,7 @@ def planner_error_rates(summaries: Mapping[str, Mapping[str, Any]]) -> tuple[str
         top = max(origins, key=lambda role: origins[role]) if origins else "none"
         dominant += top == "planner" and len(rates) > 1
         ranked = sorted(rates.items(), key=lambda kv: kv[1])
-        shown = ", ".join(f"{model} {rate:.1%}" for model, rate in ranked)
+        shown = ", ".join(f"{_LETTER.get(model, model)} {rate:.1%}" for model, rate in ranked)
         parts.append(f"{name}: {shown}; most frequent error origin: {top}")
     return "; ".join(parts) or "—", _verdict(dominant, chances)
 
@@ -89,8 +105,10 @@ def heterogeneous_frontier(summaries: Mapping[str, Mapping[str, Any]]) -> tuple[
         beats = [c for c in mixed
                  if all(points[c][1] > acc for tokens, acc in singles if tokens <= points[c][0])]
         chances, hits = chances + 1, hits + bool(beats)
-        parts.append(f"{name}: frontier {', '.join(on_front)}"
-                     + (f"; {', '.join(beats)} beats every cheaper monolithic model" if beats else ""))
+        front_names = ", ".join(paper_name(c, summary[c]) for c in on_front)
+        beat_names = ", ".join(paper_name(c, summary[c]) for c in beats)
+        parts.append(f"{name}: frontier {front_names}"
+                     + (f"; {beat_names} beats every cheaper monolithic model" if beats else ""))
     return "; ".join(parts) or "—", _verdict(hits, chances)
 
 

@@ -121,9 +121,10 @@ def test_the_paper_s_findings_are_checked_against_the_summaries(tmp_path):
     table = findings.findings({"logiqa": summary})
     assert "logiqa: 1 of 2 mixes gain, the most +100.0 points (ABC) | partly |" in table
     # The Planner was the error origin in 3 runs (the Executor in 1): on A in 1 of 2, on B in 2 of 2.
-    assert ("gemma3-270m 50.0%, qwen2.5-coder-0.5b 100.0%; most frequent error origin: planner | yes |"
+    assert ("A 50.0%, B 100.0%; most frequent error origin: planner | yes |"
             in table)
-    assert "accountable@ABC beats every cheaper monolithic model | yes |" in table
+    assert ("frontier single B, accountable ABC; accountable ABC beats every cheaper monolithic model | yes |"
+            in table)
     assert findings.findings({}).count("not run") == 3
     doc = tmp_path / "docs" / "pipeline.md"
     doc.parent.mkdir()
