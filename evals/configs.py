@@ -3,7 +3,8 @@
 Each is a real graph compiled from a lifecycle table by the same compiler, on the same model and budget:
 
 - ``single``: one plain model call from the task alone, as a benchmark harness makes it (the monolithic
-  baseline: the model at its plain best); ``single-coder``: one call with the Coder's prompt instead;
+  baseline: the model at its plain best); ``single-completion``: the stub continued as a completion, as
+  the original HumanEval harness asks; ``single-coder``: one call with the Coder's prompt instead;
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships;
@@ -152,6 +153,15 @@ CONFIGURATIONS: dict[str, Configuration] = {
             "one plain model call from the task alone, as a benchmark harness makes it",
             _ONE_CALL,
             _one_call(baseline.implement_plainly),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "single-completion",
+            "one plain completion of the stub, as the original HumanEval harness makes it",
+            _ONE_CALL,
+            _one_call(baseline.complete_plainly),
             _IGNORED,
             contracts=False,
             typed_messages=False,

@@ -3,6 +3,8 @@
 ``single`` is the model at its plain best on a function task: the call any HumanEval harness makes for a
 chat model (EvalPlus's instruction around the stub, no system prompt) and the harness's extraction; on a
 class task, ClassEval's own instruction.
+``single-completion`` is the original HumanEval harness's call instead: the stub itself continued, as a
+completion, up to the function's end.
 ``single-coder`` is one call with the Coder's system prompt and instructions instead. ``single-methods``
 is the model alone writing a class method by method as the team's Coder does (ClassEval's compositional
 generation): what of the team's gain on classes is the way a class is asked for, not the team.
@@ -13,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nodes.coder.methods import BODY_TOKENS
 from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coder.writing import write_class, write_function, write_piece
-from nodes.llm import plain_text
+from nodes.llm import continuation, plain_text
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
 from state.artifacts import CodeArtifact, TaskSpec
 from state.graph_state import dump
@@ -58,6 +61,23 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     reply = plain_text(call, harness.format(stub=(task.stub or "").strip(), name=task.entry_point),
                        what="code")
     return {"code": dump(harness_module(task, reply))}
+
+
+COMPLETION_STOPS = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
+"""The HumanEval harness's stop sequences (Chen et al., 2021): a line at the module's level ends the
+function."""
+
+
+def complete_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write a function in one plain completion, as the original HumanEval harness asks a model: the stub
+    exactly as given, continued at temperature 0 up to the harness's stop sequences, the stub and its
+    continuation scored as they are; any other task as ``implement_plainly``."""
+    task, _, _ = artifacts(state)
+    if not task.completes_stub or task.level == "class":
+        return implement_plainly(state, call)
+    stub = task.stub or ""
+    body = continuation(call, stub, COMPLETION_STOPS, 0.0, BODY_TOKENS, what="code")
+    return {"code": dump(CodeArtifact(files={FUNCTION_FILE: stub + body}, entry_points=(FUNCTION_FILE,)))}
 
 
 def implement_by_methods(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

@@ -93,6 +93,16 @@ def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     assert [f["mode"] for f in row["mast"]] == ["FM-3.3"]
 
 
+def test_single_completion_continues_the_stub_exactly_as_given(tmp_path):
+    scripted = models(code=ZERO["canonical_solution"])
+    [row] = evaluate(tmp_path, "single-completion", scripted)
+    assert row["passed"] and row["llm_calls"] == 1 and scripted["coder"].calls == 1
+    assert scripted["coder"].prompts == [f"human: {ZERO['prompt']}"]  # no instruction, no system prompt
+    # The continuation is scored as it is: a body that breaks the function is not repaired.
+    [row] = evaluate(tmp_path / "broken", "single-completion", models(code="    return (\n"))
+    assert not row["passed"] and row["llm_calls"] == 1
+
+
 def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
     scripted = models(reviewer={"decision": "request_changes", "issues": [
         {"severity": "major", "location": "solution.py", "description": "style"}]})
