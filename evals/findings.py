@@ -15,10 +15,10 @@ from typing import Any
 from evals.configs import base_name
 from evals.plots import pareto
 from evals.report import REFERENCE, merged, per_mix
+from nodes.pipeline.roles import TEAM
 from runtime.local_model import MIX
 
 _LETTER = {model: letter for letter, model in MIX.items()}
-_ROLES = ("planner", "executor", "critic")
 
 PUBLISHED = {
     "accountable": "accountable above simple: up to +36.2 points on code, +19.8 on AGIEval (Table III)",
@@ -37,7 +37,7 @@ def paper_name(config: str, s: Mapping[str, Any]) -> str:
     """Return a configuration as the paper names it: its models' letters in role order (``accountable
     CBA``, ``single C``), or its own name where a role's model has no letter."""
     by_role = s.get("by_role_model", {})
-    models = [list(by_role[role]) for role in _ROLES if role in by_role]
+    models = [list(by_role[role]) for role in TEAM if role in by_role]
     if not models or any(len(m) != 1 or m[0] not in _LETTER for m in models):
         return config
     return f"{base_name(config)} {''.join(_LETTER[m[0]] for m in models)}"
@@ -55,9 +55,9 @@ def accountable_above_simple(summaries: Mapping[str, Mapping[str, Any]]) -> tupl
         mix, best = max(mixes.items(), key=lambda kv: kv[1]["delta"])
         config = REFERENCE if mix == "default" else f"{REFERENCE}@{mix}"
         hits, chances = hits + gains, chances + len(mixes)
-        mix = paper_name(config, summary[config]).removeprefix(f"{REFERENCE} ")
+        letters = paper_name(config, summary[config]).removeprefix(f"{REFERENCE} ")
         parts.append(f"{name}: {gains} of {len(mixes)} mixes gain, the most {best['delta'] * 100:+.1f} "
-                     f"points ({mix})")
+                     f"points ({letters})")
     return "; ".join(parts) or "—", _verdict(hits, chances)
 
 
