@@ -29,6 +29,10 @@ SYSTEM = CODER_SYSTEM + """
 Read the failing tests and the error output, find the cause in the code, and fix it. Change only what is
 needed; keep what works."""
 
+TRACED = 1
+"""Failing calls the test run traces for the fix: told only what a function returned, the local model
+rewrote it and repaired none of 248 wrong versions; a trace shows the line where the values go wrong."""
+
 FIX_PROMPT = """{task}
 
 Code:
@@ -54,13 +58,14 @@ def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
 
 
 def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-             call: StageCall) -> TestReport:
-    """Run the examples (function tasks) and the code's pytest files; record each sandbox run."""
+             call: StageCall, traced: int = 0) -> TestReport:
+    """Run the examples (function tasks), the first ``traced`` failing ones again under the tracer, and
+    the code's pytest files; record each sandbox run."""
     reports = []
     if task.completes_stub:
         defined = Example(call=f"callable({task.entry_point})", expected="True")
         reports.append(_recorded(call, "examples", *testing.run_examples(
-            code, FUNCTION_FILE, (defined, *examples), limits(call))))
+            code, FUNCTION_FILE, (defined, *examples), limits(call), traced)))
     if code.test_files or task.level == "application":
         reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
     return testing.merge(*reports)
@@ -85,7 +90,7 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
     examples = (*plan.examples, *chosen_tests(state))
-    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call), code=code)
+    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, TRACED), code=code)
     if task.level == "application":
         report = testing.merge(report, perform(call, "static_check", static_report, code=code))
     return {"test_report": dump(report)}

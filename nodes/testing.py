@@ -18,12 +18,16 @@ from state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, Tes
 JUNIT = ".accord-junit.xml"
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when it collected no test."""
+TRACE_HEAD, TRACE_TAIL, TRACE_WIDTH = 4, 10, 200
+"""A traced call keeps its first 4 and last 10 steps, each at most 200 characters: a few hundred tokens of
+a prompt, enough to show where a loop starts and how it ends."""
 
 _HARNESS = '''
-import json, signal, sys, traceback
+import collections, json, linecache, reprlib, signal, sys, traceback
 results = []
 try:
     from {module} import *
+    _source = sys.modules[{module!r}].__file__
 except BaseException as exc:
     print({sentinel!r} + json.dumps([{{"name": "import {module}", "passed": False,
           "message": traceback.format_exc()[-1500:]}}]))
@@ -32,8 +36,52 @@ except BaseException as exc:
 def _too_slow(signum, frame):
     raise TimeoutError("took longer than {case_timeout}s")
 
+def _short(value):
+    try:
+        return reprlib.repr(value)
+    except BaseException:
+        return "?"
+
+def _trace(setup, call):
+    # The module's lines the call ran, each with its locals before it ran: the first few and the last.
+    head, tail, seen, raising = [], collections.deque(maxlen={trace_tail}), [0], set()
+
+    def note(entry):
+        seen[0] += 1
+        (head if len(head) < {trace_head} else tail).append(entry[:{trace_width}])
+
+    def step(frame, event, arg):
+        name = frame.f_code.co_name
+        if event == "exception":
+            raising.add(id(frame))  # a frame that ends raising it returns None: not a result to show
+        elif event == "line":
+            raising.discard(id(frame))
+            names = ", ".join(f"{{k}}={{_short(v)}}" for k, v in frame.f_locals.items()
+                              if not k.startswith("__"))
+            note(f"{{name}} line {{frame.f_lineno}}: {{linecache.getline(_source, frame.f_lineno).strip()}}"
+                 + (f"   [{{names}}]" if names else ""))
+        elif event == "return" and id(frame) not in raising:
+            note(f"{{name}} returns {{_short(arg)}}")
+        return step
+
+    scope = dict(globals())
+    signal.setitimer(signal.ITIMER_REAL, {case_timeout})
+    sys.settrace(lambda frame, event, arg: step if frame.f_code.co_filename == _source else None)
+    try:
+        for statement in setup:
+            exec(statement, scope)
+        eval(call, scope)
+    except BaseException as exc:
+        note(f"raised {{type(exc).__name__}}: {{exc}}")
+    finally:
+        sys.settrace(None)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    skipped = seen[0] - len(head) - len(tail)
+    return "\\n".join([*head, *([f"... {{skipped}} more ..."] if skipped > 0 else []), *tail])
+
 signal.signal(signal.SIGALRM, _too_slow)
-for name, setup, call, expected in {cases!r}:
+_cases = {cases!r}
+for name, setup, call, expected in _cases:
     scope = dict(globals())  # each case on its own: one case's setup never leaks into the next
     try:
         signal.setitimer(signal.ITIMER_REAL, {case_timeout})
@@ -57,7 +105,13 @@ for name, setup, call, expected in {cases!r}:
     except BaseException as exc:
         ok, message = False, f"the expected value {{expected}} raised {{type(exc).__name__}}: {{exc}}"
     results.append({{"name": name, "passed": bool(ok), "got": repr(got)[:300], "message": message}})
-print({sentinel!r} + json.dumps(results))
+print({sentinel!r} + json.dumps(results), flush=True)
+# Traced again, the failing calls cannot lose the results above: the last results line printed counts.
+_failing = [i for i, result in enumerate(results) if not result["passed"]][:{traced}]
+for i in _failing:
+    results[i]["trace"] = _trace(*_cases[i][1:3])
+if _failing:
+    print({sentinel!r} + json.dumps(results))
 '''
 
 
@@ -85,11 +139,13 @@ def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult]) -> Sandbox
 
 
 def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, ...],
-                 limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
+                 limits: sandbox.Limits, traced: int = 0) -> tuple[TestReport, sandbox.SandboxResult]:
     """Run ``examples`` against the module ``module_file`` of ``code``.
 
     Each call gets an equal share of the time limit, so one that hangs fails alone and the others
-    still report.
+    still report. The first ``traced`` failing calls run once more under a line tracer: the module's
+    lines they ran, each with the locals before it ran (``CaseResult.trace``), the evidence a person
+    fixing the code would step through.
     """
     sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
@@ -98,7 +154,9 @@ def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, 
              for i, ex in enumerate(examples)]
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
     harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
-                                               case_timeout=case_timeout)
+                                               case_timeout=case_timeout, traced=traced,
+                                               trace_head=TRACE_HEAD, trace_tail=TRACE_TAIL,
+                                               trace_width=TRACE_WIDTH)
     started = time.monotonic()
     result = sandbox.run(sandbox.python(".accord_harness.py"),
                          {**code.files, ".accord_harness.py": harness}, limits)

@@ -103,7 +103,9 @@ def failures_view(report: TestReport, limit: int = 6) -> str:
     if not failures:
         stopped = f" (the sandbox's {report.limit.replace('_', ' ')} stopped it)" if report.limit else ""
         return f"The test run ended with {report.ending}{stopped}:\n{report.output[-1500:]}"
-    shown = "\n\n".join(f"- {c.name}\n{c.message.strip()[:800]}" for c in failures[:limit])
+    shown = "\n\n".join(f"- {c.name}\n{c.message.strip()[:800]}" + (
+        f"\nTrace of this call, each line with the values before it ran:\n{c.trace}" if c.trace else "")
+        for c in failures[:limit])
     more = f"\n(and {len(failures) - limit} more failures)" if len(failures) > limit else ""
     return shown + more
 

@@ -131,6 +131,8 @@ class CaseResult(Frozen):
     got: str = ""
     """For an executed call: the repr of what it returned, or what it raised (agreement between
     candidates is read from it)."""
+    trace: str = ""
+    """For a failing call run under the tracer: the lines it ran with their locals, then how it ended."""
 
 
 RunEnding = Literal["passed", "failed", "error", "timeout"]

@@ -120,6 +120,9 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
                                 "testing", "debugging", "testing", "reviewing", "completed"]
     prompt = run.models["debugger"].prompts[0]
     assert "add(1, 2) returned -1, expected 3" in prompt
+    # The first failing call comes traced: the line that computes the wrong value, with its inputs.
+    assert ": return a - b   [a=1, b=2]\nadd returns -1" in prompt
+    assert prompt.count("Trace of this call") == 1
     assert values["counters"]["debug"] == 1
 
 

@@ -38,9 +38,9 @@ def test_code_block_prefers_the_block_that_defines_the_function():
     assert code_block("```\npython\nimport os\n```") == "import os\n"  # the language on its own line
 
 
-def _run(body: str, cases: tuple[Example, ...]) -> TestReport:
+def _run(body: str, cases: tuple[Example, ...], traced: int = 0) -> TestReport:
     code = CodeArtifact(files={FUNCTION_FILE: body}, entry_points=(FUNCTION_FILE,))
-    report, _ = testing.run_examples(code, FUNCTION_FILE, cases, sandbox.Limits(timeout_s=5))
+    report, _ = testing.run_examples(code, FUNCTION_FILE, cases, sandbox.Limits(timeout_s=5), traced)
     return report
 
 
@@ -59,6 +59,42 @@ def test_a_call_that_hangs_fails_alone_and_the_others_still_report():
                    Example(call="f(0)", expected="0")))
     assert [c.passed for c in report.cases] == [True, False, True]
     assert report.cases[1].got == "raised TimeoutError" and "took longer than" in report.cases[1].message
+
+
+def test_the_first_failing_calls_are_traced_with_their_locals_and_how_they_ended():
+    body = ("def total(xs):\n    s = 0\n    for x in xs:\n        s += x * 2\n    return s\n\n"
+            "def ratio(x):\n    return 10 // x\n\ndef spin(x):\n    while x:\n        x += 1\n")
+    cases = (Example(call="total([])", expected="0"), Example(call="total([1, 2])", expected="3"),
+             Example(call="ratio(0)", expected="0"), Example(call="spin(1)", expected="0"),
+             Example(call="total(list(range(50)))", expected="1225"))
+    passing, wrong, raising, hanging, untraced = _run(body, cases, traced=3).cases
+    assert passing.passed and not passing.trace
+    assert wrong.trace.splitlines() == [
+        "total line 2: s = 0   [xs=[1, 2]]",
+        "total line 3: for x in xs:   [xs=[1, 2], s=0]",
+        "total line 4: s += x * 2   [xs=[1, 2], s=0, x=1]",
+        "total line 3: for x in xs:   [xs=[1, 2], s=2, x=1]",
+        "total line 4: s += x * 2   [xs=[1, 2], s=2, x=2]",
+        "total line 3: for x in xs:   [xs=[1, 2], s=6, x=2]",
+        "total line 5: return s   [xs=[1, 2], s=6, x=2]",
+        "total returns 6"]
+    # A call that raises ends with the exception, not with the None its frame returns.
+    assert raising.trace.splitlines()[-2:] == ["ratio line 8: return 10 // x   [x=0]",
+                                               "raised ZeroDivisionError: integer division or modulo by zero"]
+    # A call that never ends keeps its first and last steps and says how many fell between.
+    steps = hanging.trace.splitlines()
+    assert len(steps) == testing.TRACE_HEAD + 1 + testing.TRACE_TAIL
+    assert steps[testing.TRACE_HEAD].startswith("... ") and steps[-1].startswith("raised TimeoutError")
+    assert not untraced.passed and not untraced.trace  # only the first three failing calls
+
+
+def test_a_call_that_hangs_only_when_traced_loses_no_result():
+    body = ("import sys, time\n\ndef f(x):\n    while sys.gettrace() is not None:\n        try:\n"
+            "            time.sleep(1)\n        except BaseException:\n            pass\n    return x\n")
+    report = _run(body, (Example(call="f(1)", expected="1"), Example(call="f(2)", expected="3")), traced=1)
+    # The sandbox stops the traced run; the results printed before it stand.
+    assert [(c.passed, c.got) for c in report.cases] == [(True, "1"), (False, "2")]
+    assert report.cases[1].message == "f(2) returned 2, expected 3" and not report.cases[1].trace
 
 
 def _report(*results: tuple[bool, str]) -> TestReport:
