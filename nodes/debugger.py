@@ -29,10 +29,6 @@ SYSTEM = CODER_SYSTEM + """
 Read the failing tests and the error output, find the cause in the code, and fix it. Change only what is
 needed; keep what works."""
 
-TRACED = 1
-"""Failing calls the test run traces for the fix: told only what a function returned, the local model
-rewrote it and repaired none of 248 wrong versions; a trace shows the line where the values go wrong."""
-
 FIX_PROMPT = """{task}
 
 Code:
@@ -90,7 +86,10 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
     examples = (*plan.examples, *chosen_tests(state))
-    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, TRACED), code=code)
+    # Told only what a failing function returned, the local model rewrote it and repaired none of 248 wrong
+    # versions on HumanEval; the trace shows the line where the values go wrong.
+    traced = call.context.traced_failures
+    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, traced), code=code)
     if task.level == "application":
         report = testing.merge(report, perform(call, "static_check", static_report, code=code))
     return {"test_report": dump(report)}

@@ -126,6 +126,13 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
     assert values["counters"]["debug"] == 1
 
 
+def test_without_traced_failures_the_debugger_reads_only_what_the_calls_returned(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
+    assert run(traced_failures=0)["status"] == "completed"
+    prompt = run.models["debugger"].prompts[0]
+    assert "add(1, 2) returned -1, expected 3" in prompt and "Trace of this call" not in prompt
+
+
 def test_repeated_fix_stops_the_debug_loop(scripted):
     run = scripted(planner=[PLAN], coder=[BAD], debugger=[BAD] * 3, reviewer=[APPROVE, APPROVE])
     values = run(max_rounds=1)
