@@ -33,8 +33,10 @@ except BaseException as exc:
           "message": traceback.format_exc()[-1500:]}}]))
     sys.exit(0)
 
+_limit = {case_timeout}
+
 def _too_slow(signum, frame):
-    raise TimeoutError("took longer than {case_timeout}s")
+    raise TimeoutError(f"took longer than {{_limit}}s")
 
 def _short(value):
     try:
@@ -44,6 +46,8 @@ def _short(value):
 
 def _trace(setup, call):
     # The module's lines the call ran, each with its locals before it ran: the first few and the last.
+    global _limit
+    _limit = {trace_timeout}
     head, tail, seen, raising = [], collections.deque(maxlen={trace_tail}), [0], set()
 
     def note(entry):
@@ -65,7 +69,7 @@ def _trace(setup, call):
         return step
 
     scope = dict(globals())
-    signal.setitimer(signal.ITIMER_REAL, {case_timeout})
+    signal.setitimer(signal.ITIMER_REAL, {trace_timeout})
     sys.settrace(lambda frame, event, arg: step if frame.f_code.co_filename == _source else None)
     try:
         for statement in setup:
@@ -153,8 +157,11 @@ def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, 
     cases = [(f"example {i + 1}: {'; '.join((*ex.setup, ex.call))}", ex.setup, ex.call, ex.expected)
              for i, ex in enumerate(examples)]
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
+    # The traces share a tenth of the limit, so a call that hangs again under the tracer still ends within it.
+    trace_timeout = round(max(0.1, 0.1 * limits.timeout_s / max(1, traced)), 2)
     harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
                                                case_timeout=case_timeout, traced=traced,
+                                               trace_timeout=trace_timeout,
                                                trace_head=TRACE_HEAD, trace_tail=TRACE_TAIL,
                                                trace_width=TRACE_WIDTH)
     started = time.monotonic()

@@ -65,9 +65,9 @@ def test_the_first_failing_calls_are_traced_with_their_locals_and_how_they_ended
     body = ("def total(xs):\n    s = 0\n    for x in xs:\n        s += x * 2\n    return s\n\n"
             "def ratio(x):\n    return 10 // x\n\ndef spin(x):\n    while x:\n        x += 1\n")
     cases = (Example(call="total([])", expected="0"), Example(call="total([1, 2])", expected="3"),
-             Example(call="ratio(0)", expected="0"), Example(call="spin(1)", expected="0"),
-             Example(call="total(list(range(50)))", expected="1225"))
-    passing, wrong, raising, hanging, untraced = _run(body, cases, traced=3).cases
+             Example(call="ratio(0)", expected="0"), Example(call="total(list(range(50)))", expected="1225"),
+             Example(call="spin(1)", expected="0"), Example(call="ratio(0)", expected="1"))
+    passing, wrong, raising, long, hanging, untraced = _run(body, cases, traced=4).cases
     assert passing.passed and not passing.trace
     assert wrong.trace.splitlines() == [
         "total line 2: s = 0   [xs=[1, 2]]",
@@ -81,11 +81,13 @@ def test_the_first_failing_calls_are_traced_with_their_locals_and_how_they_ended
     # A call that raises ends with the exception, not with the None its frame returns.
     assert raising.trace.splitlines()[-2:] == ["ratio line 8: return 10 // x   [x=0]",
                                                "raised ZeroDivisionError: integer division or modulo by zero"]
-    # A call that never ends keeps its first and last steps and says how many fell between.
-    steps = hanging.trace.splitlines()
+    # A long call keeps its first and last steps and says how many fell between (104 steps in all).
+    steps = long.trace.splitlines()
     assert len(steps) == testing.TRACE_HEAD + 1 + testing.TRACE_TAIL
-    assert steps[testing.TRACE_HEAD].startswith("... ") and steps[-1].startswith("raised TimeoutError")
-    assert not untraced.passed and not untraced.trace  # only the first three failing calls
+    assert steps[testing.TRACE_HEAD] == "... 90 more ..." and steps[-1] == "total returns 2450"
+    # One that never ends is stopped by the trace's own timer.
+    assert hanging.trace.splitlines()[-1].startswith("raised TimeoutError: took longer than")
+    assert not untraced.passed and not untraced.trace  # only the first four failing calls
 
 
 def test_a_call_that_hangs_only_when_traced_loses_no_result():
