@@ -1,12 +1,12 @@
 """The Debugger's repair rate alone, with and without the failing call's trace, on the same wrong code.
 
-Usage: ``python -m evals.debug_probe [--problems N] [--model NAME] [--out DIR]``. For each of the first N
-HumanEval problems the Coder writes its first candidate as the development graph does (the task alone,
-temperature 0). A candidate that fails the task's stated examples is what the Debugger gets: the test run
-and the fix run on it twice, traced (``traced_failures=1``) and not (``0``), and the hidden tests judge
-each fix. Blame's repair rate of the Debugger in an eval mixes in everything before it; here the inputs
-are equal and only the trace differs. Rows go to ``DIR/results.jsonl`` as they come (a rerun resumes),
-the summary to ``DIR/report.md``.
+Usage: ``python -m evals.debug_probe [--problems N] [--model NAME] [--debugger-model NAME] [--out DIR]``.
+For each of the first N HumanEval problems the Coder writes its first candidate as the development graph
+does (the task alone, temperature 0). A candidate that fails the task's stated examples is what the
+Debugger gets: the test run and the fix run on it twice, traced (``traced_failures=1``) and not (``0``),
+and the hidden tests judge each fix. Blame's repair rate of the Debugger in an eval mixes in everything
+before it; here the inputs are equal and only the trace (or the Debugger's model) differs. Rows go to
+``DIR/results.jsonl`` as they come (a rerun resumes), the summary to ``DIR/report.md``.
 """
 
 from __future__ import annotations
@@ -126,14 +126,18 @@ def main() -> None:
     """Probe the Debugger on the first candidates that fail their examples; write rows and the report."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--problems", type=int, default=164)
-    parser.add_argument("--model", default=local_model.DEFAULT_MODEL)
+    parser.add_argument("--model", default=local_model.DEFAULT_MODEL, help="the Coder's model (and the "
+                        "Debugger's, unless --debugger-model names another)")
+    parser.add_argument("--debugger-model", help="the Debugger's model, fixing the Coder's candidates")
     parser.add_argument("--out", type=Path, default=Path("evals/results/debug-probe"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     done = {(r["id"], r["variant"]): r for r in rows}
-    context, version = Context(model=args.model), source_version()
+    debugger_model = args.debugger_model or args.model
+    context = Context(model=args.model, role_models={"debugger": {"model": debugger_model}})
+    version = source_version()
     try:
         for problem in list(problems().values())[:args.problems]:
             pid = problem["task_id"]
@@ -151,7 +155,8 @@ def main() -> None:
     finally:
         model_server.stop_owned()
     report = summary(list(done.values()))
-    (args.out / "report.md").write_text(f"# The Debugger with and without the trace\n\n{report}")
+    (args.out / "report.md").write_text(f"# The Debugger with and without the trace\n\nCoder {args.model}, "
+                                        f"Debugger {debugger_model}: {report}")
     print(report)
 
 
