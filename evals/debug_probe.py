@@ -29,7 +29,7 @@ from nodes.intake import parse_request
 from nodes.roles import SPECS
 from nodes.views import task_view
 from runtime import local_model, model_server
-from state.artifacts import CodeArtifact, Plan, Subtask, TaskSpec, TestReport
+from state.artifacts import Candidates, CodeArtifact, Plan, Subtask, TaskSpec, TestReport
 from state.context import Context
 from state.graph_state import dump, read
 from state.stage import OutputError, StageCall
@@ -79,20 +79,22 @@ def fixed(context: Context, problem: Mapping[str, Any], code: CodeArtifact, vari
     """Run the Debugger's test run and fix on ``code`` with the variant's tracing; judge the fix."""
     task = parse_request(problem["prompt"])
     context = dataclasses.replace(context, traced_failures=VARIANTS[variant])
-    state: dict[str, Any] = {"task": dump(task), "plan": dump(_plan(task)), "code": dump(code)}
+    # The candidate is in the pool, as after the selection: a fix that hands it back is drawn again.
+    state: dict[str, Any] = {"task": dump(task), "plan": dump(_plan(task)), "code": dump(code),
+                             "candidates": dump(Candidates(items=(code,)))}
     state.update(debugger.run_tests(state, _call(context, "testing", "debugger")))
     call = _call(context, "debugging", "debugger", models)
     try:
         new = read(debugger.fix(state, call), "code", CodeArtifact)
     except OutputError as exc:
         return {"id": problem["task_id"], "variant": variant, "repaired": False, "examples_pass": False,
-                "detail": str(exc)[:300], **_spent(call)}
+                "changed": False, "detail": str(exc)[:300], **_spent(call)}
     assert new is not None
     after = read(debugger.run_tests({**state, "code": dump(new)}, _call(context, "testing", "debugger")),
                  "test_report", TestReport)
     assert after is not None
     return {"id": problem["task_id"], "variant": variant, "repaired": passes_hidden_tests(problem, new)[0],
-            "examples_pass": after.passed, **_spent(call)}
+            "examples_pass": after.passed, "changed": new.files != code.files, **_spent(call)}
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -103,8 +105,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
     both = sorted(i for i in wrong if all((i, v) in fixes for v in VARIANTS))
     lines = [f"{len(inputs)} problems; {len(wrong)} first candidates fail their stated examples and the "
              f"hidden tests; {len(both)} of them fixed by both Debuggers.", "",
-             "| Debugger | repaired (hidden tests) | stated examples pass | tokens in / out per fix | "
-             "model seconds per fix |", "|---|---|---|---|---|"]
+             "| Debugger | repaired (hidden tests) | stated examples pass | code changed | "
+             "tokens in / out per fix | model seconds per fix |", "|---|---|---|---|---|---|"]
     for variant in VARIANTS:
         done = [fixes[(i, variant)] for i in both]
         n = max(1, len(done))
@@ -114,6 +116,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
         lines.append(f"| {variant} | {sum(r['repaired'] for r in done)} / {len(done)} | "
                      f"{sum(r['examples_pass'] for r in done)} / {len(done)} | "
+                     f"{sum(r['changed'] for r in done)} / {len(done)} | "
                      f"{mean('tokens_in'):,.0f} / {mean('tokens_out'):,.0f} | {mean('latency_s'):.1f} |")
     only = {v: [i for i in both if fixes[(i, v)]["repaired"]
                 and not any(fixes[(i, w)]["repaired"] for w in VARIANTS if w != v)] for v in VARIANTS}

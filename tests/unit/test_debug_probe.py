@@ -24,9 +24,12 @@ def test_a_wrong_first_candidate_is_fixed_by_each_debugger_and_judged_by_the_hid
         rows.append(debug_probe.fixed(Context(), ZERO, code, variant, {"debugger": debugger}))
         # Only the traced Debugger reads the failing call's steps.
         assert ("Trace of this call" in debugger.prompts[0]) == (variant == "traced")
-    assert [(r["repaired"], r["examples_pass"]) for r in rows[1:]] == [(True, True), (False, False)]
+    assert [(r["repaired"], r["examples_pass"], r["changed"]) for r in rows[1:]] == [
+        (True, True, True), (False, False, False)]
+    # A fix that hands the candidate back is drawn again, as in the graph, where it is in the pool.
+    assert debugger.calls > 1
     report = debug_probe.summary(rows)
-    assert "| traced | 1 / 1 | 1 / 1 |" in report and "| untraced | 0 / 1 | 0 / 1 |" in report
+    assert "| traced | 1 / 1 | 1 / 1 | 1 / 1 |" in report and "| untraced | 0 / 1 | 0 / 1 | 0 / 1 |" in report
     assert "traced: HumanEval/0; untraced: none" in report
 
 
