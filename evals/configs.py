@@ -9,9 +9,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships;
 - ``no-contracts``, ``no-messages``, ``no-gates``: Accord without one protocol ingredient each;
-- ``no-tester``, ``no-diversity``, ``no-selection``, ``no-trace``: Accord without one accuracy ingredient
-  each (no Tester cases, one candidate, the first candidate kept with the Tester's cases trusted blindly,
-  or a Debugger without the failing call's trace).
+- ``no-tester``, ``no-diversity``, ``no-selection``: Accord without one accuracy ingredient each (no
+  Tester cases, one candidate, or the first candidate kept with the Tester's cases trusted blindly).
 
 Because every configuration is a lifecycle, blame, MAST detection and cost read all of them the same way.
 """
@@ -238,14 +237,6 @@ CONFIGURATIONS: dict[str, Configuration] = {
             development.ROLES,
             development.GATES,
             settings={"max_candidates": 1},
-        ),
-        Configuration(
-            "no-trace",
-            "Accord with the Debugger told what a failing call returned or raised, without its trace",
-            development.LIFECYCLE,
-            development.ROLES,
-            development.GATES,
-            settings={"traced_failures": 0},
         ),
         Configuration(
             "no-selection",

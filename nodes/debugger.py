@@ -86,9 +86,7 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, plan, code = artifacts(state)
     assert plan is not None and code is not None
     examples = (*plan.examples, *chosen_tests(state))
-    # Told only what a failing function returned, the local model rewrote it and repaired none of 248 wrong
-    # versions on HumanEval; the trace shows the line where the values go wrong.
-    traced = call.context.traced_failures
+    traced = call.context.traced_failures  # the lines a failing call ran, when the run asks for them
     report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, traced), code=code)
     if task.level == "application":
         report = testing.merge(report, perform(call, "static_check", static_report, code=code))

@@ -68,9 +68,11 @@ class Context:
     lifecycle table's limit of its ``resample`` counter."""
     max_tests: int = 10
     """Test cases the Tester writes for a function."""
-    traced_failures: int = 1
+    traced_failures: int = 0
     """Failing calls of a function's test run that run again under the line tracer, so the Debugger reads
-    the lines each ran with their locals (0: no trace, only what the call returned or raised)."""
+    the lines each ran with their locals besides what the call returned or raised. Off by default: on the
+    embedded models the trace repaired nothing and cost a quarter to a third more time per fix
+    (``evals.debug_probe``, docs/evals.md)."""
     parallel: bool = False
     """Let roles on different embedded models generate at the same time (the audit's analysts, or an eval's
     concurrent tasks); off, one embedded model generates at a time, since two servers on 2 cores each run

@@ -119,18 +119,17 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
     assert run.path(values) == ["initialized", "planning", "implementing", "designing_tests", "selecting",
                                 "testing", "debugging", "testing", "reviewing", "completed"]
     prompt = run.models["debugger"].prompts[0]
-    assert "add(1, 2) returned -1, expected 3" in prompt
-    # The first failing call comes traced: the line that computes the wrong value, with its inputs.
-    assert ": return a - b   [a=1, b=2]\nadd returns -1" in prompt
-    assert prompt.count("Trace of this call") == 1
+    assert "add(1, 2) returned -1, expected 3" in prompt and "Trace of this call" not in prompt
     assert values["counters"]["debug"] == 1
 
 
-def test_without_traced_failures_the_debugger_reads_only_what_the_calls_returned(scripted):
+def test_a_run_that_asks_for_traces_shows_the_debugger_the_first_failing_call_line_by_line(scripted):
     run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
-    assert run(traced_failures=0)["status"] == "completed"
+    assert run(traced_failures=1)["status"] == "completed"
     prompt = run.models["debugger"].prompts[0]
-    assert "add(1, 2) returned -1, expected 3" in prompt and "Trace of this call" not in prompt
+    # The line that computes the wrong value, with its inputs, and what the call returned.
+    assert ": return a - b   [a=1, b=2]\nadd returns -1" in prompt
+    assert prompt.count("Trace of this call") == 1
 
 
 def test_repeated_fix_stops_the_debug_loop(scripted):
