@@ -33,21 +33,26 @@ except BaseException as exc:
           "message": traceback.format_exc()[-1500:]}}]))
     sys.exit(0)
 
-_limit = {case_timeout}
+_limit, _tracing = {case_timeout}, False
+
+class _TraceStopped(BaseException):
+    """The trace's timer: a BaseException, so no repr and no ``except Exception`` in the code swallows it."""
 
 def _too_slow(signum, frame):
+    if _tracing:
+        raise _TraceStopped()
     raise TimeoutError(f"took longer than {{_limit}}s")
 
 def _short(value):
     try:
         return reprlib.repr(value)
-    except BaseException:
+    except Exception:
         return "?"
 
 def _trace(setup, call):
     # The module's lines the call ran, each with its locals before it ran: the first few and the last.
-    global _limit
-    _limit = {trace_timeout}
+    global _limit, _tracing
+    _limit, _tracing = {trace_timeout}, True
     head, tail, seen, raising = [], collections.deque(maxlen={trace_tail}), [0], set()
 
     def note(entry):
@@ -69,17 +74,20 @@ def _trace(setup, call):
         return step
 
     scope = dict(globals())
-    signal.setitimer(signal.ITIMER_REAL, {trace_timeout})
-    sys.settrace(lambda frame, event, arg: step if frame.f_code.co_filename == _source else None)
     try:
+        signal.setitimer(signal.ITIMER_REAL, {trace_timeout})
+        sys.settrace(lambda frame, event, arg: step if frame.f_code.co_filename == _source else None)
         for statement in setup:
             exec(statement, scope)
         eval(call, scope)
+    except _TraceStopped:
+        note(f"raised TimeoutError: took longer than {{_limit}}s")
     except BaseException as exc:
         note(f"raised {{type(exc).__name__}}: {{exc}}")
     finally:
-        sys.settrace(None)
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(None)
+        _tracing = False
     skipped = seen[0] - len(head) - len(tail)
     return "\\n".join([*head, *([f"... {{skipped}} more ..."] if skipped > 0 else []), *tail])
 
@@ -113,7 +121,10 @@ print({sentinel!r} + json.dumps(results), flush=True)
 # Traced again, the failing calls cannot lose the results above: the last results line printed counts.
 _failing = [i for i, result in enumerate(results) if not result["passed"]][:{traced}]
 for i in _failing:
-    results[i]["trace"] = _trace(*_cases[i][1:3])
+    try:
+        results[i]["trace"] = _trace(*_cases[i][1:3])
+    except BaseException as exc:  # a timer firing as the trace ends: the other traces still count
+        results[i]["trace"] = f"(the trace stopped: {{type(exc).__name__}})"
 if _failing:
     print({sentinel!r} + json.dumps(results))
 '''

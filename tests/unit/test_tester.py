@@ -38,9 +38,9 @@ def test_code_block_prefers_the_block_that_defines_the_function():
     assert code_block("```\npython\nimport os\n```") == "import os\n"  # the language on its own line
 
 
-def _run(body: str, cases: tuple[Example, ...], traced: int = 0) -> TestReport:
+def _run(body: str, cases: tuple[Example, ...], traced: int = 0, timeout_s: float = 5) -> TestReport:
     code = CodeArtifact(files={FUNCTION_FILE: body}, entry_points=(FUNCTION_FILE,))
-    report, _ = testing.run_examples(code, FUNCTION_FILE, cases, sandbox.Limits(timeout_s=5), traced)
+    report, _ = testing.run_examples(code, FUNCTION_FILE, cases, sandbox.Limits(timeout_s=timeout_s), traced)
     return report
 
 
@@ -67,7 +67,8 @@ def test_the_first_failing_calls_are_traced_with_their_locals_and_how_they_ended
     cases = (Example(call="total([])", expected="0"), Example(call="total([1, 2])", expected="3"),
              Example(call="ratio(0)", expected="0"), Example(call="total(list(range(50)))", expected="1225"),
              Example(call="spin(1)", expected="0"), Example(call="ratio(0)", expected="1"))
-    passing, wrong, raising, long, hanging, untraced = _run(body, cases, traced=4).cases
+    # A limit that leaves each trace half a second of wall time, even on a busy machine.
+    passing, wrong, raising, long, hanging, untraced = _run(body, cases, traced=4, timeout_s=20).cases
     assert passing.passed and not passing.trace
     assert wrong.trace.splitlines() == [
         "total line 2: s = 0   [xs=[1, 2]]",
@@ -88,6 +89,13 @@ def test_the_first_failing_calls_are_traced_with_their_locals_and_how_they_ended
     # One that never ends is stopped by the trace's own timer.
     assert hanging.trace.splitlines()[-1].startswith("raised TimeoutError: took longer than")
     assert not untraced.passed and not untraced.trace  # only the first four failing calls
+
+
+def test_the_trace_s_timer_ends_a_call_even_while_a_local_is_being_shown():
+    body = ("import time\n\nclass Slow:\n    def __repr__(self):\n        time.sleep(0.05)\n"
+            "        return 'Slow'\n\ndef f(x):\n    s = Slow()\n    while x:\n        x += 1\n")
+    [case] = _run(body, (Example(call="f(1)", expected="0"),), traced=1).cases
+    assert case.trace.splitlines()[-1].startswith("raised TimeoutError")
 
 
 def test_a_call_that_hangs_only_when_traced_loses_no_result():
