@@ -20,8 +20,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from evals.humaneval import passes_hidden_tests, problems
-from evals.runner import source_version
+from evals.humaneval import one_step_plan, passes_hidden_tests, problems
+from evals.runner import Recorder, source_version
 from nodes import debugger
 from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coder.writing import write_function
@@ -29,7 +29,7 @@ from nodes.intake import parse_request
 from nodes.roles import SPECS
 from nodes.views import task_view
 from runtime import local_model, model_server
-from state.artifacts import Candidates, CodeArtifact, Plan, Subtask, TaskSpec, TestReport
+from state.artifacts import Candidates, CodeArtifact, TestReport
 from state.context import Context
 from state.graph_state import dump, read
 from state.stage import OutputError, StageCall
@@ -49,12 +49,6 @@ def _spent(call: StageCall) -> dict[str, float]:
             "latency_s": round(sum(e.latency_s for e in calls), 2)}
 
 
-def _plan(task: TaskSpec) -> Plan:
-    return Plan(subtasks=(Subtask(title=f"implement {task.entry_point}", description=task.request[:200],
-                                  acceptance_criteria=("the stated examples hold",)),),
-                examples=task.examples)
-
-
 def first_candidate(context: Context, problem: Mapping[str, Any],
                     models: Mapping[str, BaseChatModel] | None = None) -> dict[str, Any]:
     """Write the Coder's first candidate and run the stated examples on it (``models``: scripted, in
@@ -66,7 +60,7 @@ def first_candidate(context: Context, problem: Mapping[str, Any],
                                                                       name=task.entry_point))
     except OutputError as exc:
         return {"id": problem["task_id"], "variant": "input", "code": None, "detail": str(exc)[:300]}
-    state = {"task": dump(task), "plan": dump(_plan(task)), "code": dump(code)}
+    state = {"task": dump(task), "plan": dump(one_step_plan(task)), "code": dump(code)}
     report = read(debugger.run_tests(state, _call(context, "testing", "debugger")), "test_report", TestReport)
     assert report is not None
     return {"id": problem["task_id"], "variant": "input", "code": dump(code),
@@ -80,7 +74,7 @@ def fixed(context: Context, problem: Mapping[str, Any], code: CodeArtifact, vari
     task = parse_request(problem["prompt"])
     context = dataclasses.replace(context, traced_failures=VARIANTS[variant])
     # The candidate is in the pool, as after the selection: a fix that hands it back is drawn again.
-    state: dict[str, Any] = {"task": dump(task), "plan": dump(_plan(task)), "code": dump(code),
+    state: dict[str, Any] = {"task": dump(task), "plan": dump(one_step_plan(task)), "code": dump(code),
                              "candidates": dump(Candidates(items=(code,)))}
     state.update(debugger.run_tests(state, _call(context, "testing", "debugger")))
     call = _call(context, "debugging", "debugger", models)
@@ -134,8 +128,8 @@ def main() -> None:
     parser.add_argument("--debugger-model", help="the Debugger's model, fixing the Coder's candidates")
     parser.add_argument("--out", type=Path, default=Path("evals/results/debug-probe"))
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "results.jsonl"
+    recorder = Recorder(args.out)
+    path = recorder.path
     rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     done = {(r["id"], r["variant"]): r for r in rows}
     debugger_model = args.debugger_model or args.model
@@ -145,28 +139,23 @@ def main() -> None:
         for problem in list(problems().values())[:args.problems]:
             pid = problem["task_id"]
             if (pid, "input") not in done:
-                given = {**first_candidate(context, problem), "version": version}
-                done[(pid, "input")] = _append(path, given)
+                done[(pid, "input")] = given = {**first_candidate(context, problem), "version": version}
+                recorder.add(given)
             given = done[(pid, "input")]
             if not given.get("code") or given["examples_pass"] or given["hidden_pass"]:
                 continue
             code = CodeArtifact.model_validate(given["code"])
             for variant in VARIANTS:
                 if (pid, variant) not in done:
-                    done[(pid, variant)] = _append(path, {**fixed(context, problem, code, variant),
-                                                          "version": version})
+                    row = {**fixed(context, problem, code, variant), "version": version}
+                    done[(pid, variant)] = row
+                    recorder.add(row)
     finally:
         model_server.stop_owned()
     report = summary(list(done.values()))
     (args.out / "report.md").write_text(f"# The Debugger with and without the trace\n\nCoder {args.model}, "
                                         f"Debugger {debugger_model}: {report}")
     print(report)
-
-
-def _append(path: Path, row: dict[str, Any]) -> dict[str, Any]:
-    with path.open("a") as out:
-        out.write(json.dumps(row) + "\n")
-    return row
 
 
 if __name__ == "__main__":

