@@ -247,8 +247,9 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
 
 
 def text(call: StageCall, system: str, user: str, temperature: float | None = None,
-         what: str = "text") -> str:
-    """Ask the role's model for a plain-text reply (no tool call); record it in the ledger.
+         what: str = "text", stop: tuple[str, ...] = ()) -> str:
+    """Ask the role's model for a plain-text reply (no tool call), ended at the first ``stop`` string;
+    record it in the ledger.
 
     Code travels best this way: inside a JSON string the small local model must escape every quote and
     newline, and one slip cuts the code off.
@@ -256,7 +257,7 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     Raises:
         OutputError: the reply is empty.
     """
-    return _text(call, prompt(call, system, user), temperature, what)
+    return _text(call, prompt(call, system, user), temperature, what, stop)
 
 
 def plain_text(call: StageCall, user: str, what: str = "text") -> str:
@@ -269,19 +270,29 @@ def plain_text(call: StageCall, user: str, what: str = "text") -> str:
     return _text(call, [HumanMessage(user)], None, what)
 
 
-def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str) -> str:
+def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str,
+          stop: tuple[str, ...] = ()) -> str:
     model, settings, name = chat_model(call, temperature)
     with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
-        reply, spent = _invoke(call, model, messages, name, settings, what)
+        reply, spent = _invoke(call, stopping(model, stop), messages, name, settings, what)
         latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
+    for end in stop:
+        content = content.split(end, 1)[0]
     if not content.strip():
         call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",
                     **spent)
         raise OutputError(f"the reply holds no {what}")
     call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
     return content
+
+
+def stopping(model: BaseChatModel, stop: tuple[str, ...]) -> Runnable[Any, Any]:
+    """Return ``model`` ending its replies at the first ``stop`` string on the server, which then never
+    generates the tokens after it; on OpenAI's own API (no base URL), whose reasoning models refuse stop
+    strings, and for a scripted model, ``model`` itself (``_text`` cuts the reply as the server would)."""
+    return model.bind(stop=list(stop)) if stop and getattr(model, "openai_api_base", None) else model
 
 
 def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperature: float | None = None,

@@ -145,12 +145,18 @@ def split_by_file(piece: str) -> dict[str, str]:
     rest = "\n\n".join(text_of(n) for i, n in enumerate(body) if not is_test[i])
     return {APP_FILE: rest, TEST_FILE: f"{imports}\n{tests}"}
 
+BLOCK_END = ("\n```\n",)
+"""Where a function's reply ends: the close of its code block, so the tokens a model spends after it
+(usage lines, explanations) are never generated. An opening fence names ``python`` or opens the reply, so
+it does not match; one after a line of prose without a language does, and the reply left is prose, which
+fails as code that does not parse."""
+
 def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
                    temperature: float | None = None) -> CodeArtifact:
     """Ask for a function task's implementation as a fenced block in plain text; return its module."""
 
     def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
-        reply = text(call, system, prompt, temperature, what="code")
+        reply = text(call, system, prompt, temperature, what="code", stop=BLOCK_END)
         module = function_module(task, code_block(reply, task.entry_point or ""))
         # A class handed back with methods left empty gets them written one by one.
         return fill_class(call, task, module, temperature=temperature) if task.level == "class" else module

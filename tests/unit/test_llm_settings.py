@@ -6,8 +6,15 @@ import pytest
 
 from evals.endpoint import FakeEndpoint, Text
 from nodes import llm
+from nodes.coder.prompts import SYSTEM
+from nodes.coder.writing import BLOCK_END, write_function
+from nodes.intake import parse_request
+from nodes.roles import SPECS
+from nodes.views import FUNCTION_FILE
 from runtime import local_model, model_server
 from state.context import Context
+from state.stage import StageCall
+from tests.scripted import ScriptedChatModel
 
 
 def test_role_override_falls_back_to_run_defaults():
@@ -32,6 +39,25 @@ def test_compatible_endpoints_receive_max_tokens_in_the_request_body():
 def test_openai_itself_gets_only_max_completion_tokens():
     payload = llm.client("gpt-x", None, "k", 0.0, 77)._get_request_payload([("human", "hi")])
     assert payload["max_completion_tokens"] == 77 and "max_tokens" not in payload
+
+
+def test_a_function_reply_ends_at_its_code_block_on_the_server():
+    stub = parse_request('def inc(x: int) -> int:\n    """Add one.\n    >>> inc(1)\n    2\n    """\n')
+    with FakeEndpoint([Text("```python\ndef inc(x):\n    return x + 1\n")]) as endpoint:
+        context = Context(base_url=endpoint.url, model="fake", request_timeout_s=5)
+        call = StageCall(stage="implementing", role="coder", round=1, context=context, models={},
+                         spec=SPECS["coder"])
+        code = write_function(call, SYSTEM, stub, "write inc")
+    assert endpoint.requests[0]["stop"] == list(BLOCK_END)
+    assert "return x + 1" in code.files[FUNCTION_FILE]
+
+
+def test_a_reply_is_cut_at_its_stop_string_where_the_model_cannot_stop():
+    call = StageCall(stage="implementing", role="coder", round=1, context=Context(),
+                     models={"coder": ScriptedChatModel(script=["kept\n```\nnever read"])}, spec=SPECS["coder"])
+    assert llm.text(call, "", "say it", stop=("\n```\n",)) == "kept"
+    assert llm.stopping(llm.client("gpt-x", None, "k", 0.0, 77), ("\n```\n",)) is llm.client(
+        "gpt-x", None, "k", 0.0, 77)  # OpenAI's reasoning models refuse stop strings: cut here instead
 
 
 def test_endpoint_resolution_order(monkeypatch):
