@@ -44,7 +44,7 @@ def decode_rate(context: Context, repeats: int = 3) -> float:
 
 def draw(context: Context, count: int) -> dict[str, float]:
     """Return the draw's totals over the first ``count`` HumanEval problems: candidates, tokens, seconds."""
-    candidates = tokens = 0
+    candidates = tokens = replies = 0
     seconds = wall = 0.0
     for problem in list(problems().values())[:count]:
         task = parse_request(problem["prompt"])
@@ -54,9 +54,11 @@ def draw(context: Context, count: int) -> dict[str, float]:
         wall += time.monotonic() - started
         calls = [e for e in call.ledger if e.kind == "llm"]
         candidates += len(pool.items)
+        replies += len(calls)
         tokens += sum(e.tokens_out for e in calls)
         seconds += sum(e.latency_s for e in calls)
-    return {"problems": count, "candidates": candidates, "tokens": tokens, "model_s": seconds, "wall_s": wall}
+    return {"problems": count, "candidates": candidates, "replies": replies, "tokens": tokens,
+            "model_s": seconds, "wall_s": wall}
 
 
 def main() -> None:
@@ -79,7 +81,8 @@ def main() -> None:
           f"{context.max_candidates} candidates each ({totals['candidates']:.0f} distinct kept)")
     print(f"single-stream decode  {decode:6.1f} generated tokens/s (one greedy completion)")
     print(f"candidate draw        {rate:6.1f} generated tokens/s ({totals['tokens']:.0f} tokens in "
-          f"{totals['wall_s']:.1f} s), {rate / decode:.2f}× single-stream")
+          f"{totals['wall_s']:.1f} s), {rate / decode:.2f}× single-stream; "
+          f"{totals['tokens'] / max(1, totals['replies']):.0f} tokens per reply")
 
 
 if __name__ == "__main__":
