@@ -29,8 +29,9 @@ def one_step_plan(task: TaskSpec) -> Plan:
     """Return the plan a Planner makes of a one-function task (implement it; its stated examples hold), for
     measurements that start at the Coder: the description is the docstring's first line."""
     doc = task.request.split('"""')[1] if '"""' in task.request else task.request
-    summary = next((line.strip() for line in doc.splitlines() if line.strip()), task.entry_point)
-    return Plan(subtasks=(Subtask(title=f"implement {task.entry_point}", description=summary[:200],
+    title = f"implement {task.entry_point}"
+    summary = next((line.strip() for line in doc.splitlines() if line.strip()), title)
+    return Plan(subtasks=(Subtask(title=title, description=summary[:200],
                                   acceptance_criteria=("the stated examples hold",)),),
                 examples=task.examples)
 

@@ -53,8 +53,9 @@ def test_a_function_reply_ends_at_its_code_block_on_the_server():
 
 
 def test_a_reply_is_cut_at_its_stop_string_where_the_model_cannot_stop():
-    call = StageCall(stage="implementing", role="coder", round=1, context=Context(),
-                     models={"coder": ScriptedChatModel(script=["kept\n```\nnever read"])}, spec=SPECS["coder"])
+    model = ScriptedChatModel(script=["kept\n```\nnever read"])
+    call = StageCall(stage="implementing", role="coder", round=1, context=Context(), models={"coder": model},
+                     spec=SPECS["coder"])
     assert llm.text(call, "", "say it", stop=("\n```\n",)) == "kept"
     assert llm.stopping(llm.client("gpt-x", None, "k", 0.0, 77), ("\n```\n",)) is llm.client(
         "gpt-x", None, "k", 0.0, 77)  # OpenAI's reasoning models refuse stop strings: cut here instead
