@@ -278,8 +278,7 @@ def _text(call: StageCall, messages: list[BaseMessage], temperature: float | Non
         reply, spent = _invoke(call, stopping(model, stop), messages, name, settings, what)
         latency = time.monotonic() - started
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
-    for end in stop:
-        content = content.split(end, 1)[0]
+    content = _until(content, stop)
     if not content.strip():
         call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",
                     **spent)
@@ -293,6 +292,14 @@ def stopping(model: BaseChatModel, stop: tuple[str, ...]) -> Runnable[Any, Any]:
     generates the tokens after it; on OpenAI's own API (no base URL), whose reasoning models refuse stop
     strings, and for a scripted model, ``model`` itself (``_text`` cuts the reply as the server would)."""
     return model.bind(stop=list(stop)) if stop and getattr(model, "openai_api_base", None) else model
+
+
+def _until(reply: str, stop: tuple[str, ...]) -> str:
+    """Return ``reply`` up to its first ``stop`` string, as a server that stops would have ended it (a
+    scripted model, and OpenAI's own API for chats, know no stop strings)."""
+    for end in stop:
+        reply = reply.split(end, 1)[0]
+    return reply
 
 
 def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperature: float | None = None,
@@ -336,7 +343,6 @@ def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperatur
                         detail=f"completion failed: {exc}"[:300])
             raise OutputError(f"the model's completion failed: {exc}"[:500]) from exc
         latency = time.monotonic() - started
-    for end in stop:  # a scripted model knows no stop strings
-        reply = reply.split(end, 1)[0]
+    reply = _until(reply, stop)
     call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
     return reply
