@@ -11,6 +11,9 @@ findings beside Accord's (``evals.findings``); a folder not there yet counts as 
 
     <!-- findings: evals/results/logiqa evals/results/agieval -->
 
+An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
+published small models (``evals.findings.anchors``).
+
 ``python -m evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check`` only says
 which ones differ from their summaries (a test runs it).
 """
@@ -25,13 +28,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.findings import findings
+from evals.findings import anchors, findings
 
 ROOT = Path(__file__).resolve().parents[1]
-MARKED = re.compile(r"(<!-- (?P<kind>results|findings): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
+MARKED = re.compile(r"(<!-- (?P<kind>results|findings|anchors): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
           "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
+
+PAPER = {"findings": findings, "anchors": anchors}
+"""The marks whose tables come from the pipeline's result folders together."""
 
 LABELLED_HEADER = ("| configuration | tasks | accuracy | precision | recall | F1 | balanced accuracy "
                    "| TP / FP / TN / FN / no verdict | MAST failures / task | tokens / task "
@@ -79,11 +85,11 @@ def render(text: str, root: Path = ROOT) -> str:
     """Return ``text`` with every marked table regenerated from its summary."""
 
     def fill(match: re.Match[str]) -> str:
-        if match["kind"] == "findings":
+        if match["kind"] in PAPER:
             folders = [root / folder for folder in match["spec"].split()]
             summaries = {f.name: json.loads((f / "summary.json").read_text())
                          for f in folders if (f / "summary.json").exists()}
-            return match.group(1) + findings(summaries) + match.group(5)
+            return match.group(1) + PAPER[match["kind"]](summaries) + match.group(5)
         folder, *names = match["spec"].split()
         return match.group(1) + table(root / folder, names) + match.group(5)
 

@@ -132,3 +132,23 @@ def test_the_paper_s_findings_are_checked_against_the_summaries(tmp_path):
     (tmp_path / "results" / "logiqa" / "summary.json").write_text(json.dumps(summary))
     doc.write_text("<!-- findings: results/logiqa results/agieval -->\nold\n<!-- /findings -->\n")
     assert tables.render(doc.read_text(), tmp_path).splitlines()[1:4] == table.splitlines()[:3]
+
+
+def test_each_set_s_best_configuration_is_set_beside_chance_and_the_aim(tmp_path):
+    logiqa = report.summarize([_run("simple@ABC", "q1", True, "ABC"), _run("simple@ABC", "q2", True, "ABC"),
+                               _run("accountable@CBA", "q1", True, "CBA"),
+                               _run("accountable@CBA", "q2", True, "CBA"),
+                               _run("simple", "q1", False, "BBB"), _run("simple", "q2", True, "BBB")])
+    agieval = report.summarize([_run("simple", f"q{i}", i < 1, "BBB") for i in range(3)])
+    table = findings.anchors({"logiqa": logiqa, "agieval": agieval}).splitlines()
+    # Ties are all named; 100% meets LogiQA's 40% aim, one in three misses AGIEval's 35%.
+    assert table[2] == "| logiqa | 25% | — | accountable CBA, simple ABC: 2 / 2 (100.0%) | ≥ 40% | yes |"
+    assert table[3].startswith(
+        "| agieval | about 22% | Llama 3.2 1B 23.3%, Gemma 2 2B 30.6% | simple BBB: 1 / 3 ")
+    assert table[3].endswith("(33.3%) | ≥ 35% | no |")
+    assert findings.anchors({}).count("not run") == 4
+    (tmp_path / "results" / "logiqa").mkdir(parents=True)
+    (tmp_path / "results" / "logiqa" / "summary.json").write_text(json.dumps(logiqa))
+    doc = "<!-- anchors: results/logiqa results/agieval -->\nold\n<!-- /anchors -->\n"
+    rendered = tables.render(doc, tmp_path).splitlines()
+    assert rendered[3] == table[2] and rendered[4].endswith("| not run | ≥ 35% | not run |")
