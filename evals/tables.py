@@ -31,13 +31,13 @@ from typing import Any
 from evals.findings import anchors, findings
 
 ROOT = Path(__file__).resolve().parents[1]
-MARKED = re.compile(r"(<!-- (?P<kind>results|findings|anchors): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
+PAPER = {"findings": findings, "anchors": anchors}
+"""The marks whose tables come from the pipeline's result folders together."""
+
+MARKED = re.compile(rf"(<!-- (?P<kind>results|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
           "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
-
-PAPER = {"findings": findings, "anchors": anchors}
-"""The marks whose tables come from the pipeline's result folders together."""
 
 LABELLED_HEADER = ("| configuration | tasks | accuracy | precision | recall | F1 | balanced accuracy "
                    "| TP / FP / TN / FN / no verdict | MAST failures / task | tokens / task "
