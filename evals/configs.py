@@ -83,6 +83,16 @@ def skipping(lifecycle: Lifecycle, skipped: str) -> Lifecycle:
                      stages=tuple(s for s in lifecycle.stages if s.name != skipped), transitions=transitions)
 
 
+def rerouting(lifecycle: Lifecycle, source: str, outcome: str, target: str) -> Lifecycle:
+    """Return ``lifecycle`` with the transition taken on ``outcome`` at ``source`` leading to ``target``."""
+    transitions = tuple(t.model_copy(update={"target": target}) if (t.source, t.outcome) == (source, outcome)
+                        else t for t in lifecycle.transitions)
+    if transitions == lifecycle.transitions:
+        raise ValueError(f"{lifecycle.name} has no transition from {source} on {outcome}")
+    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
+                     stages=lifecycle.stages, transitions=transitions)
+
+
 def receiving(roles: Mapping[str, Role], role: str, duty: str, kind: str) -> dict[str, Role]:
     """Return ``roles`` with one duty also taking ``kind`` in its messages, and ignoring it."""
     old = roles[role].duties[duty]
@@ -245,6 +255,13 @@ CONFIGURATIONS: dict[str, Configuration] = {
             # With no selection, a revision's pool goes straight to the test run, which runs the code
             # (the first candidate, or the revision) and nothing else of it.
             receiving(development.ROLES, "debugger", "run_tests", "candidates"),
+            development.GATES,
+        ),
+        Configuration(
+            "debug-unsolved",
+            "Accord sending a pool's best that fails an example to the Debugger instead of failing the run",
+            rerouting(development.LIFECYCLE, "selecting", "unsolved", "testing"),
+            development.ROLES,
             development.GATES,
         ),
     )

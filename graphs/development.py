@@ -4,7 +4,9 @@ initialized → planning → implementing → testing ⇄ debugging → reviewin
 review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
 test-and-fix loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour:
 implementing → designing_tests (once) → selecting → testing, where the Tester writes cases from the
-specification and keeps the candidate with the most executed evidence. A run that asks for it
+specification and keeps the candidate with the most executed evidence. When no candidate of several passes
+every example, the Coder draws fresh ones (at most ``max_resamples`` times) and then the run fails on that
+evidence; a single candidate goes on to testing and repair. A run that asks for it
 (``approve_plan``) puts the plan to a person before implementing: approving → implementing, or back to
 planning with the person's reason (round + 1). ``LIFECYCLE`` is the single source of truth: the compiled
 graph's edges are exactly its transitions.
@@ -53,7 +55,8 @@ LIFECYCLE = with_budget(Lifecycle(
         Stage(name="implementing", roles=("coder",), duty="implement",
               outcomes=("pass", "tests_needed", "select", "fail")),
         Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
-        Stage(name="selecting", roles=("tester",), duty="select", outcomes=("pass", "resample", "fail")),
+        Stage(name="selecting", roles=("tester",), duty="select",
+              outcomes=("pass", "repair", "resample", "unsolved", "fail")),
         Stage(name="testing", roles=("debugger",), duty="run_tests",
               outcomes=("pass", "tests_failed", "exhausted", "fail")),
         Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
@@ -80,7 +83,11 @@ LIFECYCLE = with_budget(Lifecycle(
         # Without the Tester's cases the selection still has the task's examples.
         Transition(source="designing_tests", outcome="fail", target="selecting"),
         Transition(source="selecting", outcome="pass", target="testing"),
+        Transition(source="selecting", outcome="repair", target="testing"),
         Transition(source="selecting", outcome="resample", target="implementing", counter="resample"),
+        # A pool is its own repair: the selection ran every candidate on the examples the Debugger would be
+        # shown, and over HumanEval and ClassEval the Debugger's fixes of a pool's best repaired none.
+        Transition(source="selecting", outcome="unsolved", target="failed"),
         Transition(source="selecting", outcome="fail", target="failed"),
         Transition(source="testing", outcome="pass", target="reviewing"),
         Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
@@ -99,8 +106,7 @@ LIFECYCLE = with_budget(Lifecycle(
                 resets=("debug",)),
         Counter(name="debug", start=0, limit=3, exhausted="exhausted",
                 reason="debug attempts exhausted"),
-        # Spent (or 0, the default), the selection's best goes on to testing and repair as it is.
-        Counter(name="resample", start=0, limit=0, exhausted="pass", reason="no resample left"),
+        Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
     ),
 ), target="failed")
 
@@ -162,17 +168,20 @@ def gate_designed(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Pass the chosen candidate on, with the evidence it was chosen on; ask for fresh candidates when
-    not even the best passes every example of the task."""
+    """Pass the chosen candidate on, with the evidence it was chosen on. When it fails an example of the
+    task, a pool of several asks for fresh candidates; a single candidate, with none to choose from, goes
+    to repair."""
     selection, plan = read(state, "selection", Selection), read(state, "plan", Plan)
     assert selection is not None and plan is not None
     best = selection.scores[selection.chosen]
     evidence = (f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
                 f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
                 f"agree; {len(selection.flagged)} cases disputed")
-    if best.examples_passed < len(plan.examples):
-        return "resample", f"no candidate passes every example; {evidence}"
-    return "pass", evidence
+    if best.examples_passed >= len(plan.examples):
+        return "pass", evidence
+    if len(selection.scores) == 1:
+        return "repair", f"the one candidate fails an example; {evidence}"
+    return "resample", f"no candidate passes every example; {evidence}"
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:

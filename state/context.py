@@ -64,7 +64,7 @@ class Context:
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     max_resamples: int | None = None
     """Fresh batches of sampled candidates the Coder writes when no candidate passes every example of
-    the task (0: none; the selected candidate then goes to testing and repair as it is); None: the
+    the task (0: none; a pool of several then fails the run on the selection's evidence); None: the
     lifecycle table's limit of its ``resample`` counter."""
     max_tests: int = 10
     """Test cases the Tester writes for a function."""

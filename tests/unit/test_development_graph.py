@@ -61,10 +61,14 @@ def test_planner_prompt_sees_the_task_and_coder_sees_the_plan(scripted):
 
 def test_the_tester_selects_the_candidate_that_passes_the_most_examples(scripted):
     half = fenced("def add(a, b):\n    return 3 if a == 1 else a - b\n")  # passes add(1, 2) only
-    run = scripted(planner=[PLAN], coder=[BAD, half, BAD, GOOD], debugger=[half], reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[BAD, half, BAD, GOOD], debugger=[GOOD], reviewer=[APPROVE])
     values = run(max_candidates=3, max_rounds=1)
     assert run.models["coder"].calls == 3  # the budget: GOOD, the fourth answer, is never asked for
     assert "3 if a == 1" in values["code"]["files"]["solution.py"]
+    # Neither passes every example and no resample is allowed: the run fails on the selection's evidence,
+    # with no Debugger call on what every candidate already failed.
+    assert values["status"] == "failed" and run.models["debugger"].calls == 0
+    assert values["reason"].startswith("no resample left; no candidate passes every example")
     runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "selecting"]
     # The third answer repeats the first: it is one candidate, run once.
     assert runs == ["candidate 1: 0/2 examples, 1/3 tests", "candidate 2: 1/2 examples, 1/3 tests"]
@@ -118,6 +122,9 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
     assert values["status"] == "completed"
     assert run.path(values) == ["initialized", "planning", "implementing", "designing_tests", "selecting",
                                 "testing", "debugging", "testing", "reviewing", "completed"]
+    # one candidate has no pool to choose from: the selection sends it to repair
+    selected = next(v for v in values["verdicts"] if v["stage"] == "selecting")
+    assert selected["outcome"] == "repair" and selected["evidence"].startswith("the one candidate fails")
     prompt = run.models["debugger"].prompts[0]
     assert "add(1, 2) returned -1, expected 3" in prompt and "Trace of this call" not in prompt
     assert values["counters"]["debug"] == 1

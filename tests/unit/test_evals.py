@@ -83,6 +83,20 @@ def test_the_accuracy_ablations_each_drop_one_ingredient(tmp_path):
     assert "designing_tests" in no_selection and "selecting" not in no_selection
 
 
+def test_debug_unsolved_sends_the_pool_that_accountable_fails_to_the_debugger(tmp_path):
+    # Each candidate passes one of the two examples: a pool with no candidate passing both.
+    pool = [WRONG, fenced("def has_close_elements(numbers, threshold):\n    return True\n")]
+
+    def drawing_the_pool() -> dict[str, ScriptedChatModel]:
+        return {**models(), "coder": ScriptedChatModel(script=pool, repeat_last=True)}
+
+    full = _path(tmp_path / "a", "accountable", scripted := drawing_the_pool())
+    assert full[-1] == "selecting" and scripted["debugger"].calls == 0
+    assert _final_state(tmp_path / "a", "accountable")["verdicts"][-1]["outcome"] == "unsolved"
+    debugged = _path(tmp_path / "d", "debug-unsolved", scripted := drawing_the_pool())
+    assert debugged[4:7] == ["selecting", "testing", "debugging"] and scripted["debugger"].calls > 0
+
+
 @pytest.mark.parametrize("config", ["single", "single-coder", "single-methods"])
 def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     scripted = models()

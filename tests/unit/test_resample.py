@@ -1,5 +1,6 @@
 """Resampling: when no candidate passes every example, the Coder adds fresh sampled candidates to the pool,
-as often as ``max_resamples`` allows; by default (0) the best goes on to testing as it is."""
+as often as ``max_resamples`` allows; then the run fails on the selection's evidence, with no Debugger call.
+A single candidate has no pool to draw from and goes to repair (``test_development_graph``)."""
 
 from __future__ import annotations
 
@@ -28,19 +29,22 @@ def test_a_pool_without_a_passing_candidate_is_resampled_and_the_new_one_chosen(
     assert values["counters"]["resample"] == 1 and values["counters"]["round"] == 1
 
 
-def test_by_default_the_best_goes_on_as_it_is_and_the_gate_says_why(scripted):
+def test_by_default_a_pool_without_a_passing_candidate_fails_the_run_and_the_gate_says_why(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, TIMES], debugger=[GOOD], reviewer=[APPROVE])
     values = run(max_candidates=2)
-    assert values["status"] == "completed" and run.models["coder"].calls == 2
+    assert values["status"] == "failed" and run.models["coder"].calls == 2
     [(outcome, target, why)] = selections(values)
-    assert (outcome, target) == ("pass", "testing")
+    assert (outcome, target) == ("unsolved", "failed")
     assert why.startswith("no resample left; no candidate passes every example")
+    # the Debugger would be judged on the examples every candidate already failed: it is not asked
+    assert run.models["debugger"].calls == 0 and "testing" not in run.path(values)
+    assert "a - b" in values["code"]["files"]["solution.py"]  # the best of the pool is what the run keeps
 
 
 def test_resampling_stops_when_its_budget_is_spent(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, TIMES, *[BAD, TIMES] * 4], debugger=[GOOD], reviewer=[APPROVE])
     values = run(max_candidates=2, max_resamples=2)
     assert [s[:2] for s in selections(values)] == [("resample", "implementing"), ("resample", "implementing"),
-                                                   ("pass", "testing")]
+                                                   ("unsolved", "failed")]
     assert run.models["coder"].calls == 6 and len(values["selection"]["scores"]) == 2
-    assert values["status"] == "completed"  # the Debugger repaired the best of the unchanged pool
+    assert values["status"] == "failed" and run.models["debugger"].calls == 0
