@@ -1,8 +1,9 @@
 """The monolithic baselines: one model call from the task alone, no plan, no tests (the evals' ``single``).
 
 ``single`` is the model at its plain best on a function task: the call any HumanEval harness makes for a
-chat model (EvalPlus's instruction around the stub, no system prompt) and the harness's extraction; on a
-class task, ClassEval's own instruction.
+chat model (EvalPlus's instruction around the stub, no system prompt, and on a model whose chat template it
+can apply, the start of the answer written for it) and the harness's extraction; on a class task,
+ClassEval's own instruction.
 ``single-completion`` is the original HumanEval harness's call instead: the stub itself continued, as a
 completion, up to the function's end.
 ``single-coder`` is one call with the Coder's system prompt and instructions instead. ``single-methods``
@@ -17,7 +18,7 @@ from typing import Any
 
 from nodes.coder.methods import BODY_TOKENS
 from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coder.writing import write_class, write_function, write_piece
+from nodes.coder.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
 from nodes.llm import continuation, plain_text
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
 from state.artifacts import CodeArtifact, TaskSpec
@@ -28,14 +29,6 @@ APP_PROMPT = """{task}
 
 Return the whole program, one Python module `{app}` runnable as `python {app}`, in one ```python code
 block."""
-
-HARNESS_PROMPT = """Please provide a self-contained Python script that solves the following problem in a \
-markdown code block:
-```
-{stub}
-```
-"""
-"""EvalPlus's instruction for chat models, with the stub exactly as given."""
 
 CLASS_HARNESS_PROMPT = """Please complete the class {name} in the following code.
 {stub}"""
@@ -53,13 +46,16 @@ def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]
 
 def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write the code in one plain call, as a benchmark harness asks a chat model: a function task's stub
-    in EvalPlus's instruction, with no system prompt; an application from the task alone."""
+    in EvalPlus's instruction, with no system prompt (``harness_reply``); a class in ClassEval's; an
+    application from the task alone."""
     task, _, _ = artifacts(state)
     if not task.completes_stub:
         return _application(call, task)
-    harness = CLASS_HARNESS_PROMPT if task.level == "class" else HARNESS_PROMPT
-    reply = plain_text(call, harness.format(stub=(task.stub or "").strip(), name=task.entry_point),
-                       what="code")
+    if task.level == "class":
+        reply = plain_text(call, CLASS_HARNESS_PROMPT.format(stub=(task.stub or "").strip(),
+                                                             name=task.entry_point), what="code")
+    else:
+        reply = harness_reply(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()))
     return {"code": dump(harness_module(task, reply))}
 
 

@@ -62,6 +62,14 @@ def unservable(settings: RoleModel) -> str | None:
             "is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY")
 
 
+def embedded(settings: RoleModel) -> str | None:
+    """Return the embedded model that serves a role's settings, or None when an endpoint does."""
+    environment = Settings()
+    if settings.base_url or environment.openai_base_url or environment.openai_api_key:
+        return None
+    return settings.model or local_model.DEFAULT_MODEL
+
+
 def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
     """Return (model name, base URL, API key) for a role's settings, starting the local model if needed.
 
@@ -69,17 +77,40 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
         ModelSetupError: the model is named, not embedded, and no endpoint is set (never the local model
             in its place).
     """
+    if (name := embedded(settings)) is not None:
+        if reason := unservable(settings):
+            raise local_model.ModelSetupError(reason)
+        server = model_server.ensure_server(name)
+        return server.model, server.base_url, "local"
     environment = Settings()
     key = environment.openai_api_key.get_secret_value() if environment.openai_api_key else None
     base_url = settings.base_url or environment.openai_base_url
-    if base_url is None and not key:
-        if reason := unservable(settings):
-            raise local_model.ModelSetupError(reason)
-        name = settings.model or local_model.DEFAULT_MODEL
-        server = model_server.ensure_server(name)
-        return server.model, server.base_url, "local"
     # An explicit endpoint without a key (vLLM, Ollama, llama.cpp) still needs a non-empty key.
     return settings.model or OPENAI_DEFAULT_MODEL, base_url, key or "none"
+
+
+REPLY_MARK = "\x00reply\x00"
+
+
+def begun_chat(call: StageCall, user: str, reply: str) -> str | None:
+    """Return a chat of ``user`` alone whose answer begins with ``reply``, as the text the role's model
+    continues (``continuation``), formatted as its server formats a chat: a harness's way of starting a
+    model's answer for it. None when that text is unknown: an endpoint's chat template is its own, and a
+    scripted model has none.
+
+    Raises:
+        ModelSetupError: the embedded model is not set up.
+    """
+    settings, scripted = _settings(call, None, None)
+    if scripted is not None or (name := embedded(settings)) is None or name not in local_model.MODELS:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # the `local` extra, as the server
+
+    template = local_model.chat_template(name)
+    chat = Jinja2ChatFormatter(template.template, template.eos, template.bos, add_generation_prompt=False)
+    messages: list[Any] = [{"role": "user", "content": user},
+                           {"role": "assistant", "content": reply + REPLY_MARK}]
+    return chat(messages=messages).prompt.split(REPLY_MARK)[0]
 
 
 def chat_model(call: StageCall, temperature: float | None = None,
@@ -260,14 +291,14 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     return _text(call, prompt(call, system, user), temperature, what, stop)
 
 
-def plain_text(call: StageCall, user: str, what: str = "text") -> str:
+def plain_text(call: StageCall, user: str, what: str = "text", temperature: float | None = None) -> str:
     """Ask the role's model with ``user`` alone, as a benchmark harness does: no system prompt, no role
     identity, no feedback; record it in the ledger.
 
     Raises:
         OutputError: the reply is empty.
     """
-    return _text(call, [HumanMessage(user)], None, what)
+    return _text(call, [HumanMessage(user)], temperature, what)
 
 
 def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str,

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from state.settings import Settings
@@ -136,3 +137,35 @@ def assemble(name: str = DEFAULT_MODEL, log=print) -> Path:  # type: ignore[no-u
         partial.replace(target)
     log(f"{name}: {target} ({model.size:,} bytes, SHA-256 verified)")
     return target
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A model's chat template (Jinja) and the special tokens it names, as its GGUF states them."""
+
+    template: str
+    eos: str
+    bos: str
+
+
+@cache
+def chat_template(name: str = DEFAULT_MODEL) -> ChatTemplate:
+    """Return the chat template that llama.cpp's server applies to ``name``'s chats: the one in its GGUF.
+
+    Raises:
+        ModelSetupError: the model is not assembled, or its GGUF states no chat template.
+    """
+    import llama_cpp  # the `local` extra, as the server itself
+
+    path = gguf_path(name)
+    if not path.exists():
+        raise ModelSetupError(f"{name} is not set up: run `accord model setup --name {name}`")
+    vocabulary = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    template = vocabulary.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelSetupError(f"{name}'s GGUF states no chat template")
+
+    def text(token: int) -> str:
+        return vocabulary._model.token_get_text(token) if token >= 0 else ""
+
+    return ChatTemplate(template, text(vocabulary.token_eos()), text(vocabulary.token_bos()))

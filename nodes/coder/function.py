@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.coder.methods import fix_methods, implicated
-from nodes.coder.prompts import ALONE_PROMPT, FUNCTION_PROMPT, SYSTEM
-from nodes.coder.writing import tried_versions, unrepeated, write_class, write_function
+from nodes.coder.prompts import FUNCTION_PROMPT, SYSTEM
+from nodes.coder.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
 from nodes.views import FUNCTION_FILE, plan_view, task_view
 from runtime.executor import perform
 from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
@@ -51,22 +51,23 @@ def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: s
 def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
 
-    The first is written from the task alone at temperature 0 (what one call would give), the second
-    from the task and the plan, the rest from both, sampled: diversity the selection can choose from.
-    A class is written method by method (``write_class``).
+    The first is what one plain call gives (the stub as a benchmark harness asks for it, at the role's
+    temperature): the pool holds the model's plain best. The second is written from the task and the
+    plan, the rest from both, sampled: diversity the selection can choose from. A class is written method
+    by method (``write_class``).
     """
     if task.level == "class":
         return _class_candidates(call, task, plan)
-    alone = ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
     budget = max(1, call.context.max_candidates)
-    tries: list[tuple[str, float | None]] = [(alone, None), (planned, None)]
+    tries: list[tuple[str | None, float | None]] = [(None, None), (planned, None)]
     tries += [(planned, SAMPLE_TEMPERATURE)] * (budget - len(tries))
     items: list[CodeArtifact] = []
     error = ""
     for number, (prompt, temperature) in enumerate(tries[:budget], 1):
         try:
-            code = write_function(call, SYSTEM, task, prompt, temperature)
+            code = (write_plainly(call, task) if prompt is None
+                    else write_function(call, SYSTEM, task, prompt, temperature))
         except OutputError as exc:
             error = str(exc)
             call.record("retry", outcome=str(number), detail=f"candidate {number}: {exc}"[:300])
@@ -102,16 +103,18 @@ def resampling(state: Mapping[str, Any]) -> bool:
 
 def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidates) -> Candidates:
     """Add up to ``max_candidates`` sampled implementations the pool does not hold yet, alternating the
-    prompt with the plan and the one from the task alone."""
-    prompts = (FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point),
-               ALONE_PROMPT.format(task=task_view(task), name=task.entry_point))
+    prompt with the plan and the plain call from the task alone."""
+    planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
     items = list(pool.items)
     budget = call.context.max_candidates
     for number in range(max(1, min(budget, CLASS_CANDIDATES) if task.level == "class" else budget)):
         try:
-            code = (write_class(call, task, (plan, None)[number % 2], SAMPLE_TEMPERATURE)
-                    if task.level == "class" else
-                    write_function(call, SYSTEM, task, prompts[number % 2], SAMPLE_TEMPERATURE))
+            if task.level == "class":
+                code = write_class(call, task, (plan, None)[number % 2], SAMPLE_TEMPERATURE)
+            elif number % 2 == 0:
+                code = write_function(call, SYSTEM, task, planned, SAMPLE_TEMPERATURE)
+            else:
+                code = write_plainly(call, task, SAMPLE_TEMPERATURE)
         except OutputError as exc:
             call.record("retry", outcome=str(number + 1), detail=f"fresh candidate: {exc}"[:300])
             continue

@@ -11,7 +11,7 @@ from typing import Any
 
 from nodes.coder.methods import fill_class
 from nodes.coder.prompts import SYSTEM
-from nodes.llm import retry_temperature, text
+from nodes.llm import begun_chat, continuation, plain_text, retry_temperature, text
 from nodes.merge import (
     clean_test_module,
     defined_names,
@@ -162,6 +162,41 @@ def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
         return fill_class(call, task, module, temperature=temperature) if task.level == "class" else module
 
     return perform(call, "code", code, task=task, prompt=prompt, temperature=temperature)
+
+HARNESS_PROMPT = """Please provide a self-contained Python script that solves the following problem in a \
+markdown code block:
+```
+{stub}
+```
+"""
+"""EvalPlus's instruction for chat models, with the stub exactly as given."""
+
+RESPONSE_PREFIX = ("Below is a Python script with a self-contained function that solves the problem and "
+                   "passes corresponding tests:")
+"""EvalPlus's start of a chat model's answer, which it writes for the model when it can apply the model's
+chat template."""
+
+def harness_reply(call: StageCall, instruction: str, temperature: float | None = None) -> str:
+    """Ask as EvalPlus asks a chat model: where the model's chat template is at hand (an embedded model),
+    the answer is begun with EvalPlus's response prefix and an open code block, and the model continues
+    it to the block's end; an endpoint's chat is sent the instruction alone."""
+    begun = f"{RESPONSE_PREFIX}\n```python\n"
+    if (chat := begun_chat(call, instruction, begun)) is None:
+        return plain_text(call, instruction, what="code", temperature=temperature)
+    return f"```python\n{continuation(call, chat, ('```',), temperature, what='code')}\n```"
+
+
+def write_plainly(call: StageCall, task: TaskSpec, temperature: float | None = None) -> CodeArtifact:
+    """Ask for a function task's implementation as a benchmark harness asks the model (``harness_reply``):
+    at the role's temperature, what one plain call gives, taken in as the Coder takes code. It is the
+    model alone, so no role identity goes with it."""
+
+    def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
+        reply = harness_reply(call, prompt, temperature)
+        return function_module(task, code_block(reply, task.entry_point or ""))
+
+    instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
+    return perform(call, "code", code, task=task, prompt=instruction, temperature=temperature)
 
 def write_class(call: StageCall, task: TaskSpec, plan: Plan | None = None,
                 temperature: float | None = None) -> CodeArtifact:

@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 
 from evals.endpoint import FakeEndpoint, Text
-from nodes import llm
+from nodes import baseline, llm
+from nodes.coder import writing
 from nodes.coder.prompts import SYSTEM
 from nodes.coder.writing import BLOCK_END, write_function
 from nodes.intake import parse_request
 from nodes.roles import SPECS
 from nodes.views import FUNCTION_FILE
 from runtime import local_model, model_server
+from state.artifacts import CodeArtifact
 from state.context import Context
+from state.graph_state import dump
 from state.stage import StageCall
 from tests.scripted import ScriptedChatModel
 
@@ -92,3 +95,42 @@ def test_a_schema_whose_bound_the_local_grammar_drops_is_refused():
     call = StageCall(stage="s", role="r", round=1, context=Context(), models={})
     with pytest.raises(ValueError, match="maxLength 1500 is over 1000"):
         llm.structured(call, Long, "system", "user")
+
+
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def test_a_harness_begins_an_embedded_models_answer_in_its_chat_template(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(local_model, "chat_template", lambda name: local_model.ChatTemplate(CHATML, "", ""))
+
+    def call(context: Context, models: dict) -> StageCall:
+        return StageCall(stage="implementing", role="coder", round=1, context=context, models=models,
+                         spec=SPECS["coder"])
+
+    begun = llm.begun_chat(call(Context(), {}), "write inc", "Here:\n```python\n")
+    assert begun == "<|im_start|>user\nwrite inc<|im_end|>\n<|im_start|>assistant\nHere:\n```python\n"
+    # An endpoint formats its chats its own way, and a scripted model has no template: no text to continue.
+    assert llm.begun_chat(call(Context(base_url="http://ctx:2/v1"), {}), "write inc", "Here:") is None
+    assert llm.begun_chat(call(Context(), {"coder": ScriptedChatModel(script=[])}), "write inc", "x") is None
+
+
+def test_single_continues_evalplus_answer_on_an_embedded_model(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(local_model, "chat_template", lambda name: local_model.ChatTemplate(CHATML, "", ""))
+    stub = parse_request('def inc(x: int) -> int:\n    """Add one.\n    >>> inc(1)\n    2\n    """\n')
+    with FakeEndpoint([Text("def inc(x):\n    return x + 1\n")]) as endpoint:
+        port = int(endpoint.url.rsplit(":", 1)[1].split("/")[0])
+        monkeypatch.setattr(model_server, "ensure_server",
+                            lambda name: model_server.Server(pid=0, port=port, model=name))
+        call = StageCall(stage="implementing", role="coder", round=1, context=Context(request_timeout_s=5),
+                         models={}, spec=SPECS["coder"])
+        code = CodeArtifact.model_validate(baseline.implement_plainly({"task": dump(stub)}, call)["code"])
+    [request] = endpoint.requests
+    [prompt] = request["prompt"]
+    assert prompt.endswith(f"<|im_start|>assistant\n{writing.RESPONSE_PREFIX}\n```python\n")
+    assert "Please provide a self-contained Python script" in prompt and request["stop"] == ["```"]
+    assert code.files[FUNCTION_FILE].endswith("def inc(x):\n    return x + 1\n")
