@@ -2,7 +2,7 @@
 
 Usage: ``python -m evals.draw_speed [--problems N] [--model NAME]`` (``make bench`` runs it when the model
 is set up). For each of the first N HumanEval problems the Coder draws its candidates exactly as the
-development graph does (``write_candidates``: the task alone at temperature 0, then with the plan, then
+development graph does (``write_candidates``: the harness's plain call, then with the plan, then
 sampled), and the ledger's tokens and latencies give the draw's generated tokens per second. The reference
 is single-stream decode: one greedy completion of a long answer after a short prompt, on the same server.
 A draw below that rate pays for prompt processing on every candidate; one above it would need batching.

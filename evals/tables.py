@@ -6,6 +6,11 @@ A document marks each table with the folder it comes from and, optionally, the c
     ...generated table...
     <!-- /results -->
 
+A ``goals`` mark names one HumanEval result folder and gets the code goals checked against it
+(``evals.goals``)::
+
+    <!-- goals: evals/results/humaneval-164-goals -->
+
 A ``findings`` mark instead names the pipeline's result folders, and gets the accountability paper's
 findings beside Accord's (``evals.findings``); a folder not there yet counts as not run::
 
@@ -29,12 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from evals.findings import anchors, findings
+from evals.goals import goals
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
-MARKED = re.compile(rf"(<!-- (?P<kind>results|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
+MARKED = re.compile(rf"(<!-- (?P<kind>results|goals|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
           "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -91,7 +97,11 @@ def render(text: str, root: Path = ROOT) -> str:
                          for f in folders if (f / "summary.json").exists()}
             return match.group(1) + PAPER[match["kind"]](summaries) + match.group(5)
         folder, *names = match["spec"].split()
-        return match.group(1) + table(root / folder, names) + match.group(5)
+        if match["kind"] == "goals":
+            body = goals(json.loads((root / folder / "summary.json").read_text()))
+        else:
+            body = table(root / folder, names)
+        return match.group(1) + body + match.group(5)
 
     return MARKED.sub(fill, text)
 

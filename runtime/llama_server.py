@@ -16,10 +16,11 @@ from typing import Any
 
 import llama_cpp
 import numpy as np
-from llama_cpp import _internals
+from llama_cpp import _internals, llama_chat_format
 from llama_cpp import llama as llama_module
 
-from runtime.model_server import OWNER_ENV, watch_owner
+from runtime.local_model import MODELS
+from runtime.model_server import OWNER_ENV, chat_format, watch_owner
 
 _TOKEN = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
@@ -110,8 +111,14 @@ def _init_sampler(self: Any, top_k: int = 40, top_p: float = 0.95, min_p: float 
 
 
 def install() -> None:
-    """Patch llama-cpp-python to sample grammars lazily."""
+    """Patch llama-cpp-python to sample grammars lazily, and register the chat format of each embedded
+    model whose GGUF states none (``LocalModel.chat``)."""
     llama_module.Llama._init_sampler = _init_sampler  # type: ignore[method-assign]
+    for model in MODELS.values():
+        if model.chat and (name := chat_format(model.name)):
+            handler = llama_chat_format.Jinja2ChatFormatter(
+                model.chat.template, eos_token=model.chat.eos, bos_token=model.chat.bos).to_chat_handler()
+            llama_chat_format.register_chat_completion_handler(name)(handler)
 
 
 if __name__ == "__main__":

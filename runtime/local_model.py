@@ -21,6 +21,15 @@ from state.settings import Settings
 
 
 @dataclass(frozen=True)
+class ChatTemplate:
+    """A model's chat template (Jinja) and the special tokens it names."""
+
+    template: str
+    eos: str
+    bos: str
+
+
+@dataclass(frozen=True)
 class LocalModel:
     """A GGUF model shipped on PyPI in parts."""
 
@@ -29,6 +38,22 @@ class LocalModel:
     version: str
     size: int
     sha256: str
+    chat: ChatTemplate | None = None
+    """The model's chat format where its GGUF states none (llama.cpp's server would use Llama 2's)."""
+
+
+GEMMA3_CHAT = (
+    # Gemma 3's turns: no system turn, so system text opens the next user turn; the reply is the model's.
+    "{{ bos_token }}{% set system = namespace(text='') %}"
+    "{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{% set system.text = system.text + message['content'] + '\\n\\n' %}"
+    "{% else %}"
+    "{{ '<start_of_turn>' + ('model' if message['role'] == 'assistant' else 'user') + '\\n' }}"
+    "{% if message['role'] != 'assistant' %}{{ system.text }}{% set system.text = '' %}{% endif %}"
+    "{{ (message['content'] or '') | trim }}{{ '<end_of_turn>\\n' }}"
+    "{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<start_of_turn>model\\n' }}{% endif %}"
+)
 
 
 MODELS = {
@@ -47,6 +72,7 @@ MODELS = {
             "1.0.0",
             253_113_024,
             "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+            ChatTemplate(GEMMA3_CHAT, eos="<end_of_turn>", bos="<bos>"),
         ),
         LocalModel(
             "qwen2.5-coder-1.5b",
@@ -139,30 +165,23 @@ def assemble(name: str = DEFAULT_MODEL, log=print) -> Path:  # type: ignore[no-u
     return target
 
 
-@dataclass(frozen=True)
-class ChatTemplate:
-    """A model's chat template (Jinja) and the special tokens it names, as its GGUF states them."""
-
-    template: str
-    eos: str
-    bos: str
-
-
 @cache
 def chat_template(name: str = DEFAULT_MODEL) -> ChatTemplate:
-    """Return the chat template that llama.cpp's server applies to ``name``'s chats: the one in its GGUF.
+    """Return the chat template that llama.cpp's server applies to ``name``'s chats: Accord's for a model
+    whose GGUF states none (``LocalModel.chat``, which ``runtime.llama_server`` registers), else its GGUF's.
 
     Raises:
         ModelSetupError: the model is not assembled, or its GGUF states no chat template.
     """
+    if chat := MODELS[name].chat:
+        return chat
     import llama_cpp  # the `local` extra, as the server itself
 
     path = gguf_path(name)
     if not path.exists():
         raise ModelSetupError(f"{name} is not set up: run `accord model setup --name {name}`")
     vocabulary = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
-    template = vocabulary.metadata.get("tokenizer.chat_template")
-    if not template:
+    if not (template := vocabulary.metadata.get("tokenizer.chat_template")):
         raise ModelSetupError(f"{name}'s GGUF states no chat template")
 
     def text(token: int) -> str:

@@ -181,6 +181,13 @@ def spawn(command: list[str], log: IO[bytes], detach: bool) -> subprocess.Popen[
                             start_new_session=True, env=env)
 
 
+def chat_format(name: str) -> str | None:
+    """Return the name of Accord's chat format for embedded model ``name`` where its GGUF states none
+    (``LocalModel.chat``, which ``runtime.llama_server`` registers); None: the server uses the GGUF's."""
+    model = MODELS.get(name)
+    return f"accord-{name}" if model and model.chat else None
+
+
 def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
                  timeout_s: float = 120.0, detach: bool = False) -> Server:
     """Start a llama.cpp server for ``name`` on loopback and wait until it answers."""
@@ -193,7 +200,8 @@ def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int 
              "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", name,
              "--n_threads", str(os.cpu_count() or 2),
              # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
-             "--flash_attn", "true"], log, detach)
+             "--flash_attn", "true",
+             *(["--chat_format", own] if (own := chat_format(name)) else [])], log, detach)
     except OSError as exc:
         raise ModelSetupError(f"cannot start llama_cpp.server: {exc}") from exc
     server = Server(pid=proc.pid, port=port, model=name, owned=not detach)

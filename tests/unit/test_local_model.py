@@ -238,3 +238,17 @@ def test_setup_all_assembles_every_embedded_model(monkeypatch, tmp_path, capsys)
     assert assembled == sorted(local_model.MODELS)
     assert assembled == ["gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
     assert set(local_model.MIX.values()) == set(local_model.MODELS)  # every letter names an embedded model
+
+
+def test_gemma_is_served_in_its_own_turns_where_its_gguf_states_none():
+    formatting = pytest.importorskip("llama_cpp.llama_chat_format")
+    chat = local_model.MODELS["gemma3-270m"].chat
+    assert chat is not None and local_model.chat_template("gemma3-270m") is chat
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]
+    prompt = formatting.Jinja2ChatFormatter(chat.template, chat.eos, chat.bos)(messages=messages).prompt
+    # no Llama 2 [INST] markers; the system text opens the first user turn, as Gemma 3 has no system turn
+    assert prompt == ("<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello."
+                      "<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n")
+    assert model_server.chat_format("gemma3-270m") == "accord-gemma3-270m"
+    assert model_server.chat_format("qwen2.5-coder-0.5b") is None  # its GGUF's own template

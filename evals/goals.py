@@ -1,0 +1,110 @@
+"""The code goals, checked against one HumanEval result folder's summaries (``<!-- goals: DIR -->``).
+
+Each goal compares configurations of the same folder, so the same tasks, machine and server settings:
+``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
+mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures. A goal
+whose configurations have not run yet says so; nothing is typed by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evals.configs import base_name
+from runtime.local_model import DEFAULT_MODEL
+
+Summary = Mapping[str, Any]
+HEADER = "| goal | aim | measured | met |\n|---|---|---|---|\n"
+CATEGORIES = (("FC1", "Specification Issues"), ("FC2", "Inter-Agent Misalignment"),
+              ("FC3", "Task Verification"))
+
+
+def coder_model(summary: Summary) -> str:
+    """Return the model a configuration's Coder ran on (its only model when it names no Coder)."""
+    coder = (summary.get("by_role_model") or {}).get("coder") or {}
+    models = list(coder) or list(summary.get("models") or [])
+    return models[0] if len(models) == 1 else ""
+
+
+def teams(summaries: Mapping[str, Summary]) -> dict[str, str | None]:
+    """Return each ``accountable`` configuration with the ``single`` on its Coder's model (None: not run)."""
+    singles = {coder_model(s): name for name, s in summaries.items() if base_name(name) == "single"}
+    return {name: singles.get(coder_model(s))
+            for name, s in summaries.items() if base_name(name) == "accountable"}
+
+
+Measured = tuple[str, bool] | None
+"""What a goal's configurations measured and whether that meets it; None when they have not run."""
+
+
+def _pass(name: str, s: Summary) -> str:
+    return f"{s['pass@1']:.1%} (`{name}`, {s['solved']} / {s['tasks']})"
+
+
+def _mast(s: Summary) -> str:
+    mast = s["mast"]
+    by = mast["by_category"]
+    left = "" if mast.get("left_per_task") is None else f"; {mast['left_per_task']:.2f} left after retries"
+    return f"{mast['per_task']:.2f} ({' / '.join(f'{k} {by.get(c, 0)}' for k, c in CATEGORIES)}{left})"
+
+
+def _solved(name: str, s: Summary, aim: float) -> Measured:
+    return _pass(name, s), s["pass@1"] >= aim
+
+
+def _gain(name: str, a: Summary, single: str, s: Summary) -> Measured:
+    points = 100 * (a["pass@1"] - s["pass@1"])
+    return f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%})", points >= 10
+
+
+def _tokens(a: Summary, s: Summary) -> Measured:
+    ours, theirs = a["tokens_per_solved"], s["tokens_per_solved"]
+    if not ours or not theirs:
+        return "— (nothing solved)", False
+    return f"{ours / theirs:.1f}× ({ours:,} against {theirs:,})", ours / theirs <= 3
+
+
+def account(name: str, s: Summary) -> str:
+    """Return blame's account of a team's failures: where each unrepaired mistake began, and what each
+    role repaired and harmed of what it was handed."""
+    origins = ", ".join(f"{role} {count}" for role, count in sorted(
+        (s.get("error_origins") or {}).items(), key=lambda item: -item[1])) or "none"
+    roles = "; ".join(f"{role} repaired {r['repairs']} of {r['wrong_inputs']} wrong inputs, "
+                      f"harmed {r['harms']} of {r['right_inputs']} right ones"
+                      for role, r in sorted((s.get("roles") or {}).items()))
+    agreement = (s.get("verdicts") or {}).get("agreement")
+    verdict = "" if agreement is None else f"; its verdict agrees with the hidden tests on {agreement:.1%}"
+    parts = [f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved", f"error origins: {origins}", roles]
+    return f"- `{name}`: {'; '.join(p for p in parts if p)}{verdict}.\n"
+
+
+def goals(summaries: Mapping[str, Summary]) -> str:
+    """Return the goals table for one folder's summaries, then blame's account of each team."""
+    pairs = teams(summaries)
+    small = summaries.get("accountable")
+    simple = summaries.get("simple")
+    best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
+    rows: list[tuple[str, str, Measured]] = [
+        ("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
+         _solved(best, summaries[best], 0.80) if best else None),
+        (f"HumanEval-164, {DEFAULT_MODEL} in every role", "≥ 70%",
+         _solved("accountable", small, 0.70) if small else None),
+    ]
+    for name, single in pairs.items():
+        a, s = summaries[name], summaries[single] if single else None
+        rows.append((f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points",
+                     _gain(name, a, single, s) if single and s else None))
+        rows.append((f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×", _tokens(a, s) if s else None))
+    rows.append((f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
+                 (f"{small['median_latency_s']:.1f} s (`accountable`)", small["median_latency_s"] <= 30)
+                 if small else None))
+    rows.append(("MAST failures per task, `accountable` against `simple`, the same detectors", "fewer",
+                 (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
+                  small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None))
+    table = HEADER + "".join(
+        f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} "
+        f"| {('yes' if measured[1] else 'no') if measured else '—'} |\n" for goal, aim, measured in rows)
+    accounts = "".join(account(name, summaries[name]) for name in pairs)
+    return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
+                    if accounts else "")

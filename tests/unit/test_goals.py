@@ -1,0 +1,52 @@
+"""The code goals table: each goal from the folder's summaries, each team against the single call on its
+Coder's model."""
+
+from __future__ import annotations
+
+from evals.goals import goals
+
+SMALL, BIG = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
+
+
+def _summary(solved: int, tokens: int, model: str, coder: str | None = None, latency: float = 60.0,
+             mast: float = 0.5) -> dict:
+    by_category = {"Specification Issues": 3, "Inter-Agent Misalignment": 0, "Task Verification": 2}
+    return {"tasks": 100, "solved": solved, "pass@1": solved / 100, "tokens_per_solved": tokens,
+            "median_latency_s": latency, "models": [model],
+            "by_role_model": {"coder": {coder or model: {}}} if coder or model else {},
+            "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
+
+
+def test_each_team_is_held_to_the_single_call_on_its_coders_model():
+    summaries = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL, latency=25.0),
+                 "simple": _summary(60, 9000, SMALL, mast=0.4),
+                 "single@qwen2.5-coder-1.5b": _summary(70, 900, BIG),
+                 "accountable@BCBBB": _summary(81, 4000, SMALL, coder=BIG)}
+    summaries["accountable"] |= {"error_origins": {"coder": 20, "tester": 8},
+                                 "roles": {"tester": {"repairs": 5, "wrong_inputs": 30, "harms": 8,
+                                                      "right_inputs": 70}},
+                                 "verdicts": {"agreement": 0.9}}
+    table = goals(summaries)
+    assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; tester repaired 5 of 30 "
+            "wrong inputs, harmed 8 of 70 right ones; its verdict agrees with the hidden tests on 90.0%."
+            in table)
+    assert "| ≥ 80% | 81.0% (`accountable@BCBBB`, 81 / 100) | yes |" in table
+    assert "in every role | ≥ 70% | 72.0% (`accountable`, 72 / 100) | yes |" in table
+    assert ("| `accountable` − `single`, Coder on qwen2.5-coder-0.5b | ≥ +10 points "
+            "| +17.0 points (72.0% against `single` 55.0%) | yes |") in table
+    # the mix is held to the 1.5B model alone, not to the weaker 0.5B call
+    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points "
+            "| +11.0 points (81.0% against `single@qwen2.5-coder-1.5b` 70.0%) | yes |") in table
+    assert "| ≤ 3× | 2.5× (2,500 against 1,000) | yes |" in table
+    assert "| ≤ 3× | 4.4× (4,000 against 900) | no |" in table
+    assert "| ≤ 30 s | 25.0 s (`accountable`) | yes |" in table
+    assert ("`accountable` 0.50 (FC1 3 / FC2 0 / FC3 2; 0.10 left after retries) against `simple` 0.40"
+            in table)
+    assert "left after retries) | no |" in table  # more failures than simple: not met
+
+
+def test_a_goal_whose_configurations_have_not_run_says_so():
+    table = goals({"accountable@BCBBB": _summary(81, 4000, SMALL, coder=BIG)})
+    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points | not run yet | — |"
+            in table)
+    assert "in every role | ≥ 70% | not run yet | — |" in table
