@@ -102,9 +102,25 @@ def goals(summaries: Mapping[str, Summary]) -> str:
     rows.append(("MAST failures per task, `accountable` against `simple`, the same detectors", "fewer",
                  (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
                   small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None))
-    table = HEADER + "".join(
-        f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} "
-        f"| {('yes' if measured[1] else 'no') if measured else '—'} |\n" for goal, aim, measured in rows)
+    # A goal is judged only on complete runs: a configuration part-way through has run other tasks.
+    full = max((summary["tasks"] for summary in summaries.values()), default=0)
+    partial = {name: s["tasks"] for name, s in summaries.items() if s["tasks"] < full}
+
+    def met(row: str, measured: Measured) -> str:
+        if not measured:
+            return "—"
+        if running := [f"`{name}` {tasks} of {full} tasks" for name, tasks in partial.items()
+                       if f"`{name}`" in row]:
+            return f"not yet ({', '.join(running)})"
+        return "yes" if measured[1] else "no"
+
+    teams_named = " ".join(f"`{name}`" for name in pairs)  # the best team is judged among all of them
+    lines = []
+    for goal, aim, measured in rows:
+        text = measured[0] if measured else "not run yet"
+        named = goal + text + (teams_named if goal.startswith("HumanEval-164, best") else "")
+        lines.append(f"| {goal} | {aim} | {text} | {met(named, measured)} |\n")
+    table = HEADER + "".join(lines)
     accounts = "".join(account(name, summaries[name]) for name in pairs)
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

@@ -50,3 +50,11 @@ def test_a_goal_whose_configurations_have_not_run_says_so():
     assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points | not run yet | — |"
             in table)
     assert "in every role | ≥ 70% | not run yet | — |" in table
+
+
+def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
+    partial = {**_summary(18, 2500, SMALL), "tasks": 19, "pass@1": 18 / 19}
+    table = goals({"single": _summary(55, 1000, SMALL), "accountable": partial})
+    assert ("| ≥ +10 points | +39.7 points (94.7% against `single` 55.0%) "
+            "| not yet (`accountable` 19 of 100 tasks) |") in table
+    assert "| yes |" not in table and "| no |" not in table
