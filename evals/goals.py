@@ -85,42 +85,39 @@ def goals(summaries: Mapping[str, Summary]) -> str:
     small = summaries.get("accountable")
     simple = summaries.get("simple")
     best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
-    rows: list[tuple[str, str, Measured]] = [
+    # Each row names the configurations it is measured on: it is judged only when they all ran every task.
+    rows: list[tuple[str, str, Measured, list[str]]] = [
         ("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
-         _solved(best, summaries[best], 0.80) if best else None),
+         _solved(best, summaries[best], 0.80) if best else None, list(pairs)),
         (f"HumanEval-164, {DEFAULT_MODEL} in every role", "≥ 70%",
-         _solved("accountable", small, 0.70) if small else None),
+         _solved("accountable", small, 0.70) if small else None, ["accountable"]),
     ]
     for name, single in pairs.items():
         a, s = summaries[name], summaries[single] if single else None
         rows.append((f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points",
-                     _gain(name, a, single, s) if single and s else None))
-        rows.append((f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×", _tokens(a, s) if s else None))
+                     _gain(name, a, single, s) if single and s else None, [name, single or ""]))
+        rows.append((f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×", _tokens(a, s) if s else None,
+                     [name, single or ""]))
     rows.append((f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
                  (f"{small['median_latency_s']:.1f} s (`accountable`)", small["median_latency_s"] <= 30)
-                 if small else None))
+                 if small else None, ["accountable"]))
     rows.append(("MAST failures per task, `accountable` against `simple`, the same detectors", "fewer",
                  (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
-                  small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None))
-    # A goal is judged only on complete runs: a configuration part-way through has run other tasks.
+                  small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None,
+                 ["accountable", "simple"]))
     full = max((summary["tasks"] for summary in summaries.values()), default=0)
-    partial = {name: s["tasks"] for name, s in summaries.items() if s["tasks"] < full}
 
-    def met(row: str, measured: Measured) -> str:
+    def met(measured: Measured, names: list[str]) -> str:
         if not measured:
             return "—"
-        if running := [f"`{name}` {tasks} of {full} tasks" for name, tasks in partial.items()
-                       if f"`{name}`" in row]:
+        if running := [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
+                       if n in summaries and summaries[n]["tasks"] < full]:
             return f"not yet ({', '.join(running)})"
         return "yes" if measured[1] else "no"
 
-    teams_named = " ".join(f"`{name}`" for name in pairs)  # the best team is judged among all of them
-    lines = []
-    for goal, aim, measured in rows:
-        text = measured[0] if measured else "not run yet"
-        named = goal + text + (teams_named if goal.startswith("HumanEval-164, best") else "")
-        lines.append(f"| {goal} | {aim} | {text} | {met(named, measured)} |\n")
-    table = HEADER + "".join(lines)
+    table = HEADER + "".join(
+        f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met(measured, names)} |\n"
+        for goal, aim, measured, names in rows)
     accounts = "".join(account(name, summaries[name]) for name in pairs)
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")
