@@ -85,10 +85,10 @@ def skipping(lifecycle: Lifecycle, skipped: str) -> Lifecycle:
 
 def rerouting(lifecycle: Lifecycle, source: str, outcome: str, target: str) -> Lifecycle:
     """Return ``lifecycle`` with the transition taken on ``outcome`` at ``source`` leading to ``target``."""
+    if not any((t.source, t.outcome) == (source, outcome) for t in lifecycle.transitions):
+        raise ValueError(f"{lifecycle.name} has no transition from {source} on {outcome}")
     transitions = tuple(t.model_copy(update={"target": target}) if (t.source, t.outcome) == (source, outcome)
                         else t for t in lifecycle.transitions)
-    if transitions == lifecycle.transitions:
-        raise ValueError(f"{lifecycle.name} has no transition from {source} on {outcome}")
     return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
                      stages=lifecycle.stages, transitions=transitions)
 

@@ -79,8 +79,23 @@ def account(name: str, s: Summary) -> str:
     return f"- `{name}`: {'; '.join(p for p in parts if p)}{verdict}.\n"
 
 
-def goals(summaries: Mapping[str, Summary]) -> str:
-    """Return the goals table for one folder's summaries, then blame's account of each team."""
+def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str]) -> str:
+    """Return one goal's row, judged only when each configuration it names has run the folder's whole set."""
+    full = max((summary["tasks"] for summary in summaries.values()), default=0)
+    met = "—"
+    if measured:
+        running = [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
+                   if n in summaries and summaries[n]["tasks"] < full]
+        met = f"not yet ({', '.join(running)})" if running else "yes" if measured[1] else "no"
+    return f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met} |\n"
+
+
+def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] | None = None) -> str:
+    """Return the goals table for one HumanEval folder's summaries, then blame's account of each team.
+
+    ``one_example`` is a second folder's summaries, on function tasks that state one example each (the
+    user-style set the gain must also hold on): its ``accountable`` against its ``single``.
+    """
     pairs = teams(summaries)
     small = summaries.get("accountable")
     simple = summaries.get("simple")
@@ -105,19 +120,13 @@ def goals(summaries: Mapping[str, Summary]) -> str:
                  (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
                   small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None,
                  ["accountable", "simple"]))
-    full = max((summary["tasks"] for summary in summaries.values()), default=0)
-
-    def met(measured: Measured, names: list[str]) -> str:
-        if not measured:
-            return "—"
-        if running := [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
-                       if n in summaries and summaries[n]["tasks"] < full]:
-            return f"not yet ({', '.join(running)})"
-        return "yes" if measured[1] else "no"
-
-    table = HEADER + "".join(
-        f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met(measured, names)} |\n"
-        for goal, aim, measured, names in rows)
+    table = HEADER + "".join(_line(summaries, *row) for row in rows)
+    if one_example is not None:
+        team, alone = one_example.get("accountable"), one_example.get("single")
+        table += _line(one_example, "`accountable` − `single` on function tasks stating one example each "
+                                    "(a set no prompt or rule is tuned on)", "≥ +10 points",
+                       _gain("accountable", team, "single", alone) if team and alone else None,
+                       ["accountable", "single"])
     accounts = "".join(account(name, summaries[name]) for name in pairs)
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

@@ -6,10 +6,10 @@ A document marks each table with the folder it comes from and, optionally, the c
     ...generated table...
     <!-- /results -->
 
-A ``goals`` mark names one HumanEval result folder and gets the code goals checked against it
-(``evals.goals``)::
+A ``goals`` mark names one HumanEval result folder, then optionally a folder of function tasks with one
+stated example each, and gets the code goals checked against them (``evals.goals``)::
 
-    <!-- goals: evals/results/humaneval-164-goals -->
+    <!-- goals: evals/results/humaneval-164-goals evals/results/functions40 -->
 
 A ``findings`` mark instead names the pipeline's result folders, and gets the accountability paper's
 findings beside Accord's (``evals.findings``); a folder not there yet counts as not run::
@@ -87,6 +87,12 @@ def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     return HEADER + "".join(_row(name, summary[name]) for name in names)
 
 
+def _summaries(folder: Path) -> dict[str, Any]:
+    """Return a folder's summaries by configuration (none when it has not run yet)."""
+    path = folder / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def render(text: str, root: Path = ROOT) -> str:
     """Return ``text`` with every marked table regenerated from its summary."""
 
@@ -98,7 +104,8 @@ def render(text: str, root: Path = ROOT) -> str:
             return match.group(1) + PAPER[match["kind"]](summaries) + match.group(5)
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
-            body = goals(json.loads((root / folder / "summary.json").read_text()))
+            body = goals(_summaries(root / folder),
+                         _summaries(root / names[0]) if names else None)
         else:
             body = table(root / folder, names)
         return match.group(1) + body + match.group(5)

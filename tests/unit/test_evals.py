@@ -13,7 +13,7 @@ import pytest
 from accord.cli import main
 from evals import configs, humaneval, mast, pipeline_configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
-from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, skipping
+from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
 from runtime.local_model import DEFAULT_MODEL
@@ -65,6 +65,17 @@ def test_skipping_a_stage_sends_what_entered_it_where_its_pass_led():
     assert "designing_tests" not in without.by_name
     assert without.delta[("implementing", "tests_needed")].target == "selecting"
     assert without.counters == LIFECYCLE.counters  # the loops stay bounded
+
+
+def test_rerouting_changes_one_transition_and_refuses_one_that_does_not_exist():
+    rerouted = rerouting(LIFECYCLE, "selecting", "unsolved", "testing")
+    assert rerouted.delta[("selecting", "unsolved")].target == "testing"
+    assert {k: t for k, t in rerouted.delta.items() if k != ("selecting", "unsolved")} == {
+        k: t for k, t in LIFECYCLE.delta.items() if k != ("selecting", "unsolved")}
+    current = LIFECYCLE.delta[("selecting", "unsolved")].target
+    assert rerouting(LIFECYCLE, "selecting", "unsolved", current).transitions == LIFECYCLE.transitions
+    with pytest.raises(ValueError, match="no transition from selecting on nonsense"):
+        rerouting(LIFECYCLE, "selecting", "nonsense", "testing")
 
 
 def _path(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel]) -> list[str]:

@@ -13,12 +13,14 @@ from accord.cli import main
 from evals import runner
 from evals.benchmarks import BENCHMARKS, user_set
 from evals.configs import CONFIGURATIONS
-from evals.humaneval import problems, read_tasks
+from evals.humaneval import passes_hidden_tests, problems, read_tasks
+from state.artifacts import CodeArtifact
 from state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
 ZERO = problems()["HumanEval/0"]
+CHECK_SET = Path(__file__).resolve().parents[2] / "data" / "functions40" / "functions40.jsonl"
 BODY = ZERO["canonical_solution"]
 ADD = {"id": "add/1", "prompt": 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n',
        "test": "def check(candidate):\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n",
@@ -94,3 +96,17 @@ def test_the_cli_refuses_a_bad_task_file_before_anything_runs(tmp_path, capsys):
     assert main(["eval", "jsonl", "--file", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "bad.jsonl:1: missing test, entry_point" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing ran, nothing written
+
+
+def test_the_check_set_states_one_example_a_task_and_its_hidden_tests_tell_right_from_wrong():
+    tasks = user_set(CHECK_SET).problems()
+    assert len(tasks) == 40
+    for task_id, task in tasks.items():
+        stated = [line.strip() for line in task["prompt"].splitlines() if line.strip().startswith(">>>")]
+        assert len(stated) == 1, task_id
+        call = stated[0].removeprefix(">>> ").replace(task["entry_point"] + "(", "candidate(", 1)
+        assert f"assert {call} == " in task["test"], task_id  # the stated example is one hidden test
+        right = CodeArtifact(files={"solution.py": task["prompt"] + task["canonical_solution"]})
+        stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
+        assert passes_hidden_tests(task, right) == (True, ""), task_id
+        assert not passes_hidden_tests(task, stub)[0], task_id

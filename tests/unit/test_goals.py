@@ -58,3 +58,15 @@ def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
     assert ("| ≥ +10 points | +39.7 points (94.7% against `single` 55.0%) "
             "| not yet (`accountable` 19 of 100 tasks) |") in table
     assert "| yes |" not in table and "| no |" not in table
+
+
+def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given():
+    humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    assert "one example" not in goals(humaneval)
+    checkset = {"single": {**_summary(10, 900, SMALL), "tasks": 40, "pass@1": 10 / 40},
+                "accountable": {**_summary(15, 3000, SMALL), "tasks": 40, "pass@1": 15 / 40}}
+    assert ("stating one example each (a set no prompt or rule is tuned on) | ≥ +10 points "
+            "| +12.5 points (37.5% against `single` 25.0%) | yes |") in goals(humaneval, checkset)
+    checkset["accountable"] |= {"tasks": 12, "pass@1": 4 / 12}
+    assert "| not yet (`accountable` 12 of 40 tasks) |" in goals(humaneval, checkset)
+    assert "tuned on) | ≥ +10 points | not run yet | — |" in goals(humaneval, {})
