@@ -2,8 +2,9 @@
 
 Each goal compares configurations of the same folder, so the same tasks, machine and server settings:
 ``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
-mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures. A goal
-whose configurations have not run yet says so; nothing is typed by hand.
+mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures; the
+one-example goal compares ``accountable`` with ``single`` in a second folder, on tasks shaped like a user's.
+A goal whose configurations have not run yet says so; nothing is typed by hand.
 """
 
 from __future__ import annotations

@@ -99,8 +99,7 @@ def render(text: str, root: Path = ROOT) -> str:
     def fill(match: re.Match[str]) -> str:
         if match["kind"] in PAPER:
             folders = [root / folder for folder in match["spec"].split()]
-            summaries = {f.name: json.loads((f / "summary.json").read_text())
-                         for f in folders if (f / "summary.json").exists()}
+            summaries = {f.name: _summaries(f) for f in folders if (f / "summary.json").exists()}
             return match.group(1) + PAPER[match["kind"]](summaries) + match.group(5)
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
