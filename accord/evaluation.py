@@ -32,6 +32,9 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             console.print("[red]accord eval compare needs one or more result folders[/]")
             return 2
         out = Path(args.out or args.dirs[0])
+        for folder in args.dirs:  # rows written before rows said where tokens and time go
+            if filled := runner.fill_role_costs(Path(folder)):
+                console.print(f"{folder}: {filled} rows gained their costs per role from the checkpoints")
         rows = report.collect([Path(d) for d in args.dirs])
         paths = report.write(report.common(rows) if args.common else rows, out)
         console.print(f"report: {', '.join(str(p) for p in paths)}")

@@ -66,18 +66,31 @@ def _tokens(a: Summary, s: Summary) -> Measured:
     return f"{ours / theirs:.1f}× ({ours:,} against {theirs:,})", ours / theirs <= 3
 
 
+def _spending(costs: Summary | None) -> str:
+    """Return where a team's tokens and wall time go: each calling role's calls per task and shares."""
+    if not costs:
+        return ""
+    spent = sorted(((role, c) for role, c in costs["roles"].items() if c["calls_per_task"]),
+                   key=lambda item: -item[1]["token_share"])
+    calls = ", ".join(f"{role} {c['calls_per_task']:.1f} ({c['token_share']:.0%} of the tokens, "
+                      f"{c['model_time_share']:.0%} of the wall time)" for role, c in spent)
+    sandbox = sum(c["sandbox_time_share"] for c in costs["roles"].values())
+    return f"LLM calls per task: {calls}; the sandbox {sandbox:.0%} of the wall time ({costs['tasks']} tasks)"
+
+
 def account(name: str, s: Summary) -> str:
-    """Return blame's account of a team's failures: where each unrepaired mistake began, and what each
-    role repaired and harmed of what it was handed."""
+    """Return blame's account of a team: where each unrepaired mistake began, what each role repaired and
+    harmed of what it was handed, and where its tokens and time go."""
     origins = ", ".join(f"{role} {count}" for role, count in sorted(
         (s.get("error_origins") or {}).items(), key=lambda item: -item[1])) or "none"
     roles = "; ".join(f"{role} repaired {r['repairs']} of {r['wrong_inputs']} wrong inputs, "
                       f"harmed {r['harms']} of {r['right_inputs']} right ones"
                       for role, r in sorted((s.get("roles") or {}).items()))
     agreement = (s.get("verdicts") or {}).get("agreement")
-    verdict = "" if agreement is None else f"; its verdict agrees with the hidden tests on {agreement:.1%}"
-    parts = [f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved", f"error origins: {origins}", roles]
-    return f"- `{name}`: {'; '.join(p for p in parts if p)}{verdict}.\n"
+    verdict = "" if agreement is None else f"its verdict agrees with the hidden tests on {agreement:.1%}"
+    parts = [f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved", f"error origins: {origins}", roles,
+             verdict, _spending(s.get("cost_by_role"))]
+    return f"- `{name}`: {'; '.join(p for p in parts if p)}.\n"
 
 
 def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str]) -> str:

@@ -182,6 +182,26 @@ def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
     return {**out, "agreement": round(agree / len(group), 4) if group else 0.0}
 
 
+def role_costs(group: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Return where a configuration's tokens and wall time go per role, over the rows that record it: LLM
+    calls per task and each role's share of the tokens, of the wall time in model calls and in the sandbox
+    (None when no row records it)."""
+    costed = [r for r in group if "by_role" in r]
+    if not costed:
+        return None
+    sums: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in costed:
+        for role, spent in r["by_role"].items():
+            sums[role].update(spent)
+    tokens, wall = sum(c["tokens"] for c in sums.values()), sum(r["latency_s"] for r in costed)
+    return {"tasks": len(costed), "roles": {
+        role: {"calls_per_task": round(c["llm_calls"] / len(costed), 2),
+               "token_share": round(c["tokens"] / tokens, 3) if tokens else 0.0,
+               "model_time_share": round(c["llm_s"] / wall, 3) if wall else 0.0,
+               "sandbox_time_share": round(c["sandbox_s"] / wall, 3) if wall else 0.0}
+        for role, c in sorted(sums.items())}}
+
+
 def _natural(task_id: str) -> tuple[str | int, ...]:
     """Return a sort key that puts HumanEval/9 before HumanEval/10."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", task_id))
@@ -254,6 +274,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
             "verdicts": verdicts(group),
             "by_role_model": by_role_model(group),
+            "cost_by_role": role_costs(group),
             **({"classification": classification.metrics(group)} if all("label" in r for r in group)
                else {}),
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),

@@ -3,8 +3,9 @@
 Rows are appended as tasks finish, so an interrupted eval resumes where it stopped: a task with a row is
 never rerun, and a task whose thread was cut off mid-run continues from its last checkpoint (the
 checkpoints live beside the results, in ``checkpoints.sqlite``). Each row holds the score from the
-benchmark's hidden oracle, the ledger's totals, the MAST failures the detectors find in the trace and the
-blame computed from the checkpoints, which the same oracle judged as the run went.
+benchmark's hidden oracle, the ledger's totals and its calls, tokens and seconds per role, the MAST
+failures the detectors find in the trace and the blame computed from the checkpoints, which the same
+oracle judged as the run went.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from evals import mast
+from evals import cost, mast
 from evals.benchmarks import Benchmark, EvalTask
 from evals.blame import blame
 from evals.configs import Configuration
@@ -76,6 +77,42 @@ def select(
             raise KeyError(f"no such tasks: {sorted(unknown)}")
         tasks = [t for t in tasks if t.id in wanted]
     return tasks[:limit] if limit else tasks
+
+
+def role_costs(ledger: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Return a run's LLM calls, tokens, model seconds and sandbox seconds per role that spent any."""
+    return {role: {"llm_calls": r["llm_calls"], "tokens": r["tokens_in"] + r["tokens_out"],
+                   "llm_s": r["llm_s"], "sandbox_s": r["sandbox_s"]}
+            for role, r in cost.breakdown(ledger)["by_role"].items() if r["llm_calls"] or r["sandbox_s"]}
+
+
+def fill_role_costs(out: Path) -> int:
+    """Give each row written without ``by_role`` its costs per role, from the ledger in the last checkpoint
+    of its thread in ``out``'s checkpoints; return how many rows gained them.
+
+    The ledger in the checkpoints is the same record a newer row copies, so a filled row says what a row
+    written today would.
+    """
+    path, database = out / RESULTS, out / CHECKPOINTS
+    if not path.exists() or not database.exists():
+        return 0
+    lines = path.read_text().splitlines()
+    last = {(row["config"], row["id"]): i
+            for i, row in ((i, json.loads(line)) for i, line in enumerate(lines) if line.strip())}
+    filled = 0
+    with store.checkpointer(database) as saver:
+        for i in sorted(last.values()):
+            row = json.loads(lines[i])
+            found = None if "by_role" in row else saver.get_tuple(store.config(row["thread"]))
+            if found is not None:
+                lines[i] = json.dumps({**row, "by_role": role_costs(found.checkpoint["channel_values"]
+                                                                    .get("ledger", []))})
+                filled += 1
+    if filled:  # whole-file replace: a kill midway leaves the old file, never half of one
+        partial = path.with_suffix(".partial")
+        partial.write_text("\n".join(lines) + "\n")
+        partial.replace(path)
+    return filled
 
 
 def _span(chain: list[history.Checkpoint]) -> float:
@@ -136,6 +173,7 @@ def run_task(
         "latency_s": round(elapsed, 2),
         "resumed": bool(earlier),
         **{k: totals[k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
+        "by_role": role_costs(values.get("ledger", [])),
         "mast": [
             {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role, "retried": f.retried,
              "judged": f.judged}

@@ -218,6 +218,23 @@ def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
         assert (tmp_path / "both" / png).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_each_row_says_where_its_tokens_and_time_go_and_compare_fills_rows_written_without(tmp_path):
+    [row] = evaluate(tmp_path, "accountable", models())
+    spent = row["by_role"]
+    assert spent["planner"]["llm_calls"] == 1 and spent["coder"]["llm_calls"] >= 1
+    assert sum(r["tokens"] for r in spent.values()) == row["tokens_in"] + row["tokens_out"]
+    assert spent["tester"]["sandbox_s"] > 0  # the tester runs the candidates against its tests
+
+    results = tmp_path / runner.RESULTS  # a row from before rows carried it: the checkpoints still know
+    results.write_text(json.dumps({k: v for k, v in row.items() if k != "by_role"}) + "\n")
+    assert main(["eval", "compare", str(tmp_path)]) == 0
+    assert runner.read_rows(tmp_path) == [row]
+    assert runner.fill_role_costs(tmp_path) == 0  # nothing left to fill
+    costs = json.loads((tmp_path / "summary.json").read_text())["accountable"]["cost_by_role"]
+    assert costs["tasks"] == 1 and costs["roles"]["planner"]["calls_per_task"] == 1.0
+    assert sum(r["token_share"] for r in costs["roles"].values()) == pytest.approx(1.0, abs=0.01)
+
+
 def _row(config: str, task: str, passed: bool, status: str = "completed") -> dict[str, Any]:
     return {"config": config, "id": task, "passed": passed, "status": status, "mast": [], "cost": 0.0,
             "tokens_in": 10, "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0,

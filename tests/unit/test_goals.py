@@ -17,6 +17,11 @@ def _summary(solved: int, tokens: int, model: str, coder: str | None = None, lat
             "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
 
 
+def _spent(calls: float, tokens: float, model: float, sandbox: float) -> dict:
+    return {"calls_per_task": calls, "token_share": tokens, "model_time_share": model,
+            "sandbox_time_share": sandbox}
+
+
 def test_each_team_is_held_to_the_single_call_on_its_coders_model():
     summaries = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL, latency=25.0),
                  "simple": _summary(60, 9000, SMALL, mast=0.4),
@@ -25,11 +30,16 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
     summaries["accountable"] |= {"error_origins": {"coder": 20, "tester": 8},
                                  "roles": {"tester": {"repairs": 5, "wrong_inputs": 30, "harms": 8,
                                                       "right_inputs": 70}},
-                                 "verdicts": {"agreement": 0.9}}
+                                 "verdicts": {"agreement": 0.9},
+                                 "cost_by_role": {"tasks": 100, "roles": {
+                                     "tester": _spent(1.2, 0.3, 0.25, 0.02),
+                                     "coder": _spent(4.0, 0.7, 0.7, 0.01),
+                                     "debugger": _spent(0.0, 0.0, 0.0, 0.01)}}}
     table = goals(summaries)
     assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; tester repaired 5 of 30 "
-            "wrong inputs, harmed 8 of 70 right ones; its verdict agrees with the hidden tests on 90.0%."
-            in table)
+            "wrong inputs, harmed 8 of 70 right ones; its verdict agrees with the hidden tests on 90.0%; "
+            "LLM calls per task: coder 4.0 (70% of the tokens, 70% of the wall time), tester 1.2 (30% of the "
+            "tokens, 25% of the wall time); the sandbox 4% of the wall time (100 tasks)." in table)
     assert "| ≥ 80% | 81.0% (`accountable@BCBBB`, 81 / 100) | yes |" in table
     assert "in every role | ≥ 70% | 72.0% (`accountable`, 72 / 100) | yes |" in table
     assert ("| `accountable` − `single`, Coder on qwen2.5-coder-0.5b | ≥ +10 points "
