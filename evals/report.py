@@ -182,7 +182,7 @@ def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
     return {**out, "agreement": round(agree / len(group), 4) if group else 0.0}
 
 
-def role_costs(group: list[dict[str, Any]]) -> dict[str, Any] | None:
+def cost_shares(group: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Return where a configuration's tokens and wall time go per role, over the rows that record it: LLM
     calls per task and each role's share of the tokens, of the wall time in model calls and in the sandbox
     (None when no row records it)."""
@@ -274,7 +274,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "llm_calls_per_task": round(sum(r["llm_calls"] for r in group) / n, 2) if n else 0.0,
             "verdicts": verdicts(group),
             "by_role_model": by_role_model(group),
-            "cost_by_role": role_costs(group),
+            "cost_by_role": cost_shares(group),
             **({"classification": classification.metrics(group)} if all("label" in r for r in group)
                else {}),
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
