@@ -10,7 +10,7 @@ A goal whose configurations have not run yet says so; nothing is typed by hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from evals.configs import base_name
 from runtime.local_model import DEFAULT_MODEL
@@ -28,6 +28,12 @@ def coder_model(summary: Summary) -> str:
     return models[0] if len(models) == 1 else ""
 
 
+def _models(summary: Summary) -> set[str]:
+    """Return every model a configuration ran on, in any role."""
+    by_role = (summary.get("by_role_model") or {}).values()
+    return set(summary.get("models") or []) | {model for models in by_role for model in models}
+
+
 def teams(summaries: Mapping[str, Summary]) -> dict[str, str | None]:
     """Return each ``accountable`` configuration with the ``single`` on its Coder's model (None: not run)."""
     singles = {coder_model(s): name for name, s in summaries.items() if base_name(name) == "single"}
@@ -37,6 +43,17 @@ def teams(summaries: Mapping[str, Summary]) -> dict[str, str | None]:
 
 Measured = tuple[str, bool] | None
 """What a goal's configurations measured and whether that meets it; None when they have not run."""
+
+
+class Goal(NamedTuple):
+    """One row of the table: judged only when each configuration in ``names`` ran the folder's whole set
+    and nothing it needs is ``missing``."""
+
+    goal: str
+    aim: str
+    measured: Measured
+    names: list[str]
+    missing: str = ""
 
 
 def _pass(name: str, s: Summary) -> str:
@@ -66,16 +83,27 @@ def _tokens(a: Summary, s: Summary) -> Measured:
     return f"{ours / theirs:.1f}× ({ours:,} against {theirs:,})", ours / theirs <= 3
 
 
+def _rate(per_task: float) -> str:
+    """Return a per-task rate with one decimal, or two where one would round a role's few calls to 0.0."""
+    return f"{per_task:.1f}" if per_task >= 0.05 else f"{per_task:.2f}"
+
+
+def _share(part: float) -> str:
+    """Return a share in whole percent, or "<1%" where a nonzero part would read as 0%."""
+    return "<1%" if 0 < part < 0.005 else f"{part:.0%}"
+
+
 def _spending(costs: Summary | None) -> str:
     """Return where a team's tokens and wall time go: each calling role's calls per task and shares."""
     if not costs:
         return ""
     spent = sorted(((role, c) for role, c in costs["roles"].items() if c["calls_per_task"]),
                    key=lambda item: -item[1]["token_share"])
-    calls = ", ".join(f"{role} {c['calls_per_task']:.1f} ({c['token_share']:.0%} of the tokens, "
-                      f"{c['model_time_share']:.0%} of the wall time)" for role, c in spent)
+    calls = ", ".join(f"{role} {_rate(c['calls_per_task'])} ({_share(c['token_share'])} of the tokens, "
+                      f"{_share(c['model_time_share'])} of the wall time)" for role, c in spent)
     sandbox = sum(c["sandbox_time_share"] for c in costs["roles"].values())
-    return f"LLM calls per task: {calls}; the sandbox {sandbox:.0%} of the wall time ({costs['tasks']} tasks)"
+    return (f"LLM calls per task: {calls}; the sandbox {_share(sandbox)} of the wall time "
+            f"({costs['tasks']} tasks)")
 
 
 def account(name: str, s: Summary) -> str:
@@ -93,13 +121,14 @@ def account(name: str, s: Summary) -> str:
     return f"- `{name}`: {'; '.join(p for p in parts if p)}.\n"
 
 
-def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str]) -> str:
-    """Return one goal's row, judged only when each configuration it names has run the folder's whole set."""
+def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str],
+          missing: str = "") -> str:
+    """Return one goal's row (see ``Goal``)."""
     full = max((summary["tasks"] for summary in summaries.values()), default=0)
     met = "—"
     if measured:
         running = [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
-                   if n in summaries and summaries[n]["tasks"] < full]
+                   if n in summaries and summaries[n]["tasks"] < full] + ([missing] if missing else [])
         met = f"not yet ({', '.join(running)})" if running else "yes" if measured[1] else "no"
     return f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met} |\n"
 
@@ -114,26 +143,28 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     small = summaries.get("accountable")
     simple = summaries.get("simple")
     best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
-    # Each row names the configurations it is measured on: it is judged only when they all ran every task.
-    rows: list[tuple[str, str, Measured, list[str]]] = [
-        ("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
-         _solved(best, summaries[best], 0.80) if best else None, list(pairs)),
-        (f"HumanEval-164, {DEFAULT_MODEL} in every role", "≥ 70%",
-         _solved("accountable", small, 0.70) if small else None, ["accountable"]),
+    # The best mix is judged only once some team has put another model than the default in a role.
+    mixed = any(_models(summaries[n]) - {DEFAULT_MODEL} for n in pairs)
+    rows = [
+        Goal("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
+             _solved(best, summaries[best], 0.80) if best else None, list(pairs),
+             "" if mixed else "no team with another model per role has run"),
+        Goal(f"HumanEval-164, {DEFAULT_MODEL} in every role", "≥ 70%",
+             _solved("accountable", small, 0.70) if small else None, ["accountable"]),
     ]
     for name, single in pairs.items():
         a, s = summaries[name], summaries[single] if single else None
-        rows.append((f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points",
-                     _gain(name, a, single, s) if single and s else None, [name, single or ""]))
-        rows.append((f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×", _tokens(a, s) if s else None,
-                     [name, single or ""]))
-    rows.append((f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
-                 (f"{small['median_latency_s']:.1f} s (`accountable`)", small["median_latency_s"] <= 30)
-                 if small else None, ["accountable"]))
-    rows.append(("MAST failures per task, `accountable` against `simple`, the same detectors", "fewer",
-                 (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
-                  small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None,
-                 ["accountable", "simple"]))
+        rows.append(Goal(f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points",
+                         _gain(name, a, single, s) if single and s else None, [name, single or ""]))
+        rows.append(Goal(f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×",
+                         _tokens(a, s) if s else None, [name, single or ""]))
+    rows.append(Goal(f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
+                     (f"{small['median_latency_s']:.1f} s (`accountable`)", small["median_latency_s"] <= 30)
+                     if small else None, ["accountable"]))
+    rows.append(Goal("MAST failures per task, `accountable` against `simple`, the same detectors", "fewer",
+                     (f"`accountable` {_mast(small)} against `simple` {_mast(simple)}",
+                      small["mast"]["per_task"] < simple["mast"]["per_task"]) if small and simple else None,
+                     ["accountable", "simple"]))
     table = HEADER + "".join(_line(summaries, *row) for row in rows)
     if one_example is not None:
         team, alone = one_example.get("accountable"), one_example.get("single")

@@ -11,13 +11,16 @@ oracle judged as the run went.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
+import os
 import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -86,21 +89,37 @@ def role_costs(ledger: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
             for role, r in cost.breakdown(ledger)["by_role"].items() if r["llm_calls"] or r["sandbox_s"]}
 
 
+@contextmanager
+def results_lock(out: Path) -> Iterator[None]:
+    """Hold ``out``'s results lock, across processes: an eval appending rows and a rewrite of the file take
+    turns, so a row appended while another process rewrites the file is never dropped.
+
+    The lock is on the folder itself (``flock`` on its descriptor), not on the file the rewrite replaces.
+    """
+    folder = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)  # closing the descriptor releases the lock
+
+
 def fill_role_costs(out: Path) -> int:
     """Give each row written without ``by_role`` its costs per role, from the ledger in the last checkpoint
     of its thread in ``out``'s checkpoints; return how many rows gained them.
 
     The ledger in the checkpoints is the same record a newer row copies, so a filled row says what a row
-    written today would.
+    written today would. The rewrite holds the results lock, so an eval still appending to ``out`` waits
+    for it instead of losing its row.
     """
     path, database = out / RESULTS, out / CHECKPOINTS
     if not path.exists() or not database.exists():
         return 0
-    lines = path.read_text().splitlines()
-    last = {(row["config"], row["id"]): i
-            for i, row in ((i, json.loads(line)) for i, line in enumerate(lines) if line.strip())}
-    filled = 0
-    with store.checkpointer(database) as saver:
+    with results_lock(out), store.checkpointer(database) as saver:
+        lines = path.read_text().splitlines()
+        last = {(row["config"], row["id"]): i
+                for i, row in ((i, json.loads(line)) for i, line in enumerate(lines) if line.strip())}
+        filled = 0
         for i in sorted(last.values()):
             row = json.loads(lines[i])
             found = None if "by_role" in row else saver.get_tuple(store.config(row["thread"]))
@@ -108,10 +127,10 @@ def fill_role_costs(out: Path) -> int:
                 lines[i] = json.dumps({**row, "by_role": role_costs(found.checkpoint["channel_values"]
                                                                     .get("ledger", []))})
                 filled += 1
-    if filled:  # whole-file replace: a kill midway leaves the old file, never half of one
-        partial = path.with_suffix(".partial")
-        partial.write_text("\n".join(lines) + "\n")
-        partial.replace(path)
+        if filled:  # whole-file replace: a kill midway leaves the old file, never half of one
+            partial = path.with_suffix(".partial")
+            partial.write_text("\n".join(lines) + "\n")
+            partial.replace(path)
     return filled
 
 
@@ -200,7 +219,7 @@ class Recorder:
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Append one row, flushed before returning (a kill after this loses nothing)."""
-        with self.lock, self.path.open("a") as f:
+        with self.lock, results_lock(self.path.parent), self.path.open("a") as f:
             f.write(json.dumps(row) + "\n")
             self.rows.append(dict(row))
 

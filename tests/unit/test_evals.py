@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from typing import Any
 
@@ -233,6 +234,25 @@ def test_each_row_says_where_its_tokens_and_time_go_and_compare_fills_rows_writt
     costs = json.loads((tmp_path / "summary.json").read_text())["accountable"]["cost_by_role"]
     assert costs["tasks"] == 1 and costs["roles"]["planner"]["calls_per_task"] == 1.0
     assert sum(r["token_share"] for r in costs["roles"].values()) == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_row_appended_while_compare_rewrites_the_results_is_kept(tmp_path, monkeypatch):
+    [row] = evaluate(tmp_path, "accountable", models())
+    results = tmp_path / runner.RESULTS
+    results.write_text(json.dumps({k: v for k, v in row.items() if k != "by_role"}) + "\n")
+    late = {**row, "id": "HumanEval/1", "thread": "late"}
+    appending = threading.Thread(target=runner.Recorder(tmp_path).add, args=(late,))
+    costs = runner.role_costs
+
+    def append_midway(ledger: Any) -> dict[str, Any]:  # an eval finishes a task during the rewrite
+        appending.start()
+        appending.join(timeout=0.5)  # without the lock it appends to the file about to be replaced
+        return costs(ledger)
+
+    monkeypatch.setattr(runner, "role_costs", append_midway)
+    assert runner.fill_role_costs(tmp_path) == 1
+    appending.join()
+    assert runner.read_rows(tmp_path) == [row, late]
 
 
 def _row(config: str, task: str, passed: bool, status: str = "completed") -> dict[str, Any]:

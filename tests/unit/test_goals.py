@@ -34,12 +34,14 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
                                  "cost_by_role": {"tasks": 100, "roles": {
                                      "tester": _spent(1.2, 0.3, 0.25, 0.02),
                                      "coder": _spent(4.0, 0.7, 0.7, 0.01),
+                                     "reviewer": _spent(0.03, 0.004, 0.003, 0.0),
                                      "debugger": _spent(0.0, 0.0, 0.0, 0.01)}}}
     table = goals(summaries)
     assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; tester repaired 5 of 30 "
             "wrong inputs, harmed 8 of 70 right ones; its verdict agrees with the hidden tests on 90.0%; "
             "LLM calls per task: coder 4.0 (70% of the tokens, 70% of the wall time), tester 1.2 (30% of the "
-            "tokens, 25% of the wall time); the sandbox 4% of the wall time (100 tasks)." in table)
+            "tokens, 25% of the wall time), reviewer 0.03 (<1% of the tokens, <1% of the wall time); "
+            "the sandbox 4% of the wall time (100 tasks)." in table)
     assert "| ≥ 80% | 81.0% (`accountable@BCBBB`, 81 / 100) | yes |" in table
     assert "in every role | ≥ 70% | 72.0% (`accountable`, 72 / 100) | yes |" in table
     assert ("| `accountable` − `single`, Coder on qwen2.5-coder-0.5b | ≥ +10 points "
@@ -67,12 +69,17 @@ def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
     table = goals({"single": _summary(55, 1000, SMALL), "accountable": partial})
     assert ("| ≥ +10 points | +39.7 points (94.7% against `single` 55.0%) "
             "| not yet (`accountable` 19 of 100 tasks) |") in table
+    assert ("| ≥ 80% | 94.7% (`accountable`, 18 / 19) | not yet (`accountable` 19 of 100 tasks, no team "
+            "with another model per role has run) |") in table
     assert "| yes |" not in table and "| no |" not in table
 
 
 def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given():
     humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
     assert "one example" not in goals(humaneval)
+    # the best mix of models is not judged on the default model alone
+    assert ("| ≥ 80% | 72.0% (`accountable`, 72 / 100) | not yet (no team with another model per role "
+            "has run) |") in goals(humaneval)
     checkset = {"single": {**_summary(10, 900, SMALL), "tasks": 40, "pass@1": 10 / 40},
                 "accountable": {**_summary(15, 3000, SMALL), "tasks": 40, "pass@1": 15 / 40}}
     assert ("stating one example each (a set no prompt or rule is tuned on) | ≥ +10 points "
