@@ -89,8 +89,8 @@ def _rate(per_task: float) -> str:
 
 
 def _share(part: float) -> str:
-    """Return a share in whole percent, or "<1%" where a nonzero part would read as 0%."""
-    return "<1%" if 0 < part < 0.005 else f"{part:.0%}"
+    """Return a share in whole percent, or "<1%" for a nonzero part under one percent (never "0%")."""
+    return "<1%" if 0 < part < 0.01 else f"{part:.0%}"
 
 
 def _spending(costs: Summary | None) -> str:

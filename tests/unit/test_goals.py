@@ -34,7 +34,7 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
                                  "cost_by_role": {"tasks": 100, "roles": {
                                      "tester": _spent(1.2, 0.3, 0.25, 0.02),
                                      "coder": _spent(4.0, 0.7, 0.7, 0.01),
-                                     "reviewer": _spent(0.03, 0.004, 0.003, 0.0),
+                                     "reviewer": _spent(0.03, 0.009, 0.005, 0.0),
                                      "debugger": _spent(0.0, 0.0, 0.0, 0.01)}}}
     table = goals(summaries)
     assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; tester repaired 5 of 30 "
