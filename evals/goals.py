@@ -28,12 +28,6 @@ def coder_model(summary: Summary) -> str:
     return models[0] if len(models) == 1 else ""
 
 
-def _models(summary: Summary) -> set[str]:
-    """Return every model a configuration ran on, in any role."""
-    by_role = (summary.get("by_role_model") or {}).values()
-    return set(summary.get("models") or []) | {model for models in by_role for model in models}
-
-
 def teams(summaries: Mapping[str, Summary]) -> dict[str, str | None]:
     """Return each ``accountable`` configuration with the ``single`` on its Coder's model (None: not run)."""
     singles = {coder_model(s): name for name, s in summaries.items() if base_name(name) == "single"}
@@ -143,8 +137,9 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     small = summaries.get("accountable")
     simple = summaries.get("simple")
     best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
-    # The best mix is judged only once some team has put another model than the default in a role.
-    mixed = any(_models(summaries[n]) - {DEFAULT_MODEL} for n in pairs)
+    # The best mix is judged only once some team has put another model than the default in a role (a
+    # summary's models are those of every role's calls).
+    mixed = any(set(summaries[n].get("models") or []) - {DEFAULT_MODEL} for n in pairs)
     rows = [
         Goal("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
              _solved(best, summaries[best], 0.80) if best else None, list(pairs),

@@ -12,7 +12,7 @@ def _summary(solved: int, tokens: int, model: str, coder: str | None = None, lat
              mast: float = 0.5) -> dict:
     by_category = {"Specification Issues": 3, "Inter-Agent Misalignment": 0, "Task Verification": 2}
     return {"tasks": 100, "solved": solved, "pass@1": solved / 100, "tokens_per_solved": tokens,
-            "median_latency_s": latency, "models": [model],
+            "median_latency_s": latency, "models": sorted({model, coder or model}),
             "by_role_model": {"coder": {coder or model: {}}} if coder or model else {},
             "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
 
