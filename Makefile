@@ -33,8 +33,8 @@ test-unit: $(BIN)/accord  ## offline unit tests only (scripted models, no model 
 	$(BIN)/python -m pytest -q tests/unit
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
-	$(BIN)/ruff check graphs nodes runtime state evals accord tests
-	$(BIN)/mypy graphs nodes runtime state accord evals
+	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests
+	$(BIN)/mypy graphs nodes runtime state accountability accord evals
 
 docs: diagram tables  ## regenerate the lifecycle drawings and result tables in the README and docs/
 

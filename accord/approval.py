@@ -1,6 +1,6 @@
 """Plan approval from the command line: ``accord run --approve-plan`` stops after planning and shows the
 plan; ``accord resume THREAD --approve``, ``--reject REASON`` or ``--edit PLAN.json`` answers (the
-``human`` role's interrupt, ``nodes/approval.py``). A run that waits for a person exits with
+``human`` role's interrupt, ``nodes/development/approval.py``). A run that waits for a person exits with
 ``WAITING``."""
 
 from __future__ import annotations

@@ -3,192 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import ast
-import dataclasses
-import inspect
-import itertools
 import json
 import sys
-import textwrap
 import time
 import uuid
 from pathlib import Path
-from typing import Any, NoReturn, get_args, get_type_hints
+from typing import Any
 
 from langgraph.types import Command
-from rich.console import Console
 
 from accord import approval
-from accord.accountability import add_commands
+from accord.accounts import add_commands
 from accord.audit import add_audit_command
 from accord.doctor import add_doctor_command, require_sandbox
 from accord.evaluation import add_eval_command
 from accord.introspect import add_roles_command
-from evals import cost
+from accord.running import (
+    console,
+    context_options,
+    drive,
+    finish,
+    run_context,
+    stream,
+    usage_error,
+)
+from accountability import cost
 from graphs import store
 from graphs.catalog import DEFAULT, WORKFLOWS, thread_workflow
-from nodes import llm
-from nodes.pipeline.roles import TEAM as PIPELINE_TEAM
 from runtime import local_model, model_server, sandbox
-from state.context import Context
 from state.graph_state import handoffs
-from state.settings import run_defaults
-
-console = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-ROLE_OPTIONS = ("model", "role_models", "role_styles")
-"""Context fields set through ``--model [ROLE=]NAME`` and ``--style ROLE=FIELD=VALUE``, not generated."""
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """Return each attribute docstring of a class on one line, by attribute name."""
-    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
-    assert isinstance(body, ast.ClassDef)
-    docs = {}
-    for target, doc in itertools.pairwise(body.body):
-        if (isinstance(target, ast.AnnAssign) and isinstance(target.target, ast.Name)
-                and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)):
-            docs[target.target.id] = " ".join(str(doc.value.value).replace("``", "").split()).rstrip(".")
-    return docs
-
-
-def context_options(p: argparse._ActionsContainer) -> None:
-    """Add one option per scalar Context field (``max_rounds`` → ``--max-rounds``), defaulting to unset."""
-    hints, docs = get_type_hints(Context), field_docs(Context)
-    for field in dataclasses.fields(Context):
-        if field.name in ROLE_OPTIONS:
-            continue
-        default = "" if field.default is None else f"default {field.default}; "
-        option = "--" + field.name.replace("_", "-")
-        described = f"{docs.get(field.name, '')} ({default}ACCORD_{field.name.upper()})"
-        if hints[field.name] is bool:  # a flag: given, it sets the field
-            p.add_argument(option, action="store_const", const=True, default=None, help=described)
-            continue
-        kind = next(t for t in (int, float, str) if t in (hints[field.name], *get_args(hints[field.name])))
-        p.add_argument(option, type=kind, default=None, metavar=kind.__name__.upper(), help=described)
-
-
-def _context(args: argparse.Namespace) -> Context:
-    """Return the run's Context: the defaults, the environment's ``ACCORD_*`` values, then the options."""
-    try:
-        base = run_defaults()
-    except ValueError as exc:
-        _usage_error(str(exc))
-    role_models = {role: dict(settings) for role, settings in base.role_models.items()}
-    default_model = base.model
-    for spec in args.model or []:
-        role, _, name = spec.rpartition("=")
-        name = local_model.MIX.get(name, name)  # a letter names an embedded model: --model C
-        if role:
-            role_models.setdefault(role.lower(), {})["model"] = name
-        else:
-            default_model = name
-    for role, name in mix_roles(args.mix).items() if getattr(args, "mix", None) else ():
-        role_models.setdefault(role, {})["model"] = name
-    role_styles = {role: dict(style) for role, style in base.role_styles.items()}
-    for spec in args.style or []:
-        role, _, setting = spec.partition("=")
-        name, _, value = setting.partition("=")
-        if not (role and name and value):
-            _usage_error(f"--style wants ROLE=FIELD=VALUE, got {spec!r}")
-        role_styles.setdefault(role.lower(), {})[name] = value.split(",") if name == "languages" else value
-    options = {f.name: getattr(args, f.name) for f in dataclasses.fields(Context)
-               if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
-    try:  # a bad style value is refused here, before anything runs
-        context = dataclasses.replace(base, model=default_model, role_models=role_models,
-                                      role_styles=role_styles, **options)
-    except ValueError as exc:
-        _usage_error(str(exc))
-    for role in ("", *context.role_models):  # a model no endpoint serves, refused before anything runs
-        if reason := llm.unservable(context.model_for(role)):
-            _usage_error(reason)
-    return context
-
-
-def mix_roles(spec: str) -> dict[str, str]:
-    """Return the models by role a ``--mix`` names: ``ABC`` (the pipeline's Planner, Executor and Critic,
-    in that order) or ``planner=A,critic=NAME`` (any roles; a letter or a model's name)."""
-    letters = ", ".join(f"{letter} = {name}" for letter, name in local_model.MIX.items())
-
-    def model(value: str) -> str:
-        if len(value) == 1:
-            if value.upper() not in local_model.MIX:
-                _usage_error(f"--mix: no model {value!r} ({letters})")
-            return local_model.MIX[value.upper()]
-        return value
-
-    if "=" not in spec:
-        if len(spec) != len(PIPELINE_TEAM):
-            _usage_error(f"--mix {spec!r}: give one letter per role ({', '.join(PIPELINE_TEAM)}): {letters}")
-        return {role: model(letter) for role, letter in zip(PIPELINE_TEAM, spec, strict=True)}
-    pairs = [part.partition("=") for part in spec.split(",")]
-    if any(not role or not value for role, _, value in pairs):
-        _usage_error(f"--mix wants ROLE=MODEL[,ROLE=MODEL...] or letters such as ABC, got {spec!r}")
-    return {role.strip().lower(): model(value.strip()) for role, _, value in pairs}
-
-
-def _usage_error(message: str) -> NoReturn:
-    """Say what is wrong with the command line and exit as argparse does (status 2)."""
-    console.print(f"accord: error: {message}")
-    raise SystemExit(2)
-
-
-def _stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
-    """Run the graph, printing one line per finished stage."""
-    started, tokens = time.monotonic(), [0, 0]
-    traced = {**cfg, "tags": ["accord", "configuration:accountable"]}  # LangSmith run tags
-    # ``sync``: each stage's checkpoint is on disk before the next stage starts, so a killed run
-    # resumes with nothing redone (LangGraph's default, ``async``, may lose the last step).
-    for chunk in graph.stream(inputs, traced, context=context, stream_mode="updates", durability="sync"):
-        for update in chunk.values():
-            if not isinstance(update, dict) or not update:  # e.g. an interrupt's ``__interrupt__`` tuple
-                continue
-            for entry in update.get("ledger", []):
-                if entry["kind"] == "llm":
-                    tokens[0] += entry["tokens_in"]
-                    tokens[1] += entry["tokens_out"]
-            verdicts = [v for v in update.get("verdicts", []) if v.get("target")]
-            elapsed = time.monotonic() - started
-            if verdicts:
-                v = verdicts[-1]
-                colour = "green" if v["outcome"] == "pass" else "yellow"
-                console.print(
-                    f"[dim]{elapsed:7.1f}s[/] round {v['round']}  [bold]{v['stage']:<12}[/] "
-                    f"{v['role']:<9} [{colour}]{v['outcome']:<12}[/] → {v['target']:<12} "
-                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {v['evidence'][:70]}[/]")
-            elif "status" in update:
-                colour = "green" if update["status"] == "completed" else "red"
-                console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
-                              f"{update.get('reason', '')}")
-    # The thread's head, not ``cfg``'s checkpoint: a fork's config names the checkpoint it started from.
-    return dict(graph.get_state(store.config(cfg["configurable"]["thread_id"])).values)
-
-
-def _write_files(values: dict[str, Any], out: Path) -> None:
-    files = (values.get("code") or {}).get("files", {})
-    for rel, content in files.items():
-        target = (out / rel).resolve()
-        if out.resolve() not in target.parents:
-            console.print(f"[red]skipping {rel}: outside {out}[/]")
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
-    if files:
-        console.print(f"wrote {len(files)} files to {out}/: {', '.join(sorted(files))}")
-
-
-def _finish(values: dict[str, Any], thread: str, out: Path | None, started: float) -> int:
-    info = store.summary(values)
-    if out is not None:
-        _write_files(values, out)
-    if answer := values.get("answer"):
-        console.print(f"answer: {answer['choice']} — {answer['justification'][:300]}")
-    console.print(
-        f"thread [bold]{thread}[/]: {info['status']} after {time.monotonic() - started:.1f}s, "
-        f"{info['llm_calls']} LLM calls, {info['tokens_in']:,} tokens in / {info['tokens_out']:,} out"
-        + (f" — {info['reason']}" if info["reason"] else ""))
-    return 0 if info["status"] == "completed" else 1
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -205,33 +48,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         inputs: dict[str, Any] = {"request": request}
         if args.approve_plan:
             if not any("human" in stage.roles for stage in workflow.lifecycle.stages):
-                _usage_error(f"--approve-plan: the {args.graph} workflow puts nothing to a person")
+                usage_error(f"--approve-plan: the {args.graph} workflow puts nothing to a person")
             inputs["approve_plan"] = True
         graph = workflow.build(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
         return drive(graph, inputs, store.config(thread), args, thread, started)
-
-
-def _stopped(thread: str, exc: Exception) -> int:
-    console.print(f"[red]run stopped by {type(exc).__name__}: {exc}[/]\n"
-                  f"its last checkpoint is kept; resume with: accord resume {thread}")
-    return 4
-
-
-def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: str, started: float) -> int:
-    """Run a thread until it ends or is interrupted, stop the local model, report; return the exit code."""
-    try:
-        values = _stream(graph, inputs, cfg, _context(args))
-    except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
-        return 130
-    except Exception as exc:  # the run stays at its last checkpoint, whatever broke
-        return _stopped(thread, exc)
-    finally:
-        model_server.stop_owned()
-    if asked := approval.questions(graph, store.config(thread)):  # the head: a fork's cfg names its start
-        return approval.show(console, asked, thread)
-    return _finish(values, thread, Path(args.out) if args.out else None, started)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -249,7 +70,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         # task with no ``next``: the run has not ended, and resuming applies those writes.
         if not snapshot.next and not snapshot.tasks:
             console.print(f"thread {args.thread} already ended: {snapshot.values.get('status')}")
-            return _finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
+            return finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
                            started)
         where = ", ".join(snapshot.next) or f"the stage after {', '.join(t.name for t in snapshot.tasks)}"
         try:
@@ -405,8 +226,8 @@ def parser() -> argparse.ArgumentParser:
     add_commands(sub, model_options)
     add_roles_command(sub)
     add_doctor_command(sub)
-    add_eval_command(sub, model_options, _context)
-    add_audit_command(sub, model_options, _context, _stream)
+    add_eval_command(sub, model_options, run_context)
+    add_audit_command(sub, model_options, run_context, stream)
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])

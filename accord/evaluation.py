@@ -69,7 +69,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
         if args.backend == "celery":
             console.print("[red]--mast-judge runs with the local backend; leave out --backend celery[/]")
             return 2
-        from evals import mast
+        from accountability import mast
 
         judge = mast.judge_on(args.mast_judge)
     config = configs.on_models(benchmark.configurations[args.config], context)

@@ -18,7 +18,7 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from evals.blame import blame
+from accountability.blame import blame
 from graphs import store
 from graphs.compiler import Compiler
 from graphs.development import GATES, LIFECYCLE, ROLES, build_graph

@@ -30,8 +30,8 @@ from graphs import development
 from graphs.compiler import Compiler, Gate
 from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
-from nodes import baseline
-from nodes.roles import BASELINE_CODER, SPECS
+from nodes.development import baseline
+from nodes.development.roles import BASELINE_CODER, SPECS
 from runtime.local_model import DEFAULT_MODEL, LETTER_OF
 from state.context import Context
 from state.lifecycle import BUDGET, Lifecycle, Transition

@@ -22,11 +22,11 @@ from langchain_core.language_models import BaseChatModel
 
 from evals.humaneval import one_step_plan, passes_hidden_tests, problems
 from evals.runner import Recorder, source_version
-from nodes import debugger
-from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coder.writing import write_function
+from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
+from nodes.coding.writing import write_function
+from nodes.development import debugger
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from nodes.roles import SPECS
 from nodes.views import task_view
 from runtime import local_model, model_server
 from state.artifacts import Candidates, CodeArtifact, TestReport

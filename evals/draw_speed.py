@@ -15,10 +15,10 @@ import statistics
 import time
 
 from evals.humaneval import one_step_plan, problems
-from nodes.coder.function import write_candidates
+from nodes.coding.function import write_candidates
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
 from nodes.llm import text
-from nodes.roles import SPECS
 from runtime import local_model, model_server
 from state.context import Context
 from state.stage import StageCall

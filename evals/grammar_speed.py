@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.planner import PlanDraft
-from nodes.reviewer import ReviewDraft
+from nodes.development.planner import PlanDraft
+from nodes.development.reviewer import ReviewDraft
 from runtime import llama_server, local_model
 
 

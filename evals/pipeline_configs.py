@@ -15,7 +15,7 @@ from __future__ import annotations
 from evals.configs import Configuration
 from graphs import pipeline
 from graphs.duties import Duty, Role, roles_from_specs
-from nodes import baseline
+from nodes.development import baseline
 from nodes.pipeline import work
 from nodes.pipeline.roles import SPECS
 from state.contracts import Contract

@@ -10,7 +10,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from evals.mast import CATEGORIES
+from accountability.mast import CATEGORIES
 
 
 def failures_per_round(summary: Mapping[str, Any], path: Path) -> None:

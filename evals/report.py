@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from accountability.mast import CATEGORIES
 from evals import audit_configs, classification, configs, plots
-from evals.mast import CATEGORIES
 from evals.runner import read_rows
 
 ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))

@@ -28,11 +28,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from evals import cost, mast
+from accountability import cost, mast
+from accountability.blame import blame
+from accountability.trace import steps
 from evals.benchmarks import Benchmark, EvalTask
-from evals.blame import blame
 from evals.configs import Configuration
-from evals.trace import steps
 from graphs import store
 from state import history
 from state.context import Context

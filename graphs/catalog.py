@@ -30,6 +30,12 @@ class Workflow:
     specs: Mapping[str, RoleSpec]
 
     @property
+    def system_prompts(self) -> Mapping[str, str]:
+        """Return each role's main system prompt, where the module states them (``SYSTEM_PROMPTS``)."""
+        prompts: Mapping[str, str] = getattr(self.module, "SYSTEM_PROMPTS", {})
+        return prompts
+
+    @property
     def lifecycle(self) -> Lifecycle:
         """Return the workflow's lifecycle table."""
         lifecycle: Lifecycle = self.module.LIFECYCLE

@@ -25,9 +25,10 @@ from langgraph.types import Checkpointer
 from graphs.compiler import Compiler, Gate
 from graphs.duties import roles_from_specs
 from graphs.oracle import Oracle
-from nodes import approval, coder, debugger, planner, reviewer, tester
+from nodes import verification
+from nodes.development import approval, coder, debugger, planner, reviewer, tester
+from nodes.development.roles import SPECS as ROLE_SPECS
 from nodes.intake import parse_request, request_of
-from nodes.roles import SPECS as ROLE_SPECS
 from nodes.views import artifacts
 from state.artifacts import (
     Approval,
@@ -253,9 +254,15 @@ WORK = {
     ("reviewer", "review"): reviewer.review,
 }
 SPECS = {**ROLE_SPECS, approval.SPEC.name: approval.SPEC}
-"""The team's specs (``nodes/roles.py``), and the person who may approve the plan (``nodes/approval.py``)."""
+"""The team's specs (``nodes/development/roles.py``), and the person who may approve the plan
+(``nodes/development/approval.py``)."""
 ROLES = roles_from_specs(SPECS, WORK)
 """The graph's roles, built from their specs: contracts come from nowhere else."""
+SYSTEM_PROMPTS = {role: SPECS[role].system_prompt(module.SYSTEM) for role, module in (
+    ("planner", planner), ("coder", coder), ("tester", tester), ("debugger", debugger),
+    ("reviewer", reviewer))}
+"""Each role's system prompt for its main duty, as its model receives it: identity from the spec, then the
+duty's instructions (what a Who&When export records)."""
 GATES: dict[str, Gate] = {
     "initialized": gate_task,
     "planning": gate_plan,
@@ -273,7 +280,7 @@ def _visible_tests(state: Mapping[str, Any], call: StageCall) -> tuple[bool, str
     task, plan, code = artifacts(state)
     assert code is not None
     # The oracle's own sandbox runs are not the stage's: its ledger entry times them instead.
-    report = debugger.test_code(task, plan.examples if plan else task.examples, code,
+    report = verification.test_code(task, plan.examples if plan else task.examples, code,
                                 dataclasses.replace(call, ledger=[]))
     failures = report.failures()
     if report.passed:

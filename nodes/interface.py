@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from nodes.merge import defined_names
-from nodes.planner import PICKS, STORAGE_NAMES, parameters
+from nodes.signatures import PICKS, STORAGE_NAMES, parameters
 from runtime import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Plan
 

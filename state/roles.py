@@ -63,6 +63,13 @@ class SafetyProperty(Frozen):
     ``workspace_paths`` refuses a path parameter outside the workspace, ``offline`` any network action."""
 
 
+CONTRACT_BOUND = SafetyProperty(
+    kind="must_never", name="write_outside_contract",
+    statement="write an artifact its duty's contract does not declare as an output",
+    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
+"""Every role's property in any workflow: the compiler's contract wrapper enforces it."""
+
+
 class DutySpec(Frozen):
     """A named responsibility: the contract it is held to and the actions that fulfil it."""
 

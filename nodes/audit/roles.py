@@ -7,9 +7,8 @@ findings and votes again.
 
 from __future__ import annotations
 
-from nodes.roles import CONTRACT_BOUND
 from state.contracts import Contract
-from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from state.roles import CONTRACT_BOUND, ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
 ANALYSTS = ("auditor", "critic", "tester")

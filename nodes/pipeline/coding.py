@@ -3,7 +3,7 @@ behaviour, the Executor writes the function from the plan, the Critic approves t
 
 A code plan is judged by its examples (``evals.humaneval.plan_holds``), as a question's plan is by the
 option it leads to, so the Planner can be right or wrong on its own. Code travels as a fenced block in a
-plain-text reply (``nodes.coder.writing``). The accountable Critic decides in a typed check, then writes
+plain-text reply (``nodes.coding.writing``). The accountable Critic decides in a typed check, then writes
 the corrected function when it finds the code wrong; the simple one answers in free text, and its code is
 taken when its reply has some that parses (the code stands otherwise).
 """
@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.coder.prompts import FUNCTION_PROMPT, SYSTEM
-from nodes.coder.writing import function_module, write_function
+from nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
+from nodes.coding.writing import function_module, write_function
 from nodes.intake import expression, parse_examples
 from nodes.llm import structured, text
-from nodes.pipeline.work import Step, plan_steps
+from nodes.pipeline.steps import Step, plan_steps
 from nodes.views import code_block, code_view, task_view
 from runtime.executor import perform
 from state.artifacts import CodeArtifact, Critique, Example, Reasoning, TaskSpec

@@ -5,9 +5,8 @@ function to write."""
 
 from __future__ import annotations
 
-from nodes.roles import CONTRACT_BOUND
 from state.contracts import Contract
-from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from state.roles import CONTRACT_BOUND, ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
 TEAM = ("planner", "executor", "critic")
@@ -35,7 +34,7 @@ AN_OPTION = SafetyProperty(
 WORKING_CODE = SafetyProperty(
     kind="must_always", name="deliver_the_function",
     statement="hand over code that parses and defines the function the task names",
-    enforced_by="nodes/coder/writing.py:function_module, under the write_code and critique_code contracts")
+    enforced_by="nodes/coding/writing.py:function_module, under the write_code and critique_code contracts")
 QUESTION = Param(name="question", type="Question")
 TASK = Param(name="task", type="TaskSpec")
 PROMPT = Param(name="prompt", type="str")

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
 from nodes.llm import structured, text
+from nodes.pipeline.steps import Step, plan_steps
 from runtime.executor import perform
 from state.artifacts import Answer, Critique, Question, Reasoning
 from state.graph_state import dump, read
@@ -36,24 +37,6 @@ another option fit better? Then give the letter of the final answer: the same le
 to correct it."""
 
 SAY_LETTER = "\nEnd with a line 'Answer: X', X the letter of one option."
-
-
-Step = Annotated[str, Field(min_length=12, max_length=300)]
-"""A plan's step, a question's or a function's: a sentence (a grammar-constrained small model fills a schema
-that allows less with steps too short to be one)."""
-
-
-def plan_steps(drafted: list[str], what: str) -> tuple[str, ...]:
-    """Return the steps of ``drafted`` that are sentences.
-
-    Raises:
-        OutputError: none is (``what`` names the kind of steps the feedback asks for).
-    """
-    # A step is a sentence: a bare number or mark (a small model's list of "1", "2", ...) says nothing.
-    steps = tuple(s.strip() for s in drafted if re.search(r"[^\W\d_]{3}", s))
-    if not steps:
-        raise OutputError(f"the plan has no steps: give the {what} steps, in order, one sentence each")
-    return steps
 
 
 class ReasoningDraft(BaseModel):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from nodes.reviewer import ReviewDraft
+from nodes.development.reviewer import ReviewDraft
 
 pytestmark = pytest.mark.integration
 

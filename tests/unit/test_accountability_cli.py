@@ -9,10 +9,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from accord import cli
-from evals import mast
+from accountability import mast
+from accountability.mast import modes
+from accountability.trace import steps
 from evals.data import data_dir
-from evals.mast import modes
-from evals.trace import steps
 from graphs import store
 from graphs.development import LIFECYCLE, build_graph
 from state.history import from_graph

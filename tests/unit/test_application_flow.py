@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from nodes import debugger
-from nodes.coder.writing import fix_one_file, merged
+from nodes.coding.writing import fix_one_file, merged
+from nodes.development import debugger
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from nodes.roles import SPECS
 from state.artifacts import CaseResult, CodeArtifact, TestReport
 from state.context import Context
 from state.graph_state import code_versions, dump
@@ -288,8 +288,8 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
 
 
 def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
-    from nodes.coder.application import with_interface
-    from nodes.planner import INTERFACE, STORAGE
+    from nodes.coding.application import with_interface
+    from nodes.development.planner import INTERFACE, STORAGE
     from state.artifacts import Plan, Subtask
 
     add = Subtask(title="Add", description="Add", function="add_task(items, text)",

@@ -11,7 +11,7 @@ from langgraph.types import Command
 
 from accord import cli
 from accord.approval import WAITING
-from evals.blame import blame
+from accountability.blame import blame
 from graphs.development import LIFECYCLE
 from graphs.oracle import Oracle
 from state.context import Context

@@ -11,7 +11,7 @@ import pytest
 
 import graphs.audit
 from accord import cli
-from evals.blame import blame
+from accountability.blame import blame
 from graphs import store
 from graphs.audit import build_graph
 from state.history import from_graph

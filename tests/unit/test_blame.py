@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.blame import blame
-from evals.mast import detect
-from evals.trace import steps
+from accountability.blame import blame
+from accountability.mast import detect
+from accountability.trace import steps
 from graphs import store
 from graphs.development import LIFECYCLE
 from graphs.oracle import Oracle

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from accord import cli
+from accord import cli, running
 from graphs.development import LIFECYCLE, build_graph
 from state.budget import Spend, exhausted, spent
 from state.context import Context
@@ -120,6 +120,6 @@ def test_the_cli_sets_the_budgets(workdir, monkeypatch, capsys):
 @pytest.mark.parametrize("flag", ["--max-run-tokens", "--max-cost", "--max-wall-s"])
 def test_the_cli_accepts_every_budget(flag):
     args = cli.parser().parse_args(["run", "task", flag, "7"])
-    context = cli._context(args)
+    context = running.run_context(args)
     assert {"--max-run-tokens": context.max_run_tokens, "--max-cost": context.max_cost,
             "--max-wall-s": context.max_wall_s}[flag] == 7

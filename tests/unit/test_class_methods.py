@@ -9,11 +9,11 @@ import re
 from langchain_core.messages import BaseMessage
 
 from evals.endpoint import FakeEndpoint, Status, Text
-from nodes import baseline, coder, debugger
-from nodes.coder.function import fresh_candidates, write_candidates
-from nodes.coder.methods import body_of, emptied, empty_methods, fill_class, implicated, with_imports
+from nodes.coding.function import fresh_candidates, write_candidates
+from nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated, with_imports
+from nodes.development import baseline, coder, debugger
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from nodes.roles import SPECS
 from nodes.views import FUNCTION_FILE
 from state.artifacts import CaseResult, CodeArtifact, Plan, ReviewIssue, ReviewReport, Subtask, TestReport
 from state.context import Context

@@ -15,8 +15,8 @@ from evals.humaneval import examples_hold
 from evals.report import summarize
 from graphs import store
 from nodes import testing
+from nodes.development.tester import parse_asserts
 from nodes.intake import parse_request
-from nodes.tester import parse_asserts
 from runtime import sandbox
 from state.artifacts import CodeArtifact, Example
 from state.context import Context

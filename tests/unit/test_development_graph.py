@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graphs.development import LIFECYCLE
-from nodes.coder.writing import unrepeated
-from nodes.roles import SPECS
+from nodes.coding.writing import unrepeated
+from nodes.development.roles import SPECS
 from state.artifacts import CodeArtifact
 from state.context import Context
 from state.contracts import accepted_kinds, check_message

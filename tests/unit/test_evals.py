@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import configs, humaneval, mast, pipeline_configs, plots, report, runner
+from accountability import mast
+from evals import configs, humaneval, pipeline_configs, plots, report, runner
 from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
 from evals.humaneval import problems

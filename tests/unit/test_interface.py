@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.coder.app_tests import patches
-from nodes.coder.application import behaves, defines, merged_piece, with_interface
+from nodes.coding.app_tests import patches
+from nodes.coding.application import behaves, defines, merged_piece, with_interface
+from nodes.development.planner import INTERFACE, STORAGE
+from nodes.development.roles import SPECS
 from nodes.interface import commands, play, session
-from nodes.planner import INTERFACE, STORAGE
-from nodes.roles import SPECS
 from runtime import sandbox
 from state.artifacts import CodeArtifact, Plan, Subtask
 from state.context import Context
@@ -241,7 +241,7 @@ def test_a_crash_is_quoted_by_its_last_line():
 
 
 def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
-    from nodes.coder.application import repair_step
+    from nodes.coding.application import repair_step
     from state.artifacts import TaskSpec
 
     task = TaskSpec(request="Build a to-do list kept in a file.", level="application")
@@ -262,7 +262,7 @@ def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
 
 
 def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
-    from nodes.coder.writing import merged
+    from nodes.coding.writing import merged
 
     # what a local model's fix does: main() loading another file
     fixed = merged(app(STORE + FEATURES_CODE), "app.py",

@@ -11,7 +11,7 @@ import sys
 import time
 
 from evals.endpoint import FakeEndpoint, Hang, Text, Tool
-from nodes.coder.writing import HARNESS_PROMPT
+from nodes.coding.writing import HARNESS_PROMPT
 from tests.conftest import GOOD, PLAN, TESTS
 
 ACCORD = [sys.executable, "-c", "from accord.cli import main; raise SystemExit(main())"]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from evals.endpoint import FakeEndpoint, Text
-from nodes import baseline, llm
-from nodes.coder import writing
-from nodes.coder.prompts import SYSTEM
-from nodes.coder.writing import BLOCK_END, write_function
+from nodes import llm
+from nodes.coding import writing
+from nodes.coding.prompts import SYSTEM
+from nodes.coding.writing import BLOCK_END, write_function
+from nodes.development import baseline
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from nodes.roles import SPECS
 from nodes.views import FUNCTION_FILE
 from runtime import local_model, model_server
 from state.artifacts import CodeArtifact

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from accountability.blame import blame
 from evals import humaneval, runner
 from evals.benchmarks import BENCHMARKS
-from evals.blame import blame
 from graphs.pipeline import LIFECYCLE, build_graph
 from nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example
 from nodes.pipeline.intake import parse_pipeline_request

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.pipeline
 from accord import cli
-from evals.blame import blame
+from accountability.blame import blame
 from graphs.pipeline import LIFECYCLE, build_graph, gold_oracle
 from nodes.pipeline.intake import parse_question
 from nodes.pipeline.work import AnswerDraft, ReasoningDraft, lettered, option, said_option

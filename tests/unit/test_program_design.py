@@ -7,12 +7,13 @@ import re
 
 import pytest
 
-from nodes import debugger, sessions
-from nodes.coder.application import holds
-from nodes.coder.writing import code_written, merged
+from nodes import sessions
+from nodes.coding.application import holds
+from nodes.coding.writing import code_written, merged
+from nodes.development import debugger
+from nodes.development.planner import DesignDraft, design_plan, example, shape
+from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from nodes.planner import DesignDraft, design_plan, example, shape
-from nodes.roles import SPECS
 from nodes.views import plan_view
 from runtime import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, Subtask, TestReport, Turn

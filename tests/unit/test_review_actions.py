@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from graphs import development
-from nodes import roles
+from nodes.development import roles
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, fenced
 from tests.conftest import PLAN as FUNCTION_PLAN
 from tests.unit.test_application_flow import PLAN, STEP2, TASK, TEST_TOTAL, TESTS

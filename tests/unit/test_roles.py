@@ -14,9 +14,9 @@ from evals.endpoint import FakeEndpoint, Text, Tool
 from graphs import development
 from graphs.development import ROLES, WORK, build_graph
 from graphs.duties import roles_from_specs
-from nodes import approval
-from nodes.coder.writing import HARNESS_PROMPT
-from nodes.roles import SPECS, TEAM
+from nodes.coding.writing import HARNESS_PROMPT
+from nodes.development import approval
+from nodes.development.roles import SPECS, TEAM
 from state.context import Context
 from state.contracts import Contract
 from state.roles import ActionSpec, ActionType, DutySpec, RoleSpec

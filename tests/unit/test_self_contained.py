@@ -52,7 +52,7 @@ def test_an_eval_task_and_its_blame_run_in_a_copy_with_nothing_beside_it(tmp_pat
     assert report["final_correct"] is True and report["origin"] is None
     # `single` completes without testing its code: a finding named from the taxonomy the copy carries
     assert [f["name"] for f in report["failures"]] == ["No or Incorrect Verification"]
-    imported = subprocess.run([sys.executable, "-c", "import evals.mast, evals.data; "
-                               "print(evals.mast.__file__); print(evals.data.data_dir())"],
+    imported = subprocess.run([sys.executable, "-c", "import accountability.mast, evals.data; "
+                               "print(accountability.mast.__file__); print(evals.data.data_dir())"],
                               cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split()
     assert all(Path(path).is_relative_to(repo) for path in imported)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from accord import cli
+from accord import cli, running
 from graphs.development import LIFECYCLE
 from state.context import Context
 from state.settings import PREFIX, Settings, run_defaults
@@ -39,12 +39,12 @@ def test_a_bad_environment_value_names_its_variable() -> None:
 
 
 def test_the_cli_has_an_option_for_every_scalar_context_field() -> None:
-    generated = [f.name for f in dataclasses.fields(Context) if f.name not in cli.ROLE_OPTIONS]
+    generated = [f.name for f in dataclasses.fields(Context) if f.name not in running.ROLE_OPTIONS]
     unset = cli.parser().parse_args(["run", "task"])
     assert all(getattr(unset, name) is None for name in generated)
     given = cli.parser().parse_args(["run", "task", "--max-rounds", "3", "--max-cost", "0.5", "--parallel"])
     assert (given.max_rounds, given.max_cost, given.parallel) == (3, 0.5, True)
-    assert cli._context(given).parallel is True and cli._context(unset).parallel is False
+    assert running.run_context(given).parallel is True and running.run_context(unset).parallel is False
     assert run_defaults({"ACCORD_PARALLEL": "true"}).parallel is True
 
 
@@ -52,7 +52,7 @@ def test_options_override_the_environment_which_overrides_the_defaults(monkeypat
     monkeypatch.setenv("ACCORD_MAX_CANDIDATES", "2")
     monkeypatch.setenv("ACCORD_MAX_TESTS", "3")
     args = cli.parser().parse_args(["run", "task", "--max-tests", "7", "--model", "coder=qwen2.5-coder-1.5b"])
-    context = cli._context(args)
+    context = running.run_context(args)
     assert (context.max_candidates, context.max_tests, context.max_rounds) == (2, 7, None)
     assert context.role_models == {"coder": {"model": "qwen2.5-coder-1.5b"}}
 
@@ -62,7 +62,7 @@ def test_a_mix_casts_each_role_and_a_model_no_endpoint_serves_is_refused(monkeyp
         monkeypatch.delenv(name, raising=False)
 
     def context(*options: str) -> Context:
-        return cli._context(cli.parser().parse_args(["run", "task", *options]))
+        return running.run_context(cli.parser().parse_args(["run", "task", *options]))
 
     assert context("--mix", "ABC").role_models == {"planner": {"model": "gemma3-270m"},
                                                   "executor": {"model": "qwen2.5-coder-0.5b"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nodes import testing
-from nodes.tester import parse_asserts, rank, score
+from nodes.development.tester import parse_asserts, rank, score
 from nodes.views import FUNCTION_FILE, code_block
 from runtime import sandbox
 from state.artifacts import CaseResult, CodeArtifact, Example, TestReport

@@ -3,7 +3,7 @@
 Deterministic detectors read the trace (contracts, gates, messages, judgments) and say which step showed
 the failure and why. Modes no detector covers can be judged by an LLM given MAST's definitions; such
 findings are marked ``judged``. Definitions ship with this package
-(``evals/taxonomy``, from the MAST study; see its PROVENANCE.md).
+(``accountability/taxonomy``, from the MAST study; see its PROVENANCE.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from evals.trace import Step
+from accountability.trace import Step
 from nodes.llm import client, resolve
 from state.artifacts import Frozen
 from state.context import Context
@@ -49,7 +49,7 @@ Judge = Callable[[list[Step], list[str]], list[Finding]]
 @cache
 def modes() -> dict[str, dict[str, Any]]:
     """Return MAST's failure modes by code (``FM-1.1`` … ``FM-3.3``)."""
-    text = resources.files("evals").joinpath("taxonomy", "mast_failure_modes.json").read_text()
+    text = resources.files("accountability").joinpath("taxonomy", "mast_failure_modes.json").read_text()
     return {m["code"]: m for m in json.loads(text)}
 
 

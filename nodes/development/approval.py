@@ -19,13 +19,12 @@ from typing import Any, Literal
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nodes.roles import CONTRACT_BOUND
 from nodes.views import artifacts, plan_view
 from runtime.executor import perform
 from state.artifacts import Approval, Plan
 from state.contracts import Contract
 from state.graph_state import dump
-from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from state.roles import CONTRACT_BOUND, ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 from state.stage import StageCall
 
 APPROVE = Contract(role="human", duty="approve", inputs=("task", "plan"), outputs=("approval", "plan"),
@@ -45,7 +44,8 @@ SPEC = RoleSpec(
     properties=(CONTRACT_BOUND, SafetyProperty(
         kind="must_never", name="accept_an_invalid_edit",
         statement="let an edited plan that does not validate replace the Planner's",
-        enforced_by="nodes/approval.py:decision validates the edit against Plan; the run keeps waiting")),
+        enforced_by="nodes/development/approval.py:decision validates the edit against Plan; "
+                    "the run keeps waiting")),
 )
 
 

@@ -26,26 +26,24 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, TraceFlags
 
-from evals.blame import Blame
-from evals.mast import Finding, modes
-from evals.trace import Step
-from nodes import coder, debugger, planner, reviewer, tester
-from nodes.roles import SPECS
+from accountability.blame import Blame
+from accountability.mast import Finding, modes
+from accountability.trace import Step
 
 RESOURCE = Resource.create({"service.name": "accord"})
 SCOPE = InstrumentationScope("accord")
 
-SYSTEM_PROMPTS = {role: SPECS[role].system_prompt(module.SYSTEM) for role, module in (
-    ("planner", planner), ("coder", coder), ("tester", tester), ("debugger", debugger),
-    ("reviewer", reviewer))}
-"""Each role's system prompt for its main duty, as its model receives it: identity from the spec, then the
-duty's instructions."""
 WHOWHEN_FIELDS = ("is_correct", "question", "question_ID", "level", "ground_truth", "history",
                   "mistake_agent", "mistake_step", "mistake_reason", "system_prompt")
 
 
-def whowhen(thread: str, values: Mapping[str, Any], trace: list[Step], blame: Blame) -> dict[str, Any]:
-    """Return the run as a Who&When record; ``mistake_step`` indexes ``history`` (as a string)."""
+def whowhen(thread: str, values: Mapping[str, Any], trace: list[Step], blame: Blame,
+            system_prompts: Mapping[str, str]) -> dict[str, Any]:
+    """Return the run as a Who&When record; ``mistake_step`` indexes ``history`` (as a string).
+
+    Args:
+        system_prompts: each role's system prompt for its main duty (its workflow's ``system_prompts``).
+    """
     history = [{"content": str(values.get("request", "")), "role": "human"}]
     history += [{"content": s.content(), "role": "assistant", "name": s.role} for s in trace]
     origin = blame.origin
@@ -61,8 +59,8 @@ def whowhen(thread: str, values: Mapping[str, Any], trace: list[Step], blame: Bl
         "mistake_agent": origin.role if origin else "",
         "mistake_step": str(index) if index is not None else "",
         "mistake_reason": origin.evidence if origin else "",
-        "system_prompt": {role: SYSTEM_PROMPTS[role] for role in sorted({s.role for s in trace})
-                          if role in SYSTEM_PROMPTS},
+        "system_prompt": {role: system_prompts[role] for role in sorted({s.role for s in trace})
+                          if role in system_prompts},
     }
 
 

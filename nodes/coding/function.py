@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.coder.methods import fix_methods, implicated
-from nodes.coder.prompts import FUNCTION_PROMPT, SYSTEM
-from nodes.coder.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
+from nodes.coding.methods import fix_methods, implicated
+from nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
+from nodes.coding.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
 from nodes.views import FUNCTION_FILE, plan_view, task_view
 from runtime.executor import perform
 from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec

@@ -10,18 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes import static_check, testing
-from nodes.coder.app_tests import has_tests, write_tests
-from nodes.coder.application import repair_step
-from nodes.coder.function import fixed_class, new_function
-from nodes.coder.prompts import CHANGED_DEFINITIONS
-from nodes.coder.prompts import SYSTEM as CODER_SYSTEM
-from nodes.coder.writing import fix_one_file, tried_versions, unrepeated
-from nodes.tester import chosen_tests
-from nodes.views import FUNCTION_FILE, artifacts, code_view, failures_view, task_view
-from runtime import sandbox
+from nodes import testing
+from nodes.coding.app_tests import has_tests, write_tests
+from nodes.coding.application import repair_step
+from nodes.coding.function import fixed_class, new_function
+from nodes.coding.prompts import CHANGED_DEFINITIONS
+from nodes.coding.prompts import SYSTEM as CODER_SYSTEM
+from nodes.coding.writing import fix_one_file, tried_versions, unrepeated
+from nodes.verification import chosen_tests, executed, static_report
+from nodes.views import artifacts, code_view, failures_view, task_view
 from runtime.executor import perform
-from state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
+from state.artifacts import TestReport
 from state.graph_state import dump, read
 from state.stage import StageCall
 
@@ -38,47 +37,6 @@ Failing tests:
 {failures}
 
 Fix the code so these tests pass. Return {what}."""
-
-
-def limits(call: StageCall) -> sandbox.Limits:
-    """Return the sandbox limits for this run."""
-    return sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
-
-
-def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-              call: StageCall) -> TestReport:
-    """Run the examples (function tasks) and the code's pytest files, and check an application's code
-    statically; record each sandbox run."""
-    report = executed(task, examples, code, call)
-    return testing.merge(report, static_report(code)) if task.level == "application" else report
-
-
-def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-             call: StageCall, traced: int = 0) -> TestReport:
-    """Run the examples (function tasks), the first ``traced`` failing ones again under the tracer, and
-    the code's pytest files; record each sandbox run."""
-    reports = []
-    if task.completes_stub:
-        defined = Example(call=f"callable({task.entry_point})", expected="True")
-        reports.append(_recorded(call, "examples", *testing.run_examples(
-            code, FUNCTION_FILE, (defined, *examples), limits(call), traced)))
-    if code.test_files or task.level == "application":
-        reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
-    return testing.merge(*reports)
-
-
-def static_report(code: CodeArtifact) -> TestReport:
-    """Return the static checks of every Python file as a report (nothing runs)."""
-    cases = tuple(static_check.check(code.files))
-    return TestReport(ending="passed" if all(c.passed for c in cases) else "failed", cases=cases)
-
-
-def _recorded(call: StageCall, what: str, report: TestReport,
-              result: sandbox.SandboxResult) -> TestReport:
-    call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                detail=f"{what} [{result.isolation}] {sum(c.passed for c in report.cases)}"
-                       f"/{len(report.cases)} passed, {result.ending}")
-    return report
 
 
 def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

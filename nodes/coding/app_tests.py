@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from nodes import testing
-from nodes.coder.prompts import TEST_PROMPT
-from nodes.coder.writing import function_name, merged, write_test
+from nodes.coding.prompts import TEST_PROMPT
+from nodes.coding.writing import function_name, merged, write_test
 from nodes.llm import retry_temperature
 from nodes.merge import (
     definition,

@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from nodes.coder.methods import fill_class
-from nodes.coder.prompts import SYSTEM
+from nodes.coding.methods import fill_class
+from nodes.coding.prompts import SYSTEM
 from nodes.llm import begun_chat, continuation, plain_text, retry_temperature, text
 from nodes.merge import (
     clean_test_module,
@@ -19,7 +19,7 @@ from nodes.merge import (
     repaired,
     without_calls,
 )
-from nodes.planner import FILE_PARAMETERS, STORAGE_NAMES
+from nodes.signatures import FILE_PARAMETERS, STORAGE_NAMES
 from nodes.views import (
     APP_FILE,
     FUNCTION_FILE,
@@ -200,7 +200,7 @@ def write_plainly(call: StageCall, task: TaskSpec, temperature: float | None = N
 
 def write_class(call: StageCall, task: TaskSpec, plan: Plan | None = None,
                 temperature: float | None = None) -> CodeArtifact:
-    """Write a class task's skeleton method by method (``nodes.coder.methods``), with the plan as comments
+    """Write a class task's skeleton method by method (``nodes.coding.methods``), with the plan as comments
     ahead of it when given."""
 
     def code(task: TaskSpec, plan: Plan | None, temperature: float | None) -> CodeArtifact:

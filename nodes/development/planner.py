@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from nodes import sessions
 from nodes.llm import retry_temperature, structured
+from nodes.signatures import FILE_PARAMETERS, PICKS, STORAGE_NAMES, parameters
 from nodes.views import artifacts, plan_view, task_view
 from runtime.executor import perform
 from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
@@ -86,11 +87,6 @@ MANAGES = re.compile(r"\b(remov|delet|mark|edit|updat|list|show|view|search|disp
 """Verbs of a request for records: it adds items and removes, marks, edits or lists them."""
 PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
 """Words of a request that asks for data kept between runs."""
-STORAGE_NAMES = frozenset({"load_items", "save_items", "main"})
-PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
-"""Parameter names that pick an item (``task_id``, ``index``): the interface passes the user's 1-based
-number as a Python index."""
-FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
@@ -150,12 +146,6 @@ class FeaturesDraft(BaseModel):
     """The features the task asks for, in order."""
 
     features: list[FeatureDraft] = Field(min_length=1, max_length=6)
-
-
-def parameters(signature: str) -> list[str]:
-    """Return the parameter names of a signature like ``add_item(items, text='')``."""
-    inside = signature.partition("(")[2].rpartition(")")[0]
-    return [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in inside.split(",") if p.strip()]
 
 
 def _words(text: str) -> list[str]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.coder.application import build_application, repair_step
-from nodes.coder.function import fixed_class, fresh_candidates, new_function, resampling, write_candidates
-from nodes.coder.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
-from nodes.coder.writing import fix_one_file
+from nodes.coding.application import build_application, repair_step
+from nodes.coding.function import fixed_class, fresh_candidates, new_function, resampling, write_candidates
+from nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
+from nodes.coding.writing import fix_one_file
 from nodes.views import artifacts, code_view, plan_view, review_view, task_view
 from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.graph_state import dump, read

@@ -15,9 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evals import cost, exports, mast
-from evals.blame import Blame, blame
-from evals.trace import steps
+from accord.running import drive
+from accountability import cost, exports, mast
+from accountability.blame import Blame, blame
+from accountability.trace import steps
 from graphs import store
 from graphs.catalog import thread_workflow, workflow_of
 from runtime import model_server
@@ -142,8 +143,6 @@ def _values(pairs: list[str]) -> dict[str, Any]:
 
 def cmd_fork(args: argparse.Namespace) -> int:
     """Start a new branch from a checkpoint (optionally changing state) and run it to its end."""
-    from accord.cli import drive
-
     started = time.monotonic()
     with store.checkpointer() as saver:
         graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
@@ -165,7 +164,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         values = chain[-1].values
         trace = steps(chain, _lifecycle(chain))
         if args.format == "whowhen":
-            record: dict[str, Any] = exports.whowhen(args.thread, values, trace, _blame(args, chain))
+            record: dict[str, Any] = exports.whowhen(args.thread, values, trace, _blame(args, chain),
+                                                     workflow_of(values).system_prompts)
         elif args.format == "mad":
             models = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm"})
             record = exports.mad(args.thread, values, trace, mast.detect(trace, values), ", ".join(models))

@@ -169,13 +169,3 @@ def _padded(results: tuple[Any, ...], count: int) -> list[Any]:
 
 def _passed(report: TestReport, start: int, count: int) -> int:
     return sum(1 for r in _padded(report.cases[start:], count) if r is not None and r.passed)
-
-
-def chosen_tests(state: Mapping[str, Any]) -> tuple[Example, ...]:
-    """Return the Tester's cases the selection did not dispute (the tests later code must keep passing)."""
-    suite, selection = read(state, "tests", TestSuite), read(state, "selection", Selection)
-    if suite is None:
-        return ()
-    disputed = set(selection.flagged) if selection else set()
-    return tuple(c for c in suite.cases if c not in disputed)
-

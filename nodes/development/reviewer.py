@@ -20,9 +20,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from nodes import interface, sessions, static_check, testing
-from nodes.debugger import limits, test_code
 from nodes.llm import structured
-from nodes.tester import chosen_tests
+from nodes.verification import chosen_tests, limits, test_code
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
 from runtime.executor import Executor, role_spec
 from state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, TestReport

@@ -14,14 +14,14 @@ import builtins
 from collections.abc import Callable
 
 from nodes import interface, sessions, testing
-from nodes.coder.app_tests import write_tests
-from nodes.coder.prompts import CONVENTIONS, ENTRY_CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
-from nodes.coder.writing import code_written, function_name, merged, write_piece
+from nodes.coding.app_tests import write_tests
+from nodes.coding.prompts import CONVENTIONS, ENTRY_CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
+from nodes.coding.writing import code_written, function_name, merged, write_piece
 from nodes.llm import retry_temperature
 from nodes.merge import (
     defined_names,
 )
-from nodes.planner import STORAGE_NAMES
+from nodes.signatures import STORAGE_NAMES
 from nodes.static_check import unbound_in, undefined_names
 from nodes.views import (
     APP_FILE,

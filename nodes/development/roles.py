@@ -10,14 +10,10 @@ from __future__ import annotations
 import sys
 
 from state.contracts import Contract
-from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from state.roles import CONTRACT_BOUND, ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
 
-CONTRACT_BOUND = SafetyProperty(
-    kind="must_never", name="write_outside_contract",
-    statement="write an artifact its duty's contract does not declare as an output",
-    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
 SANDBOXED = SafetyProperty(
     kind="must_never", name="run_code_outside_sandbox",
     statement="run model-written code anywhere but the sandbox (no network, read-only system, limits)",
@@ -159,7 +155,7 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
             CONTRACT_BOUND, SANDBOXED,
             SafetyProperty(kind="must_never", name="read_code_when_designing",
                            statement="see any candidate's code while writing the tests",
-                           enforced_by="nodes/tester.py:design_tests prompts from the task alone "
+                           enforced_by="nodes/development/tester.py:design_tests prompts from the task alone "
                                        "(tests/unit/test_roles.py checks the prompt)"),
         ),
     ),

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.coder.methods import BODY_TOKENS
-from nodes.coder.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coder.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
+from nodes.coding.methods import BODY_TOKENS
+from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
+from nodes.coding.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
 from nodes.llm import continuation, plain_text
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
 from state.artifacts import CodeArtifact, TaskSpec

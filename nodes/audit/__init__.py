@@ -1,0 +1,1 @@
+"""The audit workflow's roles: intake, the Auditor, Critic and Tester, their analysers and proofs."""

@@ -1,0 +1,21 @@
+"""What the names in a planned program mean to the code around them: the storage functions every
+application plan has, parameters that pick an item or name a file, and a signature's parameter names.
+
+The Planner writes them into plans; the Coder's writing and the interface read them back.
+"""
+
+from __future__ import annotations
+
+import re
+
+STORAGE_NAMES = frozenset({"load_items", "save_items", "main"})
+PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
+"""Parameter names that pick an item (``task_id``, ``index``): the interface passes the user's 1-based
+number as a Python index."""
+FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
+
+
+def parameters(signature: str) -> list[str]:
+    """Return the parameter names of a signature like ``add_item(items, text='')``."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    return [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in inside.split(",") if p.strip()]
