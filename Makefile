@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
 
-.PHONY: help setup demo run test test-unit lint docs diagram tables dev eval eval-pipeline bench bench-load clean
+.PHONY: help setup demo run test test-all lint docs diagram tables dev eval eval-pipeline bench bench-load clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -17,7 +17,7 @@ $(BIN)/accord: pyproject.toml
 
 setup: $(BIN)/accord  ## install Accord, llama.cpp and the local model; check the sandbox
 	@command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing: Accord refuses to run model-written code until you apt-get install bubblewrap (accord doctor)"
-	@command -v cppcheck >/dev/null || echo "NOTE: cppcheck is missing: the audit Tester reads C and C++ without it until you apt-get install cppcheck"
+	@command -v cppcheck >/dev/null || echo "WARNING: cppcheck is missing: the audit Tester reads C and C++ without it, and make test fails, until you apt-get install cppcheck"
 	$(BIN)/accord model setup
 
 demo: setup  ## run the AgentMesh to-do application task on the local model, files into out/todo
@@ -26,11 +26,11 @@ demo: setup  ## run the AgentMesh to-do application task on the local model, fil
 run: setup  ## run a task: make run TASK="..."
 	$(BIN)/accord run "$(TASK)" --out out/run
 
-test: setup  ## the whole test suite: unit tests and integration tests on the local model
-	$(BIN)/python -m pytest -q
-
-test-unit: $(BIN)/accord  ## offline unit tests only (scripted models, no model server)
+test: setup  ## the offline test suite (scripted models, the sandbox, a wheel installed outside the checkout)
 	$(BIN)/python -m pytest -q tests/unit
+
+test-all: setup  ## make test, then the integration tests: the local model, langgraph dev, PostgreSQL, Redis
+	$(BIN)/python -m pytest -q
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
 	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests

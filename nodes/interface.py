@@ -140,6 +140,11 @@ def interface(plan: Plan, data_file: str | None) -> str:
             "        continue",
             "    if isinstance(result, list):",
             "        for number, item in enumerate(result, 1):",
+            # A stored item reads as text, its set flags after it ("buy milk [done]"), not a dict's repr.
+            "            if isinstance(item, dict):",
+            "                flags = [str(key).lower() for key, value in item.items() if value is True]",
+            "                words = [str(value) for value in item.values() if not isinstance(value, bool)]",
+            "                item = ' '.join(words) + (' [' + ', '.join(flags) + ']' if flags else '')",
             "            print(f'{number}. {item}')",
             "    elif result is not None:",
             "        print(result)",

@@ -22,7 +22,7 @@ from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
 from runtime import local_model, model_server
-from state.context import RoleModel
+from state.context import Context, RoleModel
 from state.roles import Style
 from state.settings import Settings
 from state.stage import OutputError, RequestRefused, StageCall, is_transient
@@ -33,7 +33,7 @@ OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 
 @lru_cache(maxsize=32)
 def client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-           max_tokens: int, timeout_s: float = 600.0) -> ChatOpenAI:
+           max_tokens: int, timeout_s: float = Context.request_timeout_s) -> ChatOpenAI:
     """Return a ChatOpenAI for an endpoint (cached: one client per distinct setting)."""
     # langchain-openai sends the limit as `max_completion_tokens`, which llama.cpp's server (and other
     # OpenAI-compatible servers) ignore: generation then runs until the context is full. Say both.
@@ -45,7 +45,7 @@ def client(model: str, base_url: str | None, api_key: str | None, temperature: f
 
 @lru_cache(maxsize=32)
 def completion_client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-                      max_tokens: int, timeout_s: float = 600.0) -> OpenAI:
+                      max_tokens: int, timeout_s: float = Context.request_timeout_s) -> OpenAI:
     """Return a completions client (text in, its continuation out) for an endpoint (cached as ``client``)."""
     return OpenAI(model=model, base_url=base_url, api_key=api_key, temperature=temperature,
                   max_tokens=max_tokens, timeout=timeout_s, max_retries=1)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from state.context import Context
 from state.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ Isolation = Literal["bubblewrap", "rlimits"]
 class Limits:
     """Resource limits for one sandboxed program."""
 
-    timeout_s: float = 10.0
+    timeout_s: float = Context.sandbox_timeout_s
     cpu_s: int = 10
     memory_mb: int = 1024
     processes: int = 32

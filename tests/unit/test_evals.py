@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -246,8 +247,13 @@ def test_a_row_appended_while_compare_rewrites_the_results_is_kept(tmp_path, mon
     costs = runner.role_costs
 
     def append_midway(ledger: Any) -> dict[str, Any]:  # an eval finishes a task during the rewrite
-        appending.start()
-        appending.join(timeout=0.5)  # without the lock it appends to the file about to be replaced
+        folder = os.open(tmp_path, os.O_RDONLY)  # a descriptor of its own: flock sees another holder
+        try:
+            with pytest.raises(BlockingIOError):  # the rewrite holds the results lock...
+                fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(folder)
+        appending.start()  # ...so the eval's append waits for it, then lands in the rewritten file
         return costs(ledger)
 
     monkeypatch.setattr(runner, "role_costs", append_midway)
