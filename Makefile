@@ -33,8 +33,9 @@ test-all: setup  ## make test, then the integration tests: the local model, lang
 	$(BIN)/python -m pytest -q
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
-	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests
+	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests examples/repair
 	$(BIN)/mypy graphs nodes runtime state accountability accord evals
+	cd examples/repair && MYPYPATH=../.. ../../$(BIN)/mypy --config-file ../../pyproject.toml accord_repair
 
 docs: diagram tables  ## regenerate the lifecycle drawings and result tables in the README and docs/
 

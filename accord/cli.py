@@ -29,7 +29,7 @@ from accord.running import (
 )
 from accountability import cost
 from graphs import store
-from graphs.catalog import DEFAULT, WORKFLOWS, thread_workflow
+from graphs.catalog import DEFAULT, thread_workflow, workflows
 from runtime import local_model, model_server, sandbox
 from state.graph_state import handoffs
 
@@ -44,7 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
     with store.checkpointer() as saver:
-        workflow = WORKFLOWS[args.graph]
+        workflow = workflows()[args.graph]
         inputs: dict[str, Any] = {"request": request}
         if args.approve_plan:
             if not any("human" in stage.roles for stage in workflow.lifecycle.stages):
@@ -203,7 +203,7 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a workflow (the development graph by default) on a task")
     run.add_argument("task", nargs="?", help="the task, in words (for the pipeline: a question, then its "
                                              "options one per line: A. ..., B. ...)")
-    run.add_argument("--graph", choices=sorted(WORKFLOWS), default=DEFAULT,
+    run.add_argument("--graph", choices=sorted(workflows()), default=DEFAULT,
                      help="the workflow to run (default: %(default)s)")
     run.add_argument("--file", help="a file holding the task (e.g. a Python function stub)")
     run.add_argument("--thread", help="thread id (default: a new one)")

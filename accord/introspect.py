@@ -85,12 +85,12 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
 
 def cmd_roles(args: argparse.Namespace) -> int:
     """Print every role of a workflow from its spec, or each role's state in a thread."""
-    from graphs.catalog import WORKFLOWS
+    from graphs.catalog import workflows
     from state.context import Context
 
     if args.thread:
         return _thread_roles(args)
-    specs = WORKFLOWS[args.workflow].specs
+    specs = workflows()[args.workflow].specs
     default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
@@ -128,12 +128,12 @@ def _thread_roles(args: argparse.Namespace) -> int:
 
 def add_roles_command(sub: Any) -> None:
     """Register ``accord roles`` on the CLI's subparsers."""
-    from graphs.catalog import DEFAULT, WORKFLOWS
+    from graphs.catalog import DEFAULT, workflows
 
     p = sub.add_parser("roles", help="every role: identity, duties, contracts, actions, safety properties")
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
     p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
     p.add_argument("--thread", help="each role's runtime state in this thread (live or finished)")
-    p.add_argument("--workflow", default=DEFAULT, choices=sorted(WORKFLOWS),
+    p.add_argument("--workflow", default=DEFAULT, choices=sorted(workflows()),
                    help="whose roles (default: %(default)s)")
     p.set_defaults(func=cmd_roles)

@@ -1,13 +1,21 @@
-"""Every workflow Accord runs, by name: its lifecycle table, its roles' specs and how to build its graph.
+"""Every workflow Accord runs, by name: Accord's own, and those registered by a package or a setting.
 
-A thread records the workflow it runs (the ``workflow`` key every gate writes), so the commands that read
-a thread afterwards (show, blame, cost, history, fork, resume) build the graph it belongs to.
+A workflow is a lifecycle table, its roles' specs and a function that compiles its graph (``Workflow``).
+A package registers one under the ``accord.workflows`` entry point group (``repair =
+"accord_repair.workflow:WORKFLOW"``); ``ACCORD_WORKFLOWS`` names more as ``module:attribute``, comma
+separated. ``accord run --graph``, ``show``, ``blame``, ``cost``, ``export``, ``roles`` and the eval runner
+then serve it like the built-in ones.
+
+A thread records the workflow it runs (the ``workflow`` key every gate writes), so the commands that read a
+thread afterwards (show, blame, cost, history, fork, resume) build the graph it belongs to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
@@ -19,49 +27,98 @@ from nodes.audit.roles import SPECS as AUDIT_SPECS
 from nodes.pipeline.roles import SPECS as PIPELINE_SPECS
 from state.lifecycle import Lifecycle
 from state.roles import RoleSpec
+from state.settings import settings
+
+ENTRY_POINTS = "accord.workflows"
+"""The entry point group a package registers its workflows under."""
 
 
 @dataclass(frozen=True)
 class Workflow:
-    """One workflow: its graph module (``LIFECYCLE``, ``build_graph``) and its roles' specs."""
+    """One workflow: what Accord's commands need to run it and to read its threads."""
 
     name: str
-    module: ModuleType
+    lifecycle: Lifecycle
     specs: Mapping[str, RoleSpec]
+    """Every role's spec, by name (``accord roles``; contracts, identity and prompts come from them)."""
+    build: Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
+    """Compile the graph: ``build(models=None, checkpointer=None[, oracle=...])``."""
+    system_prompts: Mapping[str, str] = field(default_factory=dict)
+    """Each role's system prompt for its main duty, where stated (Who&When exports record them)."""
 
-    @property
-    def system_prompts(self) -> Mapping[str, str]:
-        """Return each role's main system prompt, where the module states them (``SYSTEM_PROMPTS``)."""
-        prompts: Mapping[str, str] = getattr(self.module, "SYSTEM_PROMPTS", {})
-        return prompts
+    def __post_init__(self) -> None:
+        if self.lifecycle.name != self.name:
+            raise ValueError(f"workflow {self.name!r}: its lifecycle is named {self.lifecycle.name!r} (a "
+                             "thread records the lifecycle's name, so the two must be the same)")
+        staffed = {role for stage in self.lifecycle.stages for role in stage.roles}
+        if missing := sorted(staffed - set(self.specs)):
+            raise ValueError(f"workflow {self.name!r}: no spec for the roles {missing}")
 
-    @property
-    def lifecycle(self) -> Lifecycle:
-        """Return the workflow's lifecycle table."""
-        lifecycle: Lifecycle = self.module.LIFECYCLE
-        return lifecycle
 
-    def build(self, **options: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
-        """Compile the workflow's graph (``models``, ``checkpointer``, ``oracle`` as its ``build_graph``)."""
-        graph: CompiledStateGraph[Any, Any, Any, Any] = self.module.build_graph(**options)
+def _built_by(module: ModuleType) -> Callable[..., CompiledStateGraph[Any, Any, Any, Any]]:
+    """Return a builder that looks ``module.build_graph`` up when called (a test may replace it)."""
+    def build(**options: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
+        graph: CompiledStateGraph[Any, Any, Any, Any] = module.build_graph(**options)
         return graph
+    return build
 
 
-WORKFLOWS = {w.name: w for w in (
-    Workflow("development", development, development.SPECS),
-    Workflow("audit", audit, AUDIT_SPECS),
-    Workflow("pipeline", pipeline, PIPELINE_SPECS),
+BUILT_IN = {w.name: w for w in (
+    Workflow("development", development.LIFECYCLE, development.SPECS, _built_by(development),
+             development.SYSTEM_PROMPTS),
+    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit)),
+    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline)),
 )}
 DEFAULT = "development"
+
+
+def _load(reference: str, source: str) -> Workflow:
+    """Return the ``Workflow`` a ``module:attribute`` reference names.
+
+    Raises:
+        ValueError: the reference does not import, or names something that is not a ``Workflow``.
+    """
+    module, _, attribute = reference.strip().partition(":")
+    try:
+        found = getattr(importlib.import_module(module), attribute or "WORKFLOW")
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"{source}: cannot load {reference!r}: {exc}") from exc
+    if not isinstance(found, Workflow):
+        raise ValueError(f"{source}: {reference!r} is a {type(found).__name__}, "
+                         "not a graphs.catalog.Workflow")
+    return found
+
+
+def workflows() -> dict[str, Workflow]:
+    """Return every workflow by name: the built-in ones, then the registered ones.
+
+    Raises:
+        ValueError: a registration does not load, or takes a name already used.
+    """
+    found = dict(BUILT_IN)
+    registered = [(_load(ep.value, f"entry point {ep.name!r}"), f"entry point {ep.name!r}")
+                  for ep in entry_points(group=ENTRY_POINTS)]
+    registered += [(_load(ref, "ACCORD_WORKFLOWS"), "ACCORD_WORKFLOWS")
+                   for ref in (settings().workflows or "").split(",") if ref.strip()]
+    for workflow, source in registered:
+        if workflow.name in found and found[workflow.name] is not workflow:
+            raise ValueError(f"{source}: a workflow named {workflow.name!r} is already registered")
+        found[workflow.name] = workflow
+    return found
 
 
 def workflow_of(values: Mapping[str, Any]) -> Workflow:
     """Return the workflow a thread's state belongs to.
 
     Raises:
-        KeyError: the state names a workflow this version of Accord does not have.
+        KeyError: the state names a workflow that is not registered here.
     """
-    return WORKFLOWS[values.get("workflow") or DEFAULT]
+    name = values.get("workflow") or DEFAULT
+    known = workflows()
+    if name not in known:
+        raise KeyError(f"the thread runs the workflow {name!r}, which is not registered here "
+                       f"(registered: {', '.join(sorted(known))})")
+    return known[name]
 
 
 def thread_workflow(saver: BaseCheckpointSaver[Any], thread: str) -> Workflow:

@@ -36,7 +36,17 @@ from state.contracts import (
     check_postconditions,
     check_preconditions,
 )
-from state.graph_state import REDUCERS, AccordState, Judgment, LedgerEntry, Verdict, ballot, records, updated
+from state.graph_state import (
+    REDUCERS,
+    AccordState,
+    Judgment,
+    LedgerEntry,
+    Verdict,
+    ballot,
+    records,
+    state_for,
+    updated,
+)
 from state.lifecycle import BUDGET, Lifecycle, Stage
 from state.messages import Message
 from state.settings import run_defaults
@@ -107,7 +117,10 @@ class Compiler:
 
     def build(self) -> StateGraph[AccordState, Context, AccordState, AccordState]:
         """Return the uncompiled StateGraph (compile it with or without a checkpointer)."""
-        builder: Builder = StateGraph(AccordState, context_schema=Context)
+        kinds = [kind for role in self.roles.values() for duty in role.duties.values()
+                 for kind in (*duty.contract.outputs, *duty.contract.optional_outputs)]
+        # A workflow's own artifact kinds (state.artifacts.register_artifact) get state keys of their own.
+        builder: Builder = StateGraph(state_for(kinds), context_schema=Context)
         builder.add_edge(START, self.lifecycle.initial)
         for stage in self.lifecycle.stages:
             if stage.terminal:
@@ -223,7 +236,9 @@ class Compiler:
         role = self.roles[role_name or stage.roles[0]]
         fan_out = role_name is not None
 
-        def node(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
+        # ``state`` is typed as a plain dict: LangGraph would narrow a node's input to a TypedDict
+        # annotation's keys, and a workflow's own artifact kinds are keys AccordState does not declare.
+        def node(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
             started = time.monotonic()
             call = self._call(stage, role, state, runtime)
             try:
@@ -281,7 +296,7 @@ class Compiler:
     def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]
         gate = self.gates.get(stage.name, majority)
 
-        def vote(state: AccordState, runtime: Runtime[Context]) -> dict[str, Any]:
+        def vote(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
             context = runtime.context or run_defaults()
             votes = ballot(state)
             if any(v["outcome"] == BUDGET for v in votes):
@@ -317,7 +332,7 @@ class Compiler:
         return {**decision, "handoffs": [m.model_dump(mode="json") for m in messages]}
 
     def _terminal_node(self, stage: Stage):  # type: ignore[no-untyped-def]
-        def finish(state: AccordState) -> dict[str, Any]:
+        def finish(state: dict[str, Any]) -> dict[str, Any]:
             last = (state.get("verdicts") or [{}])[-1]
             reason = last.get("evidence", "") if stage.status == "failed" else ""
             status = stage.status or stage.name

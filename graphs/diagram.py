@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from graphs.catalog import WORKFLOWS
+from graphs.catalog import workflows
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /lifecycle -->)", re.S)
@@ -27,7 +27,7 @@ MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /l
 
 def mermaid(name: str) -> str:
     """Return the fenced mermaid drawing of the graph ``name``, as LangGraph draws it."""
-    return f"```mermaid\n{WORKFLOWS[name].build().get_graph().draw_mermaid().rstrip()}\n```\n"
+    return f"```mermaid\n{workflows()[name].build().get_graph().draw_mermaid().rstrip()}\n```\n"
 
 
 def render(text: str) -> str:

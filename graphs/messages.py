@@ -55,6 +55,7 @@ def reply(status: str, reason: str, code: Mapping[str, Any] | None) -> str:
 
 def free_text(message: Message, stage: str, step: int) -> LedgerEntry:
     """Return a handoff as the free text an untyped pipeline passes on (the ``no-messages`` ablation)."""
-    text = "\n\n".join(artifact_text(a.kind, a.model_dump(mode="json")) for a in message.payload)
+    text = "\n\n".join(artifact_text(kind, a.model_dump(mode="json"))
+                       for kind, a in zip(message.kinds(), message.payload, strict=True))
     return LedgerEntry(kind="handoff", role=message.sender, stage=stage, round=message.round, step=step,
                        outcome=message.receiver, detail=text[:4000])

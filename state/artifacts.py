@@ -1,5 +1,6 @@
 """Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings,
-question, reasoning, answer, critique, and a person's approval.
+question, reasoning, answer, critique, and a person's approval; a workflow adds its own with
+``register_artifact``.
 
 Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
 checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
@@ -9,15 +10,18 @@ contract wrapper before it reaches state.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny
 
 
 class Frozen(BaseModel):
     """Base for protocol objects: immutable, no unknown fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+F = TypeVar("F", bound=Frozen)
 
 
 class Example(Frozen):
@@ -352,15 +356,6 @@ class Approval(Frozen):
     """When, as an ISO 8601 UTC time."""
 
 
-Artifact = Annotated[
-    TaskSpec | Plan | CodeArtifact | TestReport | ReviewReport | TestSuite | Candidates | Selection | Vote
-    | AuditTask | Findings | Question | Reasoning | Answer | Critique | Approval,
-    Field(discriminator="kind"),
-]
-ArtifactKind = Literal["task", "plan", "code", "test_report", "review", "tests", "candidates", "selection",
-                       "vote", "audit_task", "findings", "question", "reasoning", "answer", "critique",
-                       "approval"]
-
 ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "task": TaskSpec,
     "plan": Plan,
@@ -380,6 +375,50 @@ ARTIFACT_MODELS: dict[str, type[Frozen]] = {
     "approval": Approval,
 }
 """Artifact kind -> model. The kind is also the state key the artifact lives under."""
+
+
+def register_artifact(model: type[F]) -> type[F]:
+    """Make a workflow's own artifact model known by its ``kind`` (use it as a class decorator).
+
+    Contracts may then name the kind, messages carry it, the graph state keeps it under that key, and
+    traces show it (through the model's ``text()`` where it has one).
+
+    Raises:
+        TypeError: the model declares no ``kind: Literal["..."] = "..."`` field.
+        ValueError: another model already has that kind.
+    """
+    field = model.model_fields.get("kind")
+    kind = field.default if field is not None else None
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f"{model.__name__}: an artifact declares its kind, e.g. kind: Literal['x'] = 'x'")
+    known = ARTIFACT_MODELS.get(kind)
+    # The same class imported again (a module loaded by path and by name) replaces itself.
+    if known is not None and (known.__module__, known.__qualname__) != (model.__module__, model.__qualname__):
+        raise ValueError(f"the artifact kind {kind!r} is {known.__module__}.{known.__qualname__}'s already")
+    ARTIFACT_MODELS[kind] = model
+    return model
+
+
+def _registered(kind: str) -> str:
+    if kind not in ARTIFACT_MODELS:
+        known = ", ".join(sorted(ARTIFACT_MODELS))
+        raise ValueError(f"no artifact kind {kind!r} (known: {known}; a workflow adds its own with "
+                         "state.artifacts.register_artifact)")
+    return kind
+
+
+def _as_artifact(value: Any) -> Any:
+    kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    model = ARTIFACT_MODELS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise ValueError(f"not an artifact of a registered kind: {kind!r}")
+    return value if isinstance(value, model) else model.model_validate(value)
+
+
+ArtifactKind = Annotated[str, AfterValidator(_registered)]
+"""An artifact kind: one of ``ARTIFACT_MODELS``' keys, checked when a contract is made."""
+Artifact = Annotated[SerializeAsAny[Frozen], BeforeValidator(_as_artifact)]
+"""Any registered artifact, validated as its kind's model (a message's payload item)."""
 
 
 def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
@@ -419,4 +458,6 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
     if kind == "approval":
         reason = f": {artifact['reason']}" if artifact["reason"] else ""
         return f"{artifact['decision']} by {artifact['by']}{reason}"
-    return str(artifact)[:300]
+    model = ARTIFACT_MODELS.get(kind)
+    shown = getattr(model.model_validate(artifact), "text", None) if model is not None else None
+    return str(shown()) if callable(shown) else str(artifact)[:300]

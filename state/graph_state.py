@@ -8,7 +8,7 @@ one super-step carry reducers: lists append (``operator.add``), role-keyed artif
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, TypeVar, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage
@@ -134,6 +134,19 @@ class AccordState(TypedDict, total=False):
     """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""
 
 
+def state_for(kinds: Iterable[str]) -> type[Any]:
+    """Return the graph state that keeps every artifact kind in ``kinds``: ``AccordState`` itself when it
+    has a key for each, else ``AccordState`` with a key added for each kind a workflow registered."""
+    hints = get_type_hints(AccordState, include_extras=True)
+    added = sorted(set(kinds) - set(hints))
+    if not added:
+        return AccordState
+    fields = {**hints, **{kind: dict[str, Any] for kind in added}}
+    # The functional form: the keys are known only when a workflow's contracts are.
+    extended: type[Any] = TypedDict(f"AccordState_{'_'.join(added)}", fields, total=False)  # type: ignore[misc]
+    return extended
+
+
 REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
     key: hint.__metadata__[0] for key, hint in get_type_hints(AccordState, include_extras=True).items()
     if get_origin(hint) is Annotated}
@@ -186,4 +199,4 @@ def records(items: list[M]) -> list[dict[str, Any]]:
 
 
 __all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "ballot", "code_versions",
-           "dump", "merge_by_role", "read", "records", "updated"]
+           "dump", "merge_by_role", "read", "records", "state_for", "updated"]

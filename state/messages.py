@@ -22,4 +22,4 @@ class Message(Frozen):
 
     def kinds(self) -> list[str]:
         """Return the artifact kinds in the payload, in order."""
-        return [artifact.kind for artifact in self.payload]
+        return [str(getattr(artifact, "kind", "")) for artifact in self.payload]

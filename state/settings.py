@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     sandbox: str = "bubblewrap"
     """How model-written code runs: ``bubblewrap``, or ``unsafe-rlimits`` to accept running it with rlimits
     alone where bubblewrap cannot (``ACCORD_SANDBOX``)."""
+    workflows: str = ""
+    """More workflows to serve, as ``module:attribute`` references to ``graphs.catalog.Workflow`` objects,
+    comma separated, beside those packages register under the ``accord.workflows`` entry points
+    (``ACCORD_WORKFLOWS``)."""
     openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL"))
     """The default OpenAI-compatible endpoint of every role (``OPENAI_BASE_URL``)."""
     openai_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY"))

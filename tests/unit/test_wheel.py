@@ -1,6 +1,6 @@
 """Accord installs like a library: its wheel, installed in a fresh virtual environment outside the
 checkout, runs ``accord doctor`` and a scripted ``accord run`` without importing anything from the
-checkout."""
+checkout, and a workflow package installed beside it registers through its entry point."""
 
 from __future__ import annotations
 
@@ -96,3 +96,19 @@ def test_the_installed_cli_runs_doctor_and_a_scripted_run(installed: Path, tmp_p
     blamed = subprocess.run([str(installed / "accord"), "blame", "w", "--json"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120)
     assert blamed.returncode == 0 and json.loads(blamed.stdout)["final_correct"] is True, blamed.stderr
+
+
+def test_the_example_workflow_registers_through_its_entry_point(installed: Path, tmp_path: Path) -> None:
+    example = tmp_path / "repair"
+    shutil.copytree(ROOT / "examples" / "repair", example,
+                    ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(tmp_path / "dist"), str(example)], check=True, capture_output=True, timeout=300)
+    wheel = next((tmp_path / "dist").glob("accord_repair-*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(installed / "python"), "install", "-q",
+                    "--no-deps", str(wheel)], check=True, capture_output=True, timeout=300)
+    roles = [str(installed / "accord"), "roles", "--workflow", "repair", "--json"]
+    listed = subprocess.run(roles, cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True,
+                            timeout=120)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert [role["name"] for role in json.loads(listed.stdout)] == ["intake", "runner", "fixer", "reviewer"]
