@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from accord.running import drive
+from accord.running import drive, one_line
 from accountability import cost, exports, mast
 from accountability.blame import Blame, blame
 from accountability.trace import steps
@@ -94,10 +94,10 @@ def cmd_blame(args: argparse.Namespace) -> int:
     for s in result.stages:
         mark = "right" if s.correct else "WRONG"
         print(f"  step {s.step:>3} round {s.round} {s.stage:<12} {s.role:<9} {mark:<5} "
-              f"{s.flag or '':<6} {s.evidence[:110]}")
+              f"{s.flag or '':<6} {one_line(s.evidence, 110)}")
     origin = result.origin
     print("error origin: " + (f"step {origin.step} {origin.stage} ({origin.role}, round {origin.round}): "
-                              f"{origin.evidence[:200]}" if origin else "NONE"))
+                              f"{one_line(origin.evidence, 200)}" if origin else "NONE"))
     print("per role: " + ", ".join(
         f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"
         for role, c in result.rates().items()))
@@ -108,7 +108,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
     for f in findings:
         judged = " (judged)" if f.judged else ""
         print(f"  {f.mode} {f.name}{judged} [{f.category}] step {f.step} round {f.round} {f.role}: "
-              f"{f.evidence[:100]}")
+              f"{one_line(f.evidence, 100)}")
     return 0
 
 

@@ -23,6 +23,7 @@ from accord.running import (
     context_options,
     drive,
     finish,
+    one_line,
     run_context,
     stream,
     usage_error,
@@ -123,15 +124,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     for v in values.get("verdicts", []):
         target = f" → {v['target']}" if v.get("target") else " (vote)"
         print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}"
-              f"  {v['evidence'][:100]}")
+              f"  {one_line(v['evidence'], 100)}")
     for e in values.get("ledger", []):  # a new output set aside, the role's standing one kept
         if e["kind"] == "action" and e["outcome"] == "kept":
-            print(f"  round {e['round']} {e['stage']:<12} {e['role']:<9} kept: {e['detail'][:100]}")
+            print(f"  round {e['round']} {e['stage']:<12} {e['role']:<9} kept: {one_line(e['detail'], 100)}")
     checks = [e for e in values.get("ledger", []) if e["kind"] == "contract"]
     failed = [e for e in checks if e["outcome"] != "pass"]
     print(f"\ncontract checks: {len(checks)}, failed {len(failed)}")
     for viol in values.get("violations", []):
-        print(f"  {viol['role']} {viol['phase']} {viol['key']}: {viol['detail'][:120]}")
+        print(f"  {viol['role']} {viol['phase']} {viol['key']}: {one_line(viol['detail'], 120)}")
     print("\nhandoffs (typed messages between roles):")
     for m in handoffs(values):
         print(f"  round {m['round']} {m['sender']} → {m['receiver']}: {[a['kind'] for a in m['payload']]}")
@@ -145,7 +146,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if review := values.get("review"):
         print(f"\nreview: {review['decision']}")
         for issue in review["issues"]:
-            print(f"  [{issue['severity']}] {issue['location']}: {issue['description'][:120]}")
+            print(f"  [{issue['severity']}] {issue['location']}: {one_line(issue['description'], 120)}")
     if code := values.get("code"):
         print("\nfiles: " + ", ".join(sorted(code["files"])))
     return 0

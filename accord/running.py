@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn, get_args, get_type_hints
 
 from rich.console import Console
+from rich.markup import escape
 
 from accord import approval
 from graphs import store
@@ -27,6 +28,13 @@ from state.context import Context
 from state.settings import run_defaults
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def one_line(text: str, width: int) -> str:
+    """Return ``text`` on one line (whitespace runs collapsed), cut to ``width`` with an ellipsis: a table
+    row stays a row however many lines a test's output has (``--json`` keeps the full text)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[:width - 1] + "…"
 
 
 ROLE_OPTIONS = ("model", "role_models", "role_styles")
@@ -145,14 +153,15 @@ def stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
             if verdicts:
                 v = verdicts[-1]
                 colour = "green" if v["outcome"] == "pass" else "yellow"
+                evidence = escape(one_line(v["evidence"], 70))
                 console.print(
                     f"[dim]{elapsed:7.1f}s[/] round {v['round']}  [bold]{v['stage']:<12}[/] "
                     f"{v['role']:<9} [{colour}]{v['outcome']:<12}[/] → {v['target']:<12} "
-                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {v['evidence'][:70]}[/]")
+                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {evidence}[/]")
             elif "status" in update:
                 colour = "green" if update["status"] == "completed" else "red"
                 console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
-                              f"{update.get('reason', '')}")
+                              f"{escape(one_line(update.get('reason', ''), 200))}")
     # The thread's head, not ``cfg``'s checkpoint: a fork's config names the checkpoint it started from.
     return dict(graph.get_state(store.config(cfg["configurable"]["thread_id"])).values)
 

@@ -119,3 +119,10 @@ def test_doctor_reports_a_missing_sandbox_with_its_fix(workdir, monkeypatch, cap
     out = capsys.readouterr().out
     assert "FAIL  sandbox" in out and "apt-get install bubblewrap" in out
     assert "ok    python" in out and "ok    run store" in out
+
+
+def test_evidence_is_shown_on_one_line_and_cut_with_an_ellipsis():
+    from accord.running import one_line
+
+    assert one_line("E   assert 6.0 == 4\n\n  1 failed", 80) == "E assert 6.0 == 4 1 failed"
+    assert one_line("x" * 20, 10) == "x" * 9 + "…" and one_line("short", 10) == "short"

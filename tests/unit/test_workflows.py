@@ -112,6 +112,14 @@ def test_a_repair_runs_end_to_end_and_is_blamed(repair: Any, tmp_path: Path,
     assert blamed["final_correct"] is True and blamed["origin"] is None
     fixer = next(s for s in blamed["stages"] if s["role"] == "fixer")
     assert fixer["flag"] == "repair" and blamed["rates"]["fixer"]["repairs"] == 1
+    assert "E       assert 6.0 == 4" in blamed["stages"][0]["evidence"]  # as pytest printed it in the JSON...
+
+    assert cli.main(["blame", "r"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line for line in lines if line.startswith("  step ")]
+    # ...and one line a step here, its whitespace collapsed
+    assert len(steps) == len(blamed["stages"]) and lines[1:1 + len(steps)] == steps
+    assert "E assert 6.0 == 4" in steps[0]
 
 
 def test_a_project_whose_tests_pass_has_nothing_to_repair(repair: Any, tmp_path: Path) -> None:
