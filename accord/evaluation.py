@@ -28,17 +28,9 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     from evals.benchmarks import BENCHMARKS, Benchmark, user_set
 
     if args.benchmark == "compare":
-        if not args.dirs:
-            console.print("[red]accord eval compare needs one or more result folders[/]")
-            return 2
-        out = Path(args.out or args.dirs[0])
-        for folder in args.dirs:  # rows written before rows said where tokens and time go
-            if filled := runner.fill_role_costs(Path(folder)):
-                console.print(f"{folder}: {filled} rows gained their costs per role from the checkpoints")
-        rows = report.collect([Path(d) for d in args.dirs])
-        paths = report.write(report.common(rows) if args.common else rows, out)
-        console.print(f"report: {', '.join(str(p) for p in paths)}")
-        return 0
+        return _compare(args)
+    if args.benchmark == "run":
+        return _run_declared(args, context)
     benchmark: Benchmark
     if args.benchmark == "jsonl":
         if not args.file:
@@ -113,6 +105,79 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    """Build one report from result folders, refusing rows that do not compare (``evals.comparable``)."""
+    from evals import comparable, report, runner
+
+    if not args.dirs:
+        console.print("[red]accord eval compare needs one or more result folders[/]")
+        return 2
+    out = Path(args.out or args.dirs[0])
+    for folder in args.dirs:  # rows written before rows said where tokens and time go
+        if filled := runner.fill_role_costs(Path(folder)):
+            console.print(f"{folder}: {filled} rows gained their costs per role from the checkpoints")
+    rows = report.collect([Path(d) for d in args.dirs])
+    rows = report.common(rows) if args.common else rows
+    if args.separate:
+        rows = comparable.separately(rows)
+    if found := comparable.problems(rows, dev=args.dev):
+        console.print("[red]these rows do not compare side by side:[/]\n" + "\n".join(f"  {p}" for p in found)
+                      + "\n(--separate shows each commit's rows as columns of their own; --common keeps "
+                        "the tasks every configuration ran)")
+        return 1
+    paths = report.write(rows, out)
+    console.print(f"report: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def _run_declared(args: argparse.Namespace, base: Any) -> int:
+    """Run every configuration of a declared experiment at this commit (``evals.declared``)."""
+    from evals import comparable, configs, declared, report, runner
+    from nodes import llm
+
+    if len(args.dirs) != 1:
+        console.print("[red]accord eval run needs one experiment: a name in evals/experiments or a .toml[/]")
+        return 2
+    try:
+        experiment = declared.load(args.dirs[0])
+        benchmark = declared.benchmark_of(experiment)
+        runs = [(run, declared.context_for(base, experiment, run)) for run in experiment.configurations]
+        tasks = runner.select(benchmark.tasks(), experiment.ids, experiment.limit)
+        if unservable := [reason for _, context in runs for role in ("", *context.role_models)
+                          if (reason := llm.unservable(context.model_for(role)))]:
+            raise ValueError(unservable[0])
+    except (ValueError, KeyError) as exc:
+        console.print(f"[red]{exc}[/]")
+        return 2
+    if (changed := runner.changed_files()) and not args.dev:
+        console.print(f"[red]refusing to run {experiment.name} on code that differs from its commit: "
+                      f"{', '.join(changed[:10])}{' ...' if len(changed) > 10 else ''}[/]\n"
+                      "commit first, or pass --dev (its rows are marked dev and never published)")
+        return 2
+    out = Path(args.out or Path("evals") / "results" / experiment.name)
+    if (out / runner.RESULTS).exists() and (other := {comparable.code_of(r) for r in runner.read_rows(out)}
+                                            - {comparable.code_of({"commit": runner.source_commit(),
+                                                                   "dirty": bool(changed)})}):
+        # A rerun at another commit goes to a folder of its own: rows of two commits never mix.
+        console.print(f"[red]{out} holds rows of other code ({', '.join(sorted(other))}); "
+                      "choose another --out[/]")
+        return 2
+    require_sandbox(console)
+    marks = {"experiment": experiment.name, "dev": bool(args.dev and changed)}
+    for run, context in runs:
+        config = configs.on_models(benchmark.configurations[run.config], context)
+        try:
+            rows = runner.run(benchmark, config, tasks, out, context, marks=marks)
+        except RuntimeError as exc:
+            console.print(f"[red]{exc}[/]")
+            return 1
+        solved = sum(r["passed"] for r in rows)
+        console.print(f"{config.name}: {solved}/{len(rows)} solved; results in {out}")
+    paths = report.write(report.collect([out]), out)
+    console.print(f"report: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
 def _experiment(benchmark: str, config: str, tasks: Any, rows: Any) -> None:
     from evals import experiment
 
@@ -134,8 +199,10 @@ def add_eval_command(
 
     configurations = dict.fromkeys(name for b in BENCHMARKS.values() for name in b.configurations)
     p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
-    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), or compare")
-    p.add_argument("dirs", nargs="*", help="for compare: result folders")
+    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), compare, or run "
+                                     "(a declared experiment)")
+    p.add_argument("dirs", nargs="*", help="for compare: result folders; for run: the experiment's name "
+                                           "(evals/experiments/NAME.toml) or its file")
     p.add_argument("--config", default="accountable", choices=list(configurations),
                    help="which configuration of the benchmark's workflow")
     p.add_argument("--file", help="for jsonl: your function tasks, one JSON object per line with id, "
@@ -144,6 +211,10 @@ def add_eval_command(
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument("--common", action="store_true",
                    help="for compare: report only the tasks that every configuration ran")
+    p.add_argument("--separate", action="store_true",
+                   help="for compare: rows of different commits as columns of their own (config@commit)")
+    p.add_argument("--dev", action="store_true",
+                   help="for run: run on changed code, its rows marked dev; for compare: accept them")
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
     p.add_argument("--backend", choices=["local", "celery"], default="local",
                    help="celery: queue the tasks for `accord worker` processes (ACCORD_BROKER_URL, "

@@ -123,7 +123,8 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
         query(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
              (eval_key, config, task_id, f"{type(exc).__name__}: {exc}"[:500]))
         raise
-    row = {**row, "version": runner.source_version(), "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    row = {**row, "version": runner.source_version(), "commit": runner.source_commit(),
+           "dirty": bool(runner.changed_files()), "worker": f"{socket.gethostname()}:{os.getpid()}"}
     query(database, "INSERT INTO accord_eval_results VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
          (eval_key, config, task_id, json.dumps(row)))
     return task_id

@@ -34,27 +34,49 @@ from accountability.trace import steps
 from evals.benchmarks import Benchmark, EvalTask
 from evals.configs import Configuration
 from graphs import store
+from runtime.local_model import MODELS
 from state import history
 from state.context import Context
 
+ROW_UNSET = ("role_styles",)
+"""Context fields a row leaves out (a role's style is named in its configuration, not a run setting)."""
 RESULTS = "results.jsonl"
 CHECKPOINTS = "checkpoints.sqlite"
 RECURSION_LIMIT = 200
 """LangGraph steps per run; the lifecycle's counters end every run long before (5 rounds × 9 stages)."""
 
 
-def source_version() -> str:
-    """Return the commit of Accord's code, ``+dirty`` when the working copy changes it ("" outside git)."""
+CODE_PATHS = ("accord", "accountability", "evals", "graphs", "nodes", "runtime", "state", "data",
+              "pyproject.toml", ":(exclude)evals/results", ":(exclude)evals/experiments")
+"""What a row's results depend on: the packages and the benchmark data (not the results, not tests)."""
+
+
+def _git(*args: str) -> str:
     root = Path(__file__).resolve().parent.parent
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
+def source_commit() -> str:
+    """Return the full commit of Accord's code ("" outside git)."""
     try:
-        changed = git("status", "--porcelain", "--", "*.py", ":(exclude)tests")
-        return git("rev-parse", "--short", "HEAD").strip() + ("+dirty" if changed.strip() else "")
+        return _git("rev-parse", "HEAD").strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
+
+
+def changed_files() -> list[str]:
+    """Return the code and data files the working copy changes against its commit (none outside git)."""
+    try:
+        changed = _git("status", "--porcelain", "--", *CODE_PATHS)
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [line[3:] for line in changed.splitlines() if line.strip()]
+
+
+def source_version() -> str:
+    """Return the short commit of Accord's code, ``+dirty`` when the working copy changes it."""
+    commit = source_commit()
+    return commit[:7] + ("+dirty" if commit and changed_files() else "")
 
 
 def read_rows(out: Path) -> list[dict[str, Any]]:
@@ -184,6 +206,9 @@ def run_task(
         "date": datetime.now(UTC).date().isoformat(),
         "model": ", ".join(models_used),
         "role_models": {e["role"]: e["model"] for e in calls},
+        "model_sha256": {m: MODELS[m].sha256 for m in models_used if m in MODELS},
+        "settings": {k: v for k, v in dataclasses.asdict(context).items() if k not in ROW_UNSET},
+        "own_settings": dict(config.settings),
         "passed": passed,
         "detail": detail.strip().splitlines()[-1][:300] if detail.strip() else "",
         "status": values.get("status", "running"),
@@ -242,14 +267,18 @@ def run(
     models: Mapping[str, BaseChatModel] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     judge: mast.Judge | None = None,
+    marks: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every task without a row in ``out`` yet; return all of this configuration's rows.
 
     ``progress(done, total, figures)`` is called after each task. A task whose run raises (an endpoint
-    down past its retries) gets no row: the next run resumes its thread.
+    down past its retries) gets no row: the next run resumes its thread. ``marks`` go into every row
+    (a declared experiment's name, ``dev`` for rows of changed code).
     """
     recorder = Recorder(out)
-    version = source_version()  # which code produced each row, for results gathered over several runs
+    # Which code produced each row: rows of different commits are never compared side by side.
+    version = {"version": source_version(), "commit": source_commit(), "dirty": bool(changed_files()),
+               **(marks or {})}
     finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []
@@ -261,7 +290,7 @@ def run(
             progress(done, len(tasks), recorder.figures())
         for future in as_completed(futures):
             try:
-                recorder.add({**future.result(), "version": version})
+                recorder.add({**future.result(), **version})
             except Exception as exc:  # an interrupted task keeps its thread; the next run resumes it
                 errors.append(f"{futures[future].id}: {type(exc).__name__}: {exc}")
             done += 1

@@ -1,0 +1,86 @@
+"""Whether result rows may stand side by side in one table: one commit, one task set, one set of settings.
+
+A comparison is only as good as its weakest pairing. Rows of different code (another commit, or the same
+commit with changes not yet committed), configurations that ran different tasks, or runs whose settings differ
+beyond what a configuration fixes for itself, do not compare; ``accord eval compare`` refuses them and says
+which, unless asked to show each commit as columns of its own (``separately``). Rows of changed code
+(``accord eval run --dev``) are never published.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+OWN_SETTINGS = ("model", "role_models")
+"""Settings a configuration names itself by (``accountable@BCBBB``), so they may differ between columns."""
+
+
+def code_of(row: Mapping[str, Any]) -> str:
+    """Return the code a row ran: its commit (short, as rows that record only ``version`` name it), marked
+    ``+dirty`` when the working copy changed it."""
+    commit = str(row.get("commit") or row.get("version") or "unknown").removesuffix("+dirty")[:7]
+    dirty = bool(row.get("dirty")) or str(row.get("version") or "").endswith("+dirty")
+    return commit + ("+dirty" if dirty else "")
+
+
+def _counts(rows: Iterable[Mapping[str, Any]]) -> str:
+    per_config: dict[str, int] = defaultdict(int)
+    for row in rows:
+        per_config[row["config"]] += 1
+    return ", ".join(f"{config} {n}" for config, n in sorted(per_config.items()))
+
+
+def _compared_settings(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Return the settings of a row that every configuration must share (None: the row records none)."""
+    if "settings" not in row:
+        return None
+    own = set(OWN_SETTINGS) | set(row.get("own_settings") or {})
+    return {k: v for k, v in row["settings"].items() if k not in own}
+
+
+def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
+    """Return why ``rows`` do not compare as one table, one line each (none: they do).
+
+    Args:
+        dev: accept rows of changed code (``--dev``), which a published table never holds.
+    """
+    found = []
+    if not dev and (marked := [r for r in rows if r.get("dev")]):
+        found.append(f"{len(marked)} rows ran with --dev on code that differs from its commit "
+                     f"({_counts(marked)}); they are never published")
+    by_code: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_code[code_of(row)].append(row)
+    if len(by_code) > 1:
+        found.append("rows of different code: " + "; ".join(
+            f"{code} ({_counts(group)})"
+            for code, group in sorted(by_code.items())))
+    tasks: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        tasks[row["config"]].add(row["id"])
+    if len({frozenset(ids) for ids in tasks.values()}) > 1:
+        shared = set.intersection(*tasks.values())
+        found.append("configurations ran different tasks: " + "; ".join(
+            f"{config} {len(ids)}" + (f" ({len(ids - shared)} beyond the {len(shared)} all ran)"
+                                      if ids - shared else "")
+            for config, ids in sorted(tasks.items())))
+    settings: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        if (compared := _compared_settings(row)) is not None:
+            settings[repr(sorted(compared.items()))].add(row["config"])
+    if len(settings) > 1:
+        found.append("runs with different settings: " + "; ".join(
+            f"{', '.join(sorted(configs))}: {key[:200]}" for key, configs in settings.items()))
+    return found
+
+
+def separately(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``rows`` with each configuration named by its code too (``single@3f2a1b7``) when they hold
+    more than one commit, so each commit's rows are columns of their own."""
+    if len({code_of(r) for r in rows}) < 2:
+        return rows
+    # The commit moves into the name, so the rows no longer differ in code, only in column.
+    return [{**r, "config": f"{r['config']}@{code_of(r)}", "commit": "", "version": "", "dirty": False}
+            for r in rows]

@@ -1,0 +1,131 @@
+"""Declared experiments: ``evals/experiments/NAME.toml`` names a benchmark, its tasks and every
+configuration to run on them; ``accord eval run NAME`` runs them all at one commit.
+
+A file holds::
+
+    description = "what the comparison asks"
+    benchmark = "humaneval"            # or "jsonl" with file = "data/functions40/functions40.jsonl"
+    limit = 20                         # or ids = ["HumanEval/0", ...]; neither: every task
+    settings = { max_rounds = 2 }      # Context fields every configuration runs with
+
+    [[configurations]]
+    config = "single"
+
+    [[configurations]]
+    config = "accountable"
+    models = { coder = "qwen2.5-coder-1.5b" }   # a model per role (or model = "..." for every role)
+    settings = { max_candidates = 4 }
+
+The run refuses a working copy whose code or data differ from its commit (``--dev`` runs it anyway and
+marks every row ``dev``, which no published table takes); every row records the full commit, each
+embedded model's SHA-256 and its settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evals.benchmarks import BENCHMARKS, Benchmark, user_set
+from runtime.local_model import MIX
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+EXPERIMENTS = REPOSITORY / "evals" / "experiments"
+"""Where the declared experiments live, beside the code that runs them."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ConfigurationRun(Strict):
+    """One configuration of the experiment, on its models and settings."""
+
+    config: str
+    """A configuration of the benchmark's workflow (``accord eval --help`` lists them)."""
+    model: str | None = None
+    """Every role's model (an embedded model's name or letter, or an endpoint's)."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """A model per role."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Context fields this configuration runs with, over the experiment's."""
+
+
+class Experiment(Strict):
+    """A comparison declared before it runs: the tasks, and every configuration to run on them."""
+
+    name: str
+    description: str
+    benchmark: str
+    file: str | None = None
+    """For ``jsonl``: the task file, relative to the repository (or absolute)."""
+    limit: int | None = Field(default=None, ge=1)
+    ids: tuple[str, ...] = ()
+    settings: dict[str, Any] = Field(default_factory=dict)
+    configurations: tuple[ConfigurationRun, ...] = Field(min_length=1)
+
+
+def path_of(name: str) -> Path:
+    """Return the file a name or a path gives: ``NAME`` is ``evals/experiments/NAME.toml``."""
+    given = Path(name)
+    return given if given.suffix == ".toml" else EXPERIMENTS / f"{name}.toml"
+
+
+def load(name: str) -> Experiment:
+    """Return the experiment a name or a path declares.
+
+    Raises:
+        ValueError: no such file, or it does not declare an experiment (the reason is named).
+    """
+    path = path_of(name)
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in EXPERIMENTS.glob("*.toml"))) or "none"
+        raise ValueError(f"no experiment file {path} (declared here: {known})")
+    try:
+        return Experiment(name=path.stem, **tomllib.loads(path.read_text()))
+    except (tomllib.TOMLDecodeError, ValidationError, TypeError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def benchmark_of(experiment: Experiment) -> Benchmark:
+    """Return the benchmark the experiment runs, with every configuration it names checked.
+
+    Raises:
+        ValueError: an unknown benchmark or configuration, or a ``jsonl`` experiment without its file.
+    """
+    benchmark: Benchmark
+    if experiment.benchmark == "jsonl":
+        if not experiment.file:
+            raise ValueError(f"{experiment.name}: a jsonl experiment names its task file (file = ...)")
+        file = Path(experiment.file)
+        benchmark = user_set(file if file.is_absolute() else REPOSITORY / file)
+    elif experiment.benchmark in BENCHMARKS:
+        benchmark = BENCHMARKS[experiment.benchmark]
+    else:
+        raise ValueError(f"{experiment.name}: no benchmark {experiment.benchmark!r} "
+                         f"(known: {', '.join(BENCHMARKS)}, jsonl)")
+    if unknown := [c.config for c in experiment.configurations if c.config not in benchmark.configurations]:
+        raise ValueError(f"{experiment.name}: {benchmark.name} has no configuration {', '.join(unknown)} "
+                         f"(it has: {', '.join(benchmark.configurations)})")
+    return benchmark
+
+
+def context_for(base: Any, experiment: Experiment, run: ConfigurationRun) -> Any:
+    """Return ``base`` (a Context) with the experiment's settings, then the configuration's and its models.
+
+    Raises:
+        ValueError: a setting the Context does not have, or a value it refuses.
+    """
+    fields = {f.name for f in dataclasses.fields(base)}
+    settings = {**experiment.settings, **run.settings}
+    if unknown := sorted(set(settings) - fields):
+        raise ValueError(f"{experiment.name}: no run setting {', '.join(unknown)}")
+    role_models = {role: dict(values) for role, values in base.role_models.items()}
+    for role, model in run.models.items():
+        role_models.setdefault(role, {})["model"] = MIX.get(model, model)  # a letter names an embedded model
+    model = MIX.get(run.model, run.model) if run.model else base.model
+    return dataclasses.replace(base, **settings, role_models=role_models, model=model)

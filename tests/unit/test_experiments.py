@@ -1,0 +1,161 @@
+"""Declared experiments run every configuration at one commit, and ``accord eval compare`` refuses rows
+that do not compare: other code, other tasks, other settings, or changed code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.cli import main
+from evals import comparable, declared, runner
+from evals.endpoint import FakeEndpoint, Text
+
+SOLUTION = """```python
+def has_close_elements(numbers, threshold):
+    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])
+```"""
+COMMITS = ("a" * 40, "b" * 40)
+UNUSED = "http://127.0.0.1:9/v1"
+"""An endpoint for runs refused before any model call."""
+
+
+def row(config: str, task: str, commit: str = COMMITS[0], **more: Any) -> dict[str, Any]:
+    return {"config": config, "id": task, "passed": True, "status": "completed", "mast": [], "cost": 0.0,
+            "tokens_in": 10, "tokens_out": 5, "model": "m", "date": "2026-11-29", "latency_s": 1.0,
+            "llm_calls": 1, "blame": {"roles": {}, "origin": None}, "commit": commit, "version": commit[:7],
+            "dirty": False, **more}
+
+
+def folder(where: Path, rows: list[dict[str, Any]]) -> str:
+    where.mkdir(parents=True)
+    (where / runner.RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(where)
+
+
+def test_compare_refuses_rows_of_two_commits_and_names_them(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    old = folder(tmp_path / "old", [row("single", "T/0"), row("single", "T/1")])
+    new = folder(tmp_path / "new", [row("accountable", task, COMMITS[1]) for task in ("T/0", "T/1")])
+    assert main(["eval", "compare", old, new, "--out", str(tmp_path / "r")]) == 1
+    said = capsys.readouterr().err
+    assert "rows of different code: aaaaaaa (single 2); bbbbbbb (accountable 2)" in said
+    assert not (tmp_path / "r" / "summary.json").exists()
+    assert main(["eval", "compare", old, new, "--separate", "--out", str(tmp_path / "r")]) == 0
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert {"single@aaaaaaa", "accountable@bbbbbbb"} <= set(summary)
+
+
+def test_compare_refuses_configurations_that_ran_other_tasks(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [row("single", "T/0"), row("single", "T/1"), row("accountable", "T/0")]
+    assert main(["eval", "compare", folder(tmp_path / "f", rows)]) == 1
+    assert "configurations ran different tasks: accountable 1; single 2 (1 beyond the 1 all ran)" in \
+        capsys.readouterr().err
+    assert main(["eval", "compare", str(tmp_path / "f"), "--common"]) == 0
+
+
+def test_compare_refuses_other_settings_and_changed_code() -> None:
+    same = {"max_rounds": 2, "model": "x"}
+    rows = [row("single", "T/0", settings=same, own_settings={"max_candidates": 1}),
+            row("accountable", "T/0", settings={**same, "model": "y"})]
+    assert comparable.problems(rows) == []  # a configuration's own model and settings may differ
+    rows[1]["settings"] = {**same, "max_rounds": 5}
+    assert comparable.problems(rows)[0].startswith("runs with different settings")
+    dev = [row("single", "T/0", dev=True), row("accountable", "T/0", dev=True)]
+    assert comparable.problems(dev) == [
+        "2 rows ran with --dev on code that differs from its commit (accountable 1, single 1); "
+        "they are never published"]
+    assert comparable.problems(dev, dev=True) == []
+    dirty = [row("single", "T/0"), row("accountable", "T/0", dirty=True)]
+    assert comparable.problems(dirty) == ["rows of different code: aaaaaaa (single 1); aaaaaaa+dirty "
+                                          "(accountable 1)"]
+
+
+def experiment(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "two-models.toml"
+    path.write_text(body)
+    return str(path)
+
+
+TWO_MODELS = """description = "one call on two endpoints' models, the first HumanEval task"
+benchmark = "humaneval"
+limit = 1
+settings = { max_rounds = 2 }
+
+[[configurations]]
+config = "single"
+model = "fake-a"
+
+[[configurations]]
+config = "single"
+model = "fake-b"
+settings = { temperature = 0.5 }
+"""
+
+
+def test_a_dirty_tree_is_refused_before_anything_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
+    out = tmp_path / "out"
+    ran = main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", str(out), "--base-url", UNUSED])
+    assert ran == 2
+    said = capsys.readouterr().err
+    assert "refusing to run two-models on code that differs from its commit: nodes/llm.py" in said
+    assert not out.exists()
+
+
+def test_an_experiment_runs_every_configuration_and_records_its_code(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
+    out = tmp_path / "out"
+    with FakeEndpoint([Text(SOLUTION)]) as endpoint:
+        assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--dev", "--out", str(out),
+                     "--base-url", endpoint.url]) == 0
+    rows = runner.read_rows(out)
+    assert sorted(r["config"] for r in rows) == ["single@fake-a", "single@fake-b"]
+    assert all(r["experiment"] == "two-models" and r["dev"] is True and r["passed"] for r in rows)
+    assert all(len(r["commit"]) == 40 and r["settings"]["max_rounds"] == 2 for r in rows)
+    assert {r["config"]: r["settings"]["temperature"] for r in rows} == {"single@fake-a": 0.0,
+                                                                        "single@fake-b": 0.5}
+    assert all(r["model_sha256"] == {} for r in rows)  # endpoint models: no weights to hash
+
+
+@pytest.mark.parametrize(("body", "problem"), [
+    (TWO_MODELS.replace('config = "single"\nmodel = "fake-b"', 'config = "best"'),
+     "humaneval has no configuration best"),
+    (TWO_MODELS.replace("max_rounds = 2", "max_round = 2"), "no run setting max_round"),
+    (TWO_MODELS.replace('benchmark = "humaneval"', 'benchmark = "mbpp"'), "no benchmark 'mbpp'"),
+    ("benchmark = 3", "two-models.toml"),
+])
+def test_a_bad_experiment_is_refused_with_its_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    body: str, problem: str) -> None:
+    assert main(["eval", "run", experiment(tmp_path, body), "--out", str(tmp_path / "out")]) == 2
+    assert problem in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_the_shipped_experiments_load() -> None:
+    shipped = sorted(declared.EXPERIMENTS.glob("*.toml"))
+    assert shipped
+    for path in shipped:
+        declared.benchmark_of(declared.load(path.stem))
+
+
+def test_a_rerun_at_another_commit_needs_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: [])
+    out = folder(tmp_path / "out", [row("single@fake-a", "HumanEval/0")])
+    assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", out, "--base-url", UNUSED]) == 2
+    assert "holds rows of other code (aaaaaaa); choose another --out" in capsys.readouterr().err
+    assert len(runner.read_rows(Path(out))) == 1
+
+
+def test_a_model_no_endpoint_serves_is_refused_before_anything_runs(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ACCORD_BASE_URL", raising=False)
+    assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", str(tmp_path / "out")]) == 2
+    assert "fake-a" in capsys.readouterr().err and not (tmp_path / "out").exists()
