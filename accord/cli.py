@@ -30,7 +30,7 @@ from accord.running import (
 )
 from accountability import cost
 from graphs import store
-from graphs.catalog import DEFAULT, thread_workflow, workflows
+from graphs.catalog import DEFAULT, RegistrationError, thread_workflow, workflows
 from runtime import local_model, model_server, sandbox
 from state.graph_state import handoffs
 
@@ -241,7 +241,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI."""
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except RegistrationError as exc:  # a workflow package that does not load: say which, run nothing
+        console.print(f"[red]workflow registration: {exc}[/]")
+        return 2
     try:
         return int(args.func(args))
     except local_model.ModelSetupError as exc:

@@ -33,6 +33,10 @@ ENTRY_POINTS = "accord.workflows"
 """The entry point group a package registers its workflows under."""
 
 
+class RegistrationError(ValueError):
+    """A registered workflow that does not load, is not a ``Workflow``, or takes a name already used."""
+
+
 @dataclass(frozen=True)
 class Workflow:
     """One workflow: what Accord's commands need to run it and to read its threads."""
@@ -76,15 +80,15 @@ def _load(reference: str, source: str) -> Workflow:
     """Return the ``Workflow`` a ``module:attribute`` reference names.
 
     Raises:
-        ValueError: the reference does not import, or names something that is not a ``Workflow``.
+        RegistrationError: the reference does not import, or names something that is not a ``Workflow``.
     """
     module, _, attribute = reference.strip().partition(":")
     try:
         found = getattr(importlib.import_module(module), attribute or "WORKFLOW")
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"{source}: cannot load {reference!r}: {exc}") from exc
+        raise RegistrationError(f"{source}: cannot load {reference!r}: {exc}") from exc
     if not isinstance(found, Workflow):
-        raise ValueError(f"{source}: {reference!r} is a {type(found).__name__}, "
+        raise RegistrationError(f"{source}: {reference!r} is a {type(found).__name__}, "
                          "not a graphs.catalog.Workflow")
     return found
 
@@ -93,7 +97,7 @@ def workflows() -> dict[str, Workflow]:
     """Return every workflow by name: the built-in ones, then the registered ones.
 
     Raises:
-        ValueError: a registration does not load, or takes a name already used.
+        RegistrationError: a registration does not load, or takes a name already used.
     """
     found = dict(BUILT_IN)
     registered = [(_load(ep.value, f"entry point {ep.name!r}"), f"entry point {ep.name!r}")
@@ -102,7 +106,7 @@ def workflows() -> dict[str, Workflow]:
                    for ref in (settings().workflows or "").split(",") if ref.strip()]
     for workflow, source in registered:
         if workflow.name in found and found[workflow.name] is not workflow:
-            raise ValueError(f"{source}: a workflow named {workflow.name!r} is already registered")
+            raise RegistrationError(f"{source}: a workflow named {workflow.name!r} is already registered")
         found[workflow.name] = workflow
     return found
 

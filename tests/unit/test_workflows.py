@@ -172,6 +172,7 @@ def test_a_bad_registration_is_refused_with_its_source(monkeypatch: pytest.Monke
     monkeypatch.setenv("ACCORD_WORKFLOWS", "no_such_module:WORKFLOW")
     with pytest.raises(ValueError, match="ACCORD_WORKFLOWS: cannot load 'no_such_module:WORKFLOW'"):
         workflows()
+    assert cli.main(["runs"]) == 2  # the CLI says which registration is broken and runs nothing
     monkeypatch.setenv("ACCORD_WORKFLOWS", "graphs.catalog:DEFAULT")
     with pytest.raises(ValueError, match=r"is a str, not a graphs\.catalog\.Workflow"):
         workflows()
