@@ -277,8 +277,9 @@ def run(
     """
     recorder = Recorder(out)
     # Which code produced each row: rows of different commits are never compared side by side.
-    version = {"version": source_version(), "commit": source_commit(), "dirty": bool(changed_files()),
-               **(marks or {})}
+    commit, dirty = source_commit(), bool(changed_files())  # one look at git for every row
+    short = commit[:7] + ("+dirty" if commit and dirty else "")
+    version = {"version": short, "commit": commit, "dirty": dirty, **(marks or {})}
     finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []

@@ -63,10 +63,11 @@ LIFECYCLE = with_budget(Lifecycle(
 ), target="failed")
 
 
-def _report(state: Mapping[str, Any]) -> TestReport:
+def _tests_ran(state: Mapping[str, Any], passed: tuple[str, str]) -> tuple[str, str]:
+    """Return ``passed`` when the test command passed, else ``failing`` with what it showed."""
     report = read(state, "test_report", TestReport)
     assert report is not None  # the runner's contract
-    return report
+    return passed if report.passed else ("failing", f"{report.ending}: {work.summary(report.output)}")
 
 
 def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -78,10 +79,7 @@ def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
 
 def gate_reproduced(state: Mapping[str, Any]) -> tuple[str, str]:
     """Go on to fix a failure the command shows; a command that passes leaves nothing to repair."""
-    report = _report(state)
-    if report.passed:
-        return "passing", "the tests already pass: nothing to repair"
-    return "failing", f"{report.ending}: {work.summary(report.output)}"
+    return _tests_ran(state, ("passing", "the tests already pass: nothing to repair"))
 
 
 def gate_fixed(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -94,10 +92,7 @@ def gate_fixed(state: Mapping[str, Any]) -> tuple[str, str]:
 
 def gate_verified(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass code whose tests pass; send a failure back to the Fixer."""
-    report = _report(state)
-    if report.passed:
-        return "pass", "the project's tests pass"
-    return "failing", f"{report.ending}: {work.summary(report.output)}"
+    return _tests_ran(state, ("pass", "the project's tests pass"))
 
 
 def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
