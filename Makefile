@@ -27,10 +27,10 @@ run: setup  ## run a task: make run TASK="..."
 	$(BIN)/accord run "$(TASK)" --out out/run
 
 test: setup  ## the offline test suite (scripted models, the sandbox, a wheel installed outside the checkout)
-	$(BIN)/python -m pytest -q tests/unit
+	$(BIN)/python -m pytest -q -n 3 tests/unit
 
-test-all: setup  ## make test, then the integration tests: the local model, langgraph dev, PostgreSQL, Redis
-	$(BIN)/python -m pytest -q
+test-all: test  ## make test, then the integration tests: the local model, langgraph dev, PostgreSQL, Redis
+	$(BIN)/python -m pytest -q tests/integration
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
 	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests examples/repair
