@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evals.stats import constant_verdicts, mcc
 from graphs.audit import majority
 
 
@@ -15,7 +16,8 @@ def _ratio(hits: int, chances: int) -> float | None:
 
 
 def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Return the confusion matrix, accuracy, precision, recall, F1, balanced accuracy, how often the
+    """Return the confusion matrix, the labels' counts, accuracy, precision, recall, F1, balanced accuracy,
+    the Matthews correlation (None for a constant verdict), how often the
     voters agreed at once, each voter's accuracy in the first round and at the end (the vote's too: the
     verdict the first round's votes reached, against the final one), and, over the wrong
     verdicts, how often each voter's final finding said what the wrong verdict said (whom it followed).
@@ -49,14 +51,18 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     wrong = [r for r in rows if r["predicted"] is not None and r["predicted"] != r["label"]]
     followed = {role: sum(r.get("final_votes", {}).get(role) == r["predicted"] for r in wrong)
                 for role in sorted({role for r in wrong for role in r.get("final_votes", {})})}
+    correlation = mcc(tp, fp, tn, fn)
     return {
         "confusion": {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
                       "no_verdict": sum(r["predicted"] is None for r in rows)},
+        "positives": positives,
+        "negatives": negatives,
         "accuracy": _ratio(tp + tn, len(rows)),
         "precision": precision,
         "recall": recall,
         "f1": f1,
         "balanced_accuracy": balanced,
+        "mcc": None if correlation is None else round(correlation, 4),
         "unanimous_first_round": _ratio(unanimous, len(voted)),
         "role_accuracy": {role: {"first": _ratio(sum(v["first"]), len(v["first"])),
                                  "final": _ratio(sum(v["final"]), len(v["final"]))}
@@ -64,3 +70,17 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "wrong_verdicts": len(wrong),
         "followed_when_wrong": followed,
     }
+
+
+def constants(c: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Return what the two constant verdicts score on the items of ``c`` (a ``metrics`` result)."""
+    return constant_verdicts(c["positives"], c["negatives"])
+
+
+def beats_constants(c: Mapping[str, Any]) -> bool:
+    """Return whether verdicts ``c`` do better than answering one verdict for every item: an accuracy above
+    the better constant's, and an F1 above all-vulnerable's (all-safe finds nothing, so it has none)."""
+    floors = constants(c)
+    accuracy = max(f["accuracy"] or 0.0 for f in floors.values())
+    f1 = floors["all-vulnerable"]["f1"] or 0.0
+    return (c["accuracy"] or 0.0) > accuracy and (c["f1"] or 0.0) > f1

@@ -5,6 +5,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
 - ``single``: one plain model call from the task alone, as a benchmark harness makes it (the monolithic
   baseline: the model at its plain best); ``single-completion``: the stub continued as a completion, as
   the original HumanEval harness asks; ``single-coder``: one call with the Coder's prompt instead;
+- ``best-of-n``: the ``single`` call made ``Context.best_of`` times, sampled, and the reply passing most
+  stated examples kept (the plain model given a team's tokens);
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships;
@@ -163,6 +165,15 @@ CONFIGURATIONS: dict[str, Configuration] = {
             "one plain model call from the task alone, as a benchmark harness makes it",
             _ONE_CALL,
             _one_call(baseline.implement_plainly),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "best-of-n",
+            "the single call sampled best_of times, the reply passing most stated examples kept",
+            _ONE_CALL,
+            _one_call(baseline.implement_best_of),
             _IGNORED,
             contracts=False,
             typed_messages=False,

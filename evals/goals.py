@@ -1,5 +1,8 @@
 """The code goals, checked against one HumanEval result folder's summaries (``<!-- goals: DIR -->``).
 
+A goal that compares two configurations is met only when the exact McNemar test on the tasks both ran
+says so at p < 0.05 (``evals.stats``); a gain of points without it is reported, not claimed.
+
 Each goal compares configurations of the same folder, so the same tasks, machine and server settings:
 ``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
 mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures; the
@@ -12,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from evals import stats
 from evals.configs import base_name
 from runtime.local_model import DEFAULT_MODEL
 
@@ -51,7 +55,7 @@ class Goal(NamedTuple):
 
 
 def _pass(name: str, s: Summary) -> str:
-    return f"{s['pass@1']:.1%} (`{name}`, {s['solved']} / {s['tasks']})"
+    return f"{stats.rate(s['solved'], s['tasks'])} (`{name}`, {s['solved']} / {s['tasks']})"
 
 
 def _mast(s: Summary) -> str:
@@ -65,9 +69,36 @@ def _solved(name: str, s: Summary, aim: float) -> Measured:
     return _pass(name, s), s["pass@1"] >= aim
 
 
+def discordant(a: Summary, b: Summary) -> tuple[int, int] | None:
+    """Return the tasks both ran that only ``a`` solved and that only ``b`` solved; None when a summary
+    does not list its solved tasks (written before summaries did), so the two cannot be paired."""
+    if "solved_ids" not in a or "solved_ids" not in b:
+        return None
+    shared = set(a["ids"]) & set(b["ids"])
+    mine, theirs = set(a["solved_ids"]) & shared, set(b["solved_ids"]) & shared
+    return len(mine - theirs), len(theirs - mine)
+
+
+def _paired(a: Summary, b: Summary) -> tuple[str, bool]:
+    """Return the paired test of ``a`` against ``b`` as a table says it, and whether ``a`` is better."""
+    pairs = discordant(a, b)
+    if pairs is None:
+        return "not paired (the summaries list no solved tasks)", False
+    verdict = stats.compared(*pairs)
+    return f"+{pairs[0]} −{pairs[1]}, p = {stats.mcnemar(*pairs):.2g}: {verdict}", verdict == "better"
+
+
 def _gain(name: str, a: Summary, single: str, s: Summary) -> Measured:
     points = 100 * (a["pass@1"] - s["pass@1"])
-    return f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%})", points >= 10
+    test, better = _paired(a, s)
+    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}; {test})",
+            points >= 10 and better)
+
+
+def _same_budget(a: Summary, b: Summary) -> Measured:
+    test, better = _paired(a, b)
+    return (f"{_pass('accountable', a)} against {_pass('best-of-n', b)}; median tokens in "
+            f"{a['median_tokens_in']:,.0f} against {b['median_tokens_in']:,.0f}; {test}", better)
 
 
 def _tokens(a: Summary, s: Summary) -> Measured:
@@ -149,7 +180,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     ]
     for name, single in pairs.items():
         a, s = summaries[name], summaries[single] if single else None
-        rows.append(Goal(f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points",
+        rows.append(Goal(f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points, p < 0.05",
                          _gain(name, a, single, s) if single and s else None, [name, single or ""]))
         rows.append(Goal(f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×",
                          _tokens(a, s) if s else None, [name, single or ""]))
@@ -164,9 +195,14 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     if one_example is not None:
         team, alone = one_example.get("accountable"), one_example.get("single")
         table += _line(one_example, "`accountable` − `single` on function tasks stating one example each "
-                                    "(a set no prompt or rule is tuned on)", "≥ +10 points",
+                                    "(a set no prompt or rule is tuned on)", "≥ +10 points, p < 0.05",
                        _gain("accountable", team, "single", alone) if team and alone else None,
                        ["accountable", "single"])
+        sampled = one_example.get("best-of-n")
+        table += _line(one_example, "`accountable` against `best-of-n`, the plain call sampled to the same "
+                                    "tokens and chosen by the stated example", "better, p < 0.05",
+                       _same_budget(team, sampled) if team and sampled else None,
+                       ["accountable", "best-of-n"])
     accounts = "".join(account(name, summaries[name]) for name in pairs)
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

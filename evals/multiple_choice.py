@@ -92,7 +92,10 @@ def oracle(name: str, item_id: str) -> Oracle:
 
 
 def details(name: str, item_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the final answer (None: the run gave none) and the option the plan led to."""
+    """Return the final answer (None: the run gave none), the option the plan led to, and what the report's
+    floors need: the gold option and how many options the item has."""
     completed = values.get("status") == "completed"
+    item = items(name)[item_id]
     return {"answer": (values.get("answer") or {}).get("choice") if completed else None,
-            "plan_leads_to": (values.get("reasoning") or {}).get("leads_to")}
+            "plan_leads_to": (values.get("reasoning") or {}).get("leads_to"),
+            "gold": item.gold, "options": len(item.options)}

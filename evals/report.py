@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accountability.mast import CATEGORIES
-from evals import audit_configs, classification, configs, plots
+from evals import audit_configs, classification, configs, plots, stats
 from evals.runner import read_rows
 
 ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
@@ -243,6 +243,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "solved": solved,
             "pass@1": round(solved / n, 4) if n else 0.0,
             "ids": [r["id"] for r in group],
+            "solved_ids": [r["id"] for r in group if r["passed"]],
             # a row names every model it called, comma-separated; a role a run never reached is absent
             "models": sorted({m for r in group for m in r["model"].split(", ") if m}),
             "dates": sorted({r["date"] for r in group}),
@@ -279,12 +280,21 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                else {}),
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
             **({"acceptance": acceptance(group)} if all("checks" in r for r in group) else {}),
+            **({"answers": answers(group)} if all("gold" in r for r in group) else {}),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
     for name, against in against_baseline(rows).items():
         out[name]["against_baseline"] = against
     return out
+
+
+def answers(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return a multiple-choice configuration's answers: how often it gave each letter, how many items it
+    left unanswered (counted wrong), and the set's floors (``stats.answer_floors``)."""
+    given = Counter(r["answer"] or "none" for r in group)
+    return {"distribution": dict(sorted(given.items())), "unanswered": given.get("none", 0),
+            "floors": stats.answer_floors([r["gold"] for r in group], [r["options"] for r in group])}
 
 
 def method_level(group: list[dict[str, Any]]) -> dict[str, Any]:
@@ -324,16 +334,16 @@ def markdown(summary: Mapping[str, Any]) -> str:
         )
     lines += [
         "",
-        "| configuration | tasks | solved | pass@1 | Δ vs simple | MAST failures / task (FC1 / FC2 / FC3) "
-        "| median tokens in / out | tokens per solved | cost per solved | median latency (s) "
-        "| LLM calls / task |",
+        "| configuration | tasks | solved | pass@1 [95% CI] | Δ vs simple "
+        "| MAST failures / task (FC1 / FC2 / FC3) | median tokens in / out | tokens per solved "
+        "| cost per solved | median latency (s) | LLM calls / task |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary.items():
         delta = "—" if base is None or name == BASELINE else f"{(s['pass@1'] - base) * 100:+.1f} pts"
         cats = " / ".join(str(s["mast"]["by_category"][c]) for c in CATEGORIES)
         tokens = f"{s['median_tokens_in']:,.0f} / {s['median_tokens_out']:,.0f}"
-        cells = [name, s["tasks"], s["solved"], f"{s['pass@1']:.1%}", delta,
+        cells = [name, s["tasks"], s["solved"], stats.rate(s["solved"], s["tasks"]), delta,
                  f"{s['mast']['per_task']:.2f} ({cats})", tokens, _fmt(s["tokens_per_solved"], "{:,.0f}"),
                  _fmt(s["cost_per_solved"], "${:.4f}"), f"{s['median_latency_s']:.1f}",
                  f"{s['llm_calls_per_task']:.1f}"]
@@ -395,20 +405,26 @@ def markdown(summary: Mapping[str, Any]) -> str:
     lines += _classification(summary)
     lines += _method_level(summary)
     lines += _acceptance(summary)
+    lines += _answers(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [
             "",
             f"## Paired with `{REFERENCE}` (the tasks both ran)",
             "",
-            f"| configuration | tasks | solved by both | only this | only {REFERENCE} | net |",
-            "|---|---|---|---|---|---|",
+            f"An exact McNemar test on the tasks one of the two solved alone; a difference is claimed at "
+            f"p < {stats.ALPHA}.",
+            "",
+            f"| configuration | tasks | solved by both | only this | only {REFERENCE} | net | p "
+            f"| this against {REFERENCE} |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for name, p in versus.items():
             mine, theirs = p["only_this"], p["only_reference"]
             lines.append(
                 f"| {name} | {p['tasks']} | {p['both']} | {len(mine)}{_ids(mine)} "
-                f"| {len(theirs)}{_ids(theirs)} | {len(mine) - len(theirs):+d} |"
+                f"| {len(theirs)}{_ids(theirs)} | {len(mine) - len(theirs):+d} "
+                f"| {stats.mcnemar(len(mine), len(theirs)):.3g} | {stats.compared(len(mine), len(theirs))} |"
             )
     lines += [
         "",
@@ -495,6 +511,25 @@ def _acceptance(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _answers(summary: Mapping[str, Any]) -> list[str]:
+    """Return the report's section on multiple-choice answers and the set's floors, or nothing."""
+    found = {name: s["answers"] for name, s in summary.items() if "answers" in s}
+    if not found:
+        return []
+    lines = ["", "## Answers and floors", "",
+             "| configuration | tasks | accuracy [95% CI] | unanswered | answers given | above the majority "
+             "answer |", "|---|---|---|---|---|---|"]
+    for name, a in found.items():
+        s, floors = summary[name], a["floors"]
+        given = ", ".join(f"{letter} {count}" for letter, count in a["distribution"].items())
+        lines.append(f"| {name} | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {a['unanswered']} "
+                     f"| {given} | {'yes' if s['pass@1'] > floors['majority'] else 'no'} |")
+    floors = next(iter(found.values()))["floors"]
+    lines += ["", f"Floors on these items: a random answer {floors['random']:.1%}; always "
+                  f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}."]
+    return lines
+
+
 def _classification(summary: Mapping[str, Any]) -> list[str]:
     """Return the report's section on labelled verdicts (vulnerability sets), or nothing."""
     labelled = {name: s["classification"] for name, s in summary.items() if "classification" in s}
@@ -502,17 +537,25 @@ def _classification(summary: Mapping[str, Any]) -> list[str]:
         return []
     base = labelled.get(BASELINE, {}).get("f1")
     lines = ["", "## Verdicts against the labels", "",
-             "| configuration | accuracy | precision | recall | F1 | Δ F1 vs simple | balanced accuracy "
-             "| TP / FP / TN / FN / no verdict | voters unanimous at once |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| configuration | accuracy [95% CI] | precision | recall | F1 | Δ F1 vs simple "
+             "| balanced accuracy | MCC | TP / FP / TN / FN / no verdict | voters unanimous at once "
+             "| above both constants |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, c in labelled.items():
         m = c["confusion"]
         delta = ("—" if base is None or c["f1"] is None or name == BASELINE
                  else f"{(c['f1'] - base) * 100:+.1f} pts")
-        lines.append(f"| {name} | {_fmt(c['accuracy'])} | {_fmt(c['precision'])} | {_fmt(c['recall'])} "
-                     f"| {_fmt(c['f1'])} | {delta} | {_fmt(c['balanced_accuracy'])} "
+        right, n = m["tp"] + m["tn"], summary[name]["tasks"]
+        lines.append(f"| {name} | {stats.rate(right, n)} | {_fmt(c['precision'])} | {_fmt(c['recall'])} "
+                     f"| {_fmt(c['f1'])} | {delta} | {_fmt(c['balanced_accuracy'])} | {_fmt(c['mcc'])} "
                      f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
-                     f"| {_fmt(c['unanimous_first_round'], '{:.0%}')} |")
+                     f"| {_fmt(c['unanimous_first_round'], '{:.0%}')} "
+                     f"| {'yes' if classification.beats_constants(c) else 'no better than a constant'} |")
+    first = next(iter(labelled.values()))  # the floors of the first's items (compare refuses other sets)
+    floors = "; ".join(f"{verdict}: accuracy {_fmt(f['accuracy'])}, F1 {_fmt(f['f1'])}"
+                       for verdict, f in classification.constants(first).items())
+    lines += ["", f"Constant verdicts on {first['positives']} vulnerable and {first['negatives']} safe "
+                  f"items: {floors} (balanced accuracy 0.50, MCC undefined)."]
     lines += ["", "Each voter's accuracy, first round → final:", ""]
     for name, c in labelled.items():
         roles = ", ".join(f"{role} {_fmt(a['first'])} → {_fmt(a['final'])}"

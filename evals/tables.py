@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evals import classification, stats
 from evals.findings import anchors, findings
 from evals.goals import goals
 
@@ -42,34 +43,49 @@ PAPER = {"findings": findings, "anchors": anchors}
 
 MARKED = re.compile(rf"(<!-- (?P<kind>results|goals|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
-HEADER = ("| configuration | solved | pass@1 | tokens per solved | median latency (s) | LLM calls / task "
-          "| verdict agrees with hidden tests | model | run |\n|---|---|---|---|---|---|---|---|---|\n")
+HEADER = ("| configuration | solved | pass@1 [95% CI] | paired with `accountable` | tokens per solved "
+          "| median latency (s) | LLM calls / task | verdict agrees with hidden tests | model | run |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n")
 
-LABELLED_HEADER = ("| configuration | tasks | accuracy | precision | recall | F1 | balanced accuracy "
-                   "| TP / FP / TN / FN / no verdict | MAST failures / task | tokens / task "
-                   "| median latency (s) | LLM calls / task | model | run |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+LABELLED_HEADER = ("| configuration | tasks | accuracy [95% CI] | precision | recall | F1 "
+                   "| balanced accuracy | MCC | TP / FP / TN / FN / no verdict | MAST failures / task "
+                   "| tokens / task | median latency (s) | LLM calls / task | model | run |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+
+
+def paired(s: Mapping[str, Any]) -> str:
+    """Return a configuration against ``accountable`` on the tasks both ran: net tasks solved, the exact
+    McNemar p and what it lets the table say (``stats.compared``); a dash for ``accountable`` itself."""
+    versus = s.get("versus")
+    if not versus:
+        return "—"
+    mine, theirs = len(versus["only_this"]), len(versus["only_reference"])
+    return (f"+{mine} −{theirs} of {versus['tasks']}, p = {stats.mcnemar(mine, theirs):.2g}: "
+            f"{stats.compared(mine, theirs)}")
 
 
 def _row(name: str, s: Mapping[str, Any]) -> str:
     verdicts = s.get("verdicts") or {}
     agreement = f"{verdicts['agreement']:.1%}" if "agreement" in verdicts else "—"
     per_solved = "—" if s["tokens_per_solved"] is None else f"{s['tokens_per_solved']:,}"  # none solved
-    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {s['pass@1']:.1%} | {per_solved} "
-            f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} | {agreement} "
+    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} "
+            f"| {paired(s)} | {per_solved} | {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
+            f"| {agreement} "
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
+
+
+def f(value: float | None) -> str:
+    """Return a metric with two decimals, or a dash where it is undefined."""
+    return "—" if value is None else f"{value:.2f}"
 
 
 def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
     c = s["classification"]
     m = c["confusion"]
-
-    def f(value: float | None) -> str:
-        return "—" if value is None else f"{value:.2f}"
-
-    return (f"| `{name}` | {s['tasks']} | {f(c['accuracy'])} | {f(c['precision'])} | {f(c['recall'])} "
-            f"| {f(c['f1'])} | {f(c['balanced_accuracy'])} "
-            f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
+    flag = "" if classification.beats_constants(c) else " (no better than a constant)"
+    return (f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} "
+            f"| {f(c['precision'])} | {f(c['recall'])} | {f(c['f1'])} | {f(c['balanced_accuracy'])} "
+            f"| {f(c.get('mcc'))} | {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
             f"| {s['mast']['per_task']:.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
             f"| {s['llm_calls_per_task']:.1f} | {', '.join(s.get('models', []))} "
             f"| {', '.join(s.get('dates', []))} |\n")
@@ -83,8 +99,20 @@ def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     if missing := [n for n in names if n not in summary]:
         raise KeyError(f"{folder}/summary.json has no configuration {missing}")
     if all("classification" in summary[n] for n in names):
-        return LABELLED_HEADER + "".join(_labelled_row(name, summary[name]) for name in names)
+        return (LABELLED_HEADER + "".join(_labelled_row(name, summary[name]) for name in names)
+                + _constant_rows(summary[names[0]]))
     return HEADER + "".join(_row(name, summary[name]) for name in names)
+
+
+def _constant_rows(s: Mapping[str, Any]) -> str:
+    """Return the floors' rows: one verdict for every item of the set ``s`` ran."""
+    c, n = s["classification"], s["tasks"]
+    rows = []
+    for verdict, score in classification.constants(c).items():
+        right = c["positives"] if verdict == "all-vulnerable" else c["negatives"]
+        rows.append(f"| {verdict} (constant) | {n} | {stats.rate(right, n)} | — | — | {f(score['f1'])} "
+                    f"| 0.50 | — | — | — | — | — | — | — | — |\n")
+    return "".join(rows)
 
 
 def _summaries(folder: Path) -> dict[str, Any]:

@@ -9,6 +9,9 @@ completion, up to the function's end.
 ``single-coder`` is one call with the Coder's system prompt and instructions instead. ``single-methods``
 is the model alone writing a class method by method as the team's Coder does (ClassEval's compositional
 generation): what of the team's gain on classes is the way a class is asked for, not the team.
+``best-of-n`` is the plain model given a team's tokens: ``single``'s call made ``Context.best_of`` times,
+the first as ``single`` makes it and the rest sampled, and the reply passing most of the task's stated
+examples kept (the earliest among equals, so ``single``'s own answer wins a tie).
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nodes import testing
+from nodes.coding.function import SAMPLE_TEMPERATURE
 from nodes.coding.methods import BODY_TOKENS
 from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coding.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
 from nodes.llm import continuation, plain_text
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
-from state.artifacts import CodeArtifact, TaskSpec
+from runtime import sandbox
+from runtime.executor import perform
+from state.artifacts import CodeArtifact, TaskSpec, TestReport
 from state.graph_state import dump
 from state.stage import StageCall
 
@@ -57,6 +64,37 @@ def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     else:
         reply = harness_reply(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()))
     return {"code": dump(harness_module(task, reply))}
+
+
+def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Make ``single``'s call ``best_of`` times, the first at the role's temperature and the rest at
+    ``SAMPLE_TEMPERATURE``, run each distinct reply on the task's stated examples in the sandbox and keep
+    the one passing most; any other task than a function as ``implement_plainly``."""
+    task, _, _ = artifacts(state)
+    if not task.completes_stub or task.level == "class":
+        return implement_plainly(state, call)
+    instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
+    pool: list[CodeArtifact] = []
+    for number in range(max(1, call.context.best_of)):
+        code = harness_module(task, harness_reply(call, instruction, SAMPLE_TEMPERATURE if number else None))
+        if code in pool:
+            call.record("retry", outcome=str(number + 1), detail=f"sample {number + 1} repeats one before")
+        else:
+            pool.append(code)
+    if len(pool) == 1 or not task.examples:
+        return {"code": dump(pool[0])}
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def run(code: CodeArtifact) -> TestReport:
+        report, result = testing.run_examples(code, FUNCTION_FILE, task.examples, limits)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"sample {pool.index(code) + 1}: {sum(c.passed for c in report.cases)}/"
+                           f"{len(task.examples)} examples")
+        return report
+
+    passes = [sum(c.passed for c in perform(call, "sandbox", run, code=code).cases) for code in pool]
+    best = max(range(len(pool)), key=lambda i: (passes[i], -i))
+    return {"code": dump(pool[best])}
 
 
 COMPLETION_STOPS = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")

@@ -56,6 +56,10 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
     paths = report.write(report.collect([tmp_path]), tmp_path)
     text = (tmp_path / "report.md").read_text()
     assert "## Verdicts against the labels" in text and (tmp_path / "role_accuracy.png") in paths
+    # Saying "vulnerable" to both items is what the all-vulnerable constant does: marked, not praised.
+    assert "| single | 50.0% [9.5–90.5] |" in text and text.count("| no better than a constant |") == 4
+    assert ("Constant verdicts on 1 vulnerable and 1 safe items: all-vulnerable: accuracy 0.50, F1 0.67; "
+            "all-safe: accuracy 0.50, F1 —") in text
 
 
 def test_classification_metrics():
@@ -73,3 +77,8 @@ def test_classification_metrics():
     # a 1-1 first round counts as vulnerable, as the audit's vote does
     assert m["role_accuracy"]["vote"] == {"first": round(2 / 3, 4), "final": round(1 / 3, 4)}
     assert m["wrong_verdicts"] == 2 and m["followed_when_wrong"] == {"a": 2, "b": 1}
+    assert (m["positives"], m["negatives"], m["mcc"]) == (2, 2, -0.5)
+    assert not classification.beats_constants(m)
+    right = [{"label": label, "predicted": label} for label in (True, True, False, False, True)]
+    right[-1]["predicted"] = False  # 4 of 5 right: above both constants' 3 of 5 and all-vulnerable's F1 0.75
+    assert classification.beats_constants(classification.metrics(right))

@@ -44,12 +44,17 @@ def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
     summary = {"single": {"tasks": 10, "solved": 7, "pass@1": 0.7, "tokens_per_solved": 1234,
                           "median_latency_s": 3.25, "llm_calls_per_task": 1.0, "models": ["m"],
                           "dates": ["2026-01-02"], "verdicts": {"agreement": 0.5}}}
-    summary["simple"] = {**summary["single"], "solved": 0, "pass@1": 0.0, "tokens_per_solved": None}
+    summary["simple"] = {**summary["single"], "solved": 0, "pass@1": 0.0, "tokens_per_solved": None,
+                         "versus": {"reference": "accountable", "tasks": 10, "both": 0,
+                                    "only_this": [], "only_reference": [f"t/{i}" for i in range(7)]}}
     (folder / "summary.json").write_text(json.dumps(summary))
     doc = "<!-- results: evals/results/demo -->\n| typed by hand |\n<!-- /results -->\n"
     rendered = tables.render(doc, tmp_path)
-    assert "| `single` | 7 / 10 | 70.0% | 1,234 | 3.2 | 1.0 | 50.0% | m | 2026-01-02 |" in rendered
-    assert "| `simple` | 0 / 10 | 0.0% | — |" in rendered  # nothing solved: no tokens per solved task
+    # Every rate with its Wilson interval; a configuration paired with accountable, with McNemar's p.
+    assert ("| `single` | 7 / 10 | 70.0% [39.7–89.2] | — | 1,234 | 3.2 | 1.0 | 50.0% | m | 2026-01-02 |"
+            in rendered)
+    assert ("| `simple` | 0 / 10 | 0.0% [0.0–27.8] | +0 −7 of 10, p = 0.016: worse | — |"
+            in rendered)  # nothing solved: no tokens per solved task
     assert "typed by hand" not in rendered
 
 

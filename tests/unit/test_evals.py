@@ -121,6 +121,27 @@ def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     assert [f["mode"] for f in row["mast"]] == ["FM-3.3"]
 
 
+def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
+    always = fenced("def has_close_elements(numbers, threshold):\n    return True\n")
+    coder = ScriptedChatModel(script=[WRONG, always, SOLVED], repeat_last=True)
+    tasks = runner.select(HUMANEVAL.tasks(), ("HumanEval/0",))
+    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["best-of-n"], tasks, tmp_path, Context(best_of=4),
+                       models={**models(), "coder": coder})
+    # WRONG and `always` each pass one of the docstring's two examples; only SOLVED passes both.
+    assert row["passed"] and row["llm_calls"] == 4 and coder.calls == 4
+    ledger = _final_state(tmp_path, "best-of-n")["ledger"]
+    assert [e["detail"] for e in ledger if e["kind"] == "sandbox"] == [
+        "sample 1: 1/2 examples", "sample 2: 1/2 examples", "sample 3: 2/2 examples"]
+    assert any(e["kind"] == "retry" and "sample 4 repeats" in e["detail"] for e in ledger)
+    # Among equals the earliest is kept: the first call is single's own, so best-of-n never does worse
+    # than single on the examples.
+    tied = ScriptedChatModel(script=[WRONG, always], repeat_last=True)
+    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["best-of-n"], tasks, tmp_path / "tied", Context(best_of=2),
+                       models={**models(), "coder": tied})
+    assert not row["passed"] and "return False" in _final_state(tmp_path / "tied", "best-of-n")["code"][
+        "files"]["solution.py"]
+
+
 def test_single_completion_continues_the_stub_exactly_as_given(tmp_path):
     scripted = models(code=ZERO["canonical_solution"])
     [row] = evaluate(tmp_path, "single-completion", scripted)
@@ -168,21 +189,21 @@ def test_accountable_blames_the_coder_for_wrong_code_and_the_debugger_for_nothin
     assert row["rounds"] == 5 and row["llm_calls"] > 5
 
 
-def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path):
+@pytest.mark.parametrize("config", CONFIGURATIONS)
+def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path, config):
     test = problems()["HumanEval/0"]["test"]
     hidden = [line.strip() for line in test.splitlines() if len(line.strip()) > 12]
     assert len(hidden) >= 5
-    for config in CONFIGURATIONS:
-        scripted = models(code=WRONG)  # failing code makes every role run, retry and see feedback
-        [row] = evaluate(tmp_path / config, config, scripted)
-        # ...through a second round: each configuration's handoffs reach roles that take them (a refused
-        # message is MAST's FM-2.4).
-        assert "FM-2.4" not in [f["mode"] for f in row["mast"]], f"{config}: {row['reason']}"
-        prompts = "\n".join(p for m in scripted.values() for p in m.prompts)
-        assert "has_close_elements" in prompts
-        leaked = [line for line in hidden if line in prompts]
-        assert leaked == [], f"{config} leaked hidden tests: {leaked}"
-        assert "def check(" not in prompts
+    scripted = models(code=WRONG)  # failing code makes every role run, retry and see feedback
+    [row] = evaluate(tmp_path, config, scripted)
+    # ...through a second round: each configuration's handoffs reach roles that take them (a refused
+    # message is MAST's FM-2.4).
+    assert "FM-2.4" not in [f["mode"] for f in row["mast"]], row["reason"]
+    prompts = "\n".join(p for m in scripted.values() for p in m.prompts)
+    assert "has_close_elements" in prompts
+    leaked = [line for line in hidden if line in prompts]
+    assert leaked == [], f"leaked hidden tests: {leaked}"
+    assert "def check(" not in prompts
 
 
 def test_an_interrupted_eval_resumes_without_redoing_finished_work(tmp_path):
@@ -216,7 +237,8 @@ def test_reports_compare_configurations_with_deltas_and_plots(tmp_path):
     assert list(summary) == ["simple", "accountable"]
     assert summary["simple"]["pass@1"] == 0.0 and summary["accountable"]["pass@1"] == 1.0
     text = (tmp_path / "both" / "report.md").read_text()
-    assert "| accountable | 1 | 1 | 100.0% | +100.0 pts |" in text
+    assert "| accountable | 1 | 1 | 100.0% [20.7–100.0] | +100.0 pts |" in text
+    assert "| simple | 1 | 0 | 0 | 1 (HumanEval/0) | -1 | 1 | no difference measured |" in text
     for png in ("failures_per_round.png", "accuracy_cost.png"):
         assert (tmp_path / "both" / png).read_bytes()[:4] == b"\x89PNG"
 

@@ -9,9 +9,12 @@ SMALL, BIG = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
 
 
 def _summary(solved: int, tokens: int, model: str, coder: str | None = None, latency: float = 60.0,
-             mast: float = 0.5) -> dict:
+             mast: float = 0.5, tasks: int = 100, first: int = 0) -> dict:
+    """A configuration's summary that solved ``solved`` of ``tasks`` tasks, from the ``first``-th on."""
     by_category = {"Specification Issues": 3, "Inter-Agent Misalignment": 0, "Task Verification": 2}
-    return {"tasks": 100, "solved": solved, "pass@1": solved / 100, "tokens_per_solved": tokens,
+    ids = [f"t/{i}" for i in range(tasks)]
+    return {"tasks": tasks, "solved": solved, "pass@1": solved / tasks, "tokens_per_solved": tokens,
+            "ids": ids, "solved_ids": ids[first:first + solved], "median_tokens_in": tokens,
             "median_latency_s": latency, "models": sorted({model, coder or model}),
             "by_role_model": {"coder": {coder or model: {}}} if coder or model else {},
             "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
@@ -42,13 +45,14 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
             "LLM calls per task: coder 4.0 (70% of the tokens, 70% of the wall time), tester 1.2 (30% of the "
             "tokens, 25% of the wall time), reviewer 0.03 (<1% of the tokens, <1% of the wall time); "
             "the sandbox 4% of the wall time (100 tasks)." in table)
-    assert "| ≥ 80% | 81.0% (`accountable@BCBBB`, 81 / 100) | yes |" in table
-    assert "in every role | ≥ 70% | 72.0% (`accountable`, 72 / 100) | yes |" in table
-    assert ("| `accountable` − `single`, Coder on qwen2.5-coder-0.5b | ≥ +10 points "
-            "| +17.0 points (72.0% against `single` 55.0%) | yes |") in table
+    assert "| ≥ 80% | 81.0% [72.2–87.5] (`accountable@BCBBB`, 81 / 100) | yes |" in table
+    assert "in every role | ≥ 70% | 72.0% [62.5–79.9] (`accountable`, 72 / 100) | yes |" in table
+    assert ("| `accountable` − `single`, Coder on qwen2.5-coder-0.5b | ≥ +10 points, p < 0.05 "
+            "| +17.0 points (72.0% against `single` 55.0%; +17 −0, p = 1.5e-05: better) | yes |") in table
     # the mix is held to the 1.5B model alone, not to the weaker 0.5B call
-    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points "
-            "| +11.0 points (81.0% against `single@qwen2.5-coder-1.5b` 70.0%) | yes |") in table
+    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points, p < 0.05 "
+            "| +11.0 points (81.0% against `single@qwen2.5-coder-1.5b` 70.0%; +11 −0, p = 0.00098: better) "
+            "| yes |") in table
     assert "| ≤ 3× | 2.5× (2,500 against 1,000) | yes |" in table
     assert "| ≤ 3× | 4.4× (4,000 against 900) | no |" in table
     assert "| ≤ 30 s | 25.0 s (`accountable`) | yes |" in table
@@ -59,17 +63,18 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
 
 def test_a_goal_whose_configurations_have_not_run_says_so():
     table = goals({"accountable@BCBBB": _summary(81, 4000, SMALL, coder=BIG)})
-    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points | not run yet | — |"
-            in table)
+    assert ("| `accountable@BCBBB` − `single`, Coder on qwen2.5-coder-1.5b | ≥ +10 points, p < 0.05 "
+            "| not run yet | — |" in table)
     assert "in every role | ≥ 70% | not run yet | — |" in table
 
 
 def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
-    partial = {**_summary(18, 2500, SMALL), "tasks": 19, "pass@1": 18 / 19}
+    partial = _summary(18, 2500, SMALL, tasks=19)
     table = goals({"single": _summary(55, 1000, SMALL), "accountable": partial})
-    assert ("| ≥ +10 points | +39.7 points (94.7% against `single` 55.0%) "
-            "| not yet (`accountable` 19 of 100 tasks) |") in table
-    assert ("| ≥ 80% | 94.7% (`accountable`, 18 / 19) | not yet (`accountable` 19 of 100 tasks, no team "
+    assert ("| ≥ +10 points, p < 0.05 | +39.7 points (94.7% against `single` 55.0%; +0 −1, p = 1: no "
+            "difference measured) | not yet (`accountable` 19 of 100 tasks) |") in table
+    assert ("| ≥ 80% | 94.7% [75.4–99.1] (`accountable`, 18 / 19) | not yet (`accountable` 19 of 100 tasks, "
+            "no team "
             "with another model per role has run) |") in table
     assert "| yes |" not in table and "| no |" not in table
 
@@ -78,12 +83,38 @@ def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given()
     humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
     assert "one example" not in goals(humaneval)
     # the best mix of models is not judged on the default model alone
-    assert ("| ≥ 80% | 72.0% (`accountable`, 72 / 100) | not yet (no team with another model per role "
+    assert ("| ≥ 80% | 72.0% [62.5–79.9] (`accountable`, 72 / 100) | not yet (no team with another model "
+            "per role "
             "has run) |") in goals(humaneval)
-    checkset = {"single": {**_summary(10, 900, SMALL), "tasks": 40, "pass@1": 10 / 40},
-                "accountable": {**_summary(15, 3000, SMALL), "tasks": 40, "pass@1": 15 / 40}}
-    assert ("stating one example each (a set no prompt or rule is tuned on) | ≥ +10 points "
-            "| +12.5 points (37.5% against `single` 25.0%) | yes |") in goals(humaneval, checkset)
+    checkset = {"single": _summary(10, 900, SMALL, tasks=40, first=5),
+                "accountable": _summary(20, 3000, SMALL, tasks=40)}
+    assert ("stating one example each (a set no prompt or rule is tuned on) | ≥ +10 points, p < 0.05 "
+            "| +25.0 points (50.0% against `single` 25.0%; +10 −0, p = 0.002: better) | yes |"
+            ) in goals(humaneval, checkset)
     checkset["accountable"] |= {"tasks": 12, "pass@1": 4 / 12}
     assert "| not yet (`accountable` 12 of 40 tasks) |" in goals(humaneval, checkset)
-    assert "tuned on) | ≥ +10 points | not run yet | — |" in goals(humaneval, {})
+    assert "tuned on) | ≥ +10 points, p < 0.05 | not run yet | — |" in goals(humaneval, {})
+
+
+def test_a_gain_of_points_is_not_met_without_the_paired_test():
+    humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    # Ten points more, but the two solve different tasks: 9 only the team, 5 only the call (p = 0.42).
+    checkset = {"single": _summary(10, 900, SMALL, tasks=40, first=9),
+                "accountable": _summary(14, 3000, SMALL, tasks=40)}
+    assert ("| +10.0 points (35.0% against `single` 25.0%; +9 −5, p = 0.42: no difference measured) | no |"
+            in goals(humaneval, checkset))
+    # The same gain from summaries that list no solved tasks cannot be paired, so it is not met.
+    unpaired = {name: {k: v for k, v in s.items() if k != "solved_ids"} for name, s in checkset.items()}
+    assert "not paired (the summaries list no solved tasks)) | no |" in goals(humaneval, unpaired)
+
+
+def test_the_team_is_held_to_the_plain_call_sampled_to_the_same_tokens():
+    humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    checkset = {"single": _summary(10, 300, SMALL, tasks=40),
+                "accountable": _summary(20, 3000, SMALL, tasks=40),
+                "best-of-n": _summary(19, 2900, SMALL, tasks=40)}
+    assert ("| `accountable` against `best-of-n`, the plain call sampled to the same tokens and chosen by "
+            "the "
+            "stated example | better, p < 0.05 | 50.0% [35.2–64.8] (`accountable`, 20 / 40) against "
+            "47.5% [32.9–62.5] (`best-of-n`, 19 / 40); median tokens in 3,000 against 2,900; +1 −0, p = 1: "
+            "no difference measured | no |") in goals(humaneval, checkset)

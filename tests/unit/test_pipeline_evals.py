@@ -71,6 +71,13 @@ def test_every_configuration_runs_and_the_gold_scores_the_final_answer(tmp_path)
     assert list(summary) == ["single", "simple", "accountable"]
     assert summary["accountable"]["pass@1"] == round(2 / 3, 4)
     assert summary["accountable"]["error_origins"] == {"planner": 1}
+    # The floors of these three questions (gold A, A, D; four options each) and what each configuration said.
+    assert summary["simple"]["answers"] == {"distribution": {"D": 3}, "unanswered": 0, "floors": {
+        "random": 0.25, "majority": 2 / 3, "majority_answer": "A"}}
+    text = report.markdown(summary)
+    assert "| simple | 3 | 33.3% [6.1–79.2] | 0 | D 3 | no |" in text
+    assert ("Floors on these items: a random answer 25.0%; always A (the most frequent gold answer) 66.7%."
+            in text)
 
 
 def _run(config: str, task: str, passed: bool, models: str, origin: str | None = None,
