@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,21 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
 
         judge = mast.judge_on(args.mast_judge)
     config = configs.on_models(benchmark.configurations[args.config], context)
-    tasks = runner.select(benchmark.tasks(), args.ids, args.limit)
+    ids = args.ids
+    if args.split:
+        from evals import splits
+
+        try:
+            halved = splits.ids(benchmark.name if args.benchmark != "jsonl" else "jsonl", args.split,
+                                Path(args.file) if args.benchmark == "jsonl" else None)
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/]")
+            return 2
+        if outside := [i for i in args.ids or () if i not in halved]:
+            console.print(f"[red]not in the {args.split} split: {', '.join(outside[:5])}[/]")
+            return 2
+        ids = args.ids or list(halved)
+    tasks = runner.select(benchmark.tasks(), ids, args.limit)
     out = Path(args.out or Path("out") / "eval" / benchmark.name)
     columns = (
         TextColumn(f"{config.name}"),
@@ -90,7 +105,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
                                           timeout_s=args.wait_s or distributed.FOREVER)
             else:
                 rows = runner.run(benchmark, config, tasks, out, context, workers=args.workers,
-                                  progress=progress, judge=judge)
+                                  progress=progress, judge=judge, marks={"split": args.split})
         except RuntimeError as exc:  # a task that did not finish, a missing broker, a timeout
             console.print(f"[red]{exc}[/]")
             return 1
@@ -142,7 +157,7 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         experiment = declared.load(args.dirs[0])
         benchmark = declared.benchmark_of(experiment)
         runs = [(run, declared.context_for(base, experiment, run)) for run in experiment.configurations]
-        tasks = runner.select(benchmark.tasks(), experiment.ids, experiment.limit)
+        tasks = runner.select(benchmark.tasks(), declared.task_ids(experiment), experiment.limit)
         if unservable := [reason for _, context in runs for role in ("", *context.role_models)
                           if (reason := llm.unservable(context.model_for(role)))]:
             raise ValueError(unservable[0])
@@ -163,9 +178,12 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
                       "choose another --out[/]")
         return 2
     require_sandbox(console)
-    marks = {"experiment": experiment.name, "dev": bool(args.dev and changed)}
+    marks = {"experiment": experiment.name, "dev": bool(args.dev and changed), "split": experiment.split}
     for run, context in runs:
         config = configs.on_models(benchmark.configurations[run.config], context)
+        # What the experiment sets for this configuration alone is the configuration's own, as
+        # no-diversity's max_candidates is: compare lets it differ between columns.
+        config = dataclasses.replace(config, settings={**config.settings, **run.settings})
         try:
             rows = runner.run(benchmark, config, tasks, out, context, marks=marks)
         except RuntimeError as exc:
@@ -209,6 +227,9 @@ def add_eval_command(
                                   "prompt, test (defining check(candidate)) and entry_point")
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
+    p.add_argument("--split", choices=["dev", "test"],
+                   help="only the tasks of this half of the set's frozen split (data/SET/SPLIT.json): dev "
+                        "for tuning, test for published figures")
     p.add_argument("--common", action="store_true",
                    help="for compare: report only the tasks that every configuration ran")
     p.add_argument("--separate", action="store_true",

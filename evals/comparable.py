@@ -32,11 +32,11 @@ def _counts(rows: Iterable[Mapping[str, Any]]) -> str:
     return ", ".join(f"{config} {n}" for config, n in sorted(per_config.items()))
 
 
-def _compared_settings(row: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Return the settings of a row that every configuration must share (None: the row records none)."""
+def _compared_settings(row: Mapping[str, Any], own: set[str]) -> dict[str, Any] | None:
+    """Return the settings of a row that every configuration must share: all but ``own``, those some
+    configuration sets for itself (None: the row records none)."""
     if "settings" not in row:
         return None
-    own = set(OWN_SETTINGS) | set(row.get("own_settings") or {})
     return {k: v for k, v in row["settings"].items() if k not in own}
 
 
@@ -67,8 +67,9 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
                                       if ids - shared else "")
             for config, ids in sorted(tasks.items())))
     settings: dict[str, set[str]] = defaultdict(set)
+    own = set(OWN_SETTINGS).union(*(row.get("own_settings") or {} for row in rows))
     for row in rows:
-        if (compared := _compared_settings(row)) is not None:
+        if (compared := _compared_settings(row, own)) is not None:
             settings[repr(sorted(compared.items()))].add(row["config"])
     if len(settings) > 1:
         found.append("runs with different settings: " + "; ".join(

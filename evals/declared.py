@@ -5,7 +5,8 @@ A file holds::
 
     description = "what the comparison asks"
     benchmark = "humaneval"            # or "jsonl" with file = "data/functions40/functions40.jsonl"
-    limit = 20                         # or ids = ["HumanEval/0", ...]; neither: every task
+    split = "test"                     # the set's frozen split (evals/splits.py): dev or test
+    limit = 20                         # or ids = ["HumanEval/0", ...]; none: every task of the split
     settings = { max_rounds = 2 }      # Context fields every configuration runs with
 
     [[configurations]]
@@ -26,10 +27,11 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evals import splits
 from evals.benchmarks import BENCHMARKS, Benchmark, user_set
 from runtime.local_model import MIX
 
@@ -63,6 +65,8 @@ class Experiment(Strict):
     benchmark: str
     file: str | None = None
     """For ``jsonl``: the task file, relative to the repository (or absolute)."""
+    split: Literal["dev", "test"] | None = None
+    """Which half of the set's frozen split runs; None: every task (rows are then neither)."""
     limit: int | None = Field(default=None, ge=1)
     ids: tuple[str, ...] = ()
     settings: dict[str, Any] = Field(default_factory=dict)
@@ -99,10 +103,9 @@ def benchmark_of(experiment: Experiment) -> Benchmark:
     """
     benchmark: Benchmark
     if experiment.benchmark == "jsonl":
-        if not experiment.file:
+        if (file := task_file(experiment)) is None:
             raise ValueError(f"{experiment.name}: a jsonl experiment names its task file (file = ...)")
-        file = Path(experiment.file)
-        benchmark = user_set(file if file.is_absolute() else REPOSITORY / file)
+        benchmark = user_set(file)
     elif experiment.benchmark in BENCHMARKS:
         benchmark = BENCHMARKS[experiment.benchmark]
     else:
@@ -112,6 +115,28 @@ def benchmark_of(experiment: Experiment) -> Benchmark:
         raise ValueError(f"{experiment.name}: {benchmark.name} has no configuration {', '.join(unknown)} "
                          f"(it has: {', '.join(benchmark.configurations)})")
     return benchmark
+
+
+def task_file(experiment: Experiment) -> Path | None:
+    """Return a ``jsonl`` experiment's task file (None for a built-in benchmark)."""
+    if not experiment.file:
+        return None
+    file = Path(experiment.file)
+    return file if file.is_absolute() else REPOSITORY / file
+
+
+def task_ids(experiment: Experiment) -> tuple[str, ...]:
+    """Return the ids the experiment names, else its split's, else none (every task).
+
+    Raises:
+        ValueError: the split cannot be read, is empty, or leaves out an id the experiment names.
+    """
+    if experiment.split is None:
+        return experiment.ids
+    halved = splits.ids(experiment.benchmark, experiment.split, task_file(experiment))
+    if outside := [i for i in experiment.ids if i not in halved]:
+        raise ValueError(f"{experiment.name}: {', '.join(outside[:5])} not in the {experiment.split} split")
+    return experiment.ids or halved
 
 
 def context_for(base: Any, experiment: Experiment, run: ConfigurationRun) -> Any:

@@ -121,6 +121,10 @@ def test_an_experiment_runs_every_configuration_and_records_its_code(tmp_path: P
     assert {r["config"]: r["settings"]["temperature"] for r in rows} == {"single@fake-a": 0.0,
                                                                         "single@fake-b": 0.5}
     assert all(r["model_sha256"] == {} for r in rows)  # endpoint models: no weights to hash
+    # A setting the experiment gives one configuration is that configuration's own: the two compare.
+    assert {r["config"]: r["own_settings"] for r in rows} == {"single@fake-a": {},
+                                                               "single@fake-b": {"temperature": 0.5}}
+    assert main(["eval", "compare", str(out), "--dev"]) == 0
 
 
 @pytest.mark.parametrize(("body", "problem"), [

@@ -1,0 +1,72 @@
+"""Each set's frozen dev/test split covers its tasks exactly once, and runs take the half they name."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from accord.cli import main
+from evals import classeval, declared, splits
+from evals.benchmarks import BENCHMARKS, user_set
+from evals.data import REPOSITORY_DATA
+
+FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
+
+
+@pytest.mark.parametrize("name", sorted(splits.FOLDERS))
+def test_every_task_of_a_set_is_dev_or_test_and_never_both(name: str) -> None:
+    split = splits.load(splits.path_of(name))
+    every = list(classeval.problems()) if name == "classeval" else [t.id for t in BENCHMARKS[name].tasks()]
+    assert sorted(split.dev + split.test) == sorted(every)
+    assert split.rule
+
+
+def test_what_was_tuned_on_is_dev_and_the_held_back_sets_are_test() -> None:
+    assert splits.load(splits.path_of("humaneval")).test == ()  # the tuning set publishes nothing as test
+    classes = splits.load(splits.path_of("classeval"))
+    assert len(classes.dev) == 40 and len(classes.test) == 60
+    held_back = splits.load(splits.path_of("jsonl", FUNCTIONS40))
+    assert held_back.dev == () and len(held_back.test) == len(user_set(FUNCTIONS40).tasks()) == 40
+    with pytest.raises(ValueError, match="humaneval has no test tasks"):
+        splits.ids("humaneval", "test")
+
+
+def test_a_split_with_an_id_in_both_halves_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / splits.SPLIT_FILE
+    path.write_text(json.dumps({"rule": "r", "dev": ["a", "b"], "test": ["b"]}))
+    with pytest.raises(ValueError, match="ids in both dev and test: b"):
+        splits.load(path)
+    with pytest.raises(ValueError, match="no split at"):
+        splits.load(tmp_path / "missing.json")
+
+
+def test_an_experiment_on_a_split_runs_that_half_only(tmp_path: Path) -> None:
+    path = tmp_path / "logic.toml"
+    path.write_text('description = "d"\nbenchmark = "logiqa"\nsplit = "test"\n'
+                    '[[configurations]]\nconfig = "single"\n')
+    experiment = declared.load(str(path))
+    test = declared.task_ids(experiment)
+    assert len(test) == 250 and not set(test) & set(splits.ids("logiqa", "dev"))
+    path.write_text(path.read_text().replace('split = "test"', 'split = "test"\nids = ["logiqa_000"]'))
+    with pytest.raises(ValueError, match="logiqa_000 not in the test split"):
+        declared.task_ids(declared.load(str(path)))
+
+
+def test_eval_refuses_a_split_with_no_tasks_before_anything_runs(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["eval", "humaneval", "--split", "test", "--out", str(out)]) == 2
+    assert "humaneval has no test tasks" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
+    rows = dict(re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(),
+                           re.M))
+    folders = {**{folder: name for name, folder in splits.FOLDERS.items()}, "functions40": "jsonl"}
+    assert set(rows) == set(folders)
+    for folder, counts in rows.items():
+        split = splits.load(splits.path_of(folders[folder], FUNCTIONS40 if folder == "functions40" else None))
+        assert counts == f"{len(split.dev)} | {len(split.test)}", folder
