@@ -126,6 +126,10 @@ class Configuration:
     typed_messages: bool = True
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Context fields this configuration fixes, e.g. ``{"max_candidates": 1}``."""
+    live_oracle: Oracle | None = None
+    """What a run of this workflow can judge its stages by without the benchmark's answers (the stated
+    examples, for code): the runner also blames by it, to measure how often that agrees with blame by the
+    benchmark's oracle. None: the workflow has no such evidence."""
 
     def build(
         self,
@@ -158,7 +162,7 @@ def _one_call(implement: Work) -> dict[str, Role]:
 
 
 CONFIGURATIONS: dict[str, Configuration] = {
-    c.name: c
+    c.name: dataclasses.replace(c, live_oracle=development.VISIBLE_TESTS)
     for c in (
         Configuration(
             "single",

@@ -281,6 +281,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
             **({"acceptance": acceptance(group)} if all("checks" in r for r in group) else {}),
             **({"answers": answers(group)} if all("gold" in r for r in group) else {}),
+            **({"live_blame": live_agreement(group)} if all("live_blame" in r for r in group) else {}),
         }
     for name, versus in paired(rows).items():
         out[name]["versus"] = {"reference": REFERENCE, **versus}
@@ -295,6 +296,32 @@ def answers(group: list[dict[str, Any]]) -> dict[str, Any]:
     given = Counter(r["answer"] or "none" for r in group)
     return {"distribution": dict(sorted(given.items())), "unanswered": given.get("none", 0),
             "floors": stats.answer_floors([r["gold"] for r in group], [r["options"] for r in group])}
+
+
+def live_agreement(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return how often blame by what a run itself has (``live_blame``: the stated examples) says what blame
+    by the benchmark's oracle says: the same error origin (a role, or none), the same verdict on the final
+    result, and the same repairs and harms per role; each with Cohen's kappa where it is defined."""
+
+    def origin(b: Mapping[str, Any]) -> str:
+        return b["origin"]["role"] if b["origin"] else "none"
+
+    def acts(b: Mapping[str, Any], role: str) -> tuple[int, int]:
+        counts = b["roles"].get(role, {})
+        return counts.get("repairs", 0), counts.get("harms", 0)
+
+    origins = [(origin(r["blame"]), origin(r["live_blame"])) for r in group]
+    finals = [(r["blame"]["final_correct"], r["live_blame"]["final_correct"]) for r in group]
+    roles = [(r, role) for r in group
+             for role in sorted(set(r["blame"]["roles"]) | set(r["live_blame"]["roles"]))]
+    kappas = {"origin": stats.kappa(origins), "final": stats.kappa(finals)}
+    return {"tasks": len(group),
+            "same_origin": sum(a == b for a, b in origins),
+            "origin_kappa": None if kappas["origin"] is None else round(kappas["origin"], 3),
+            "same_final": sum(a == b for a, b in finals),
+            "final_kappa": None if kappas["final"] is None else round(kappas["final"], 3),
+            "role_runs": len(roles),
+            "same_acts": sum(acts(r["blame"], role) == acts(r["live_blame"], role) for r, role in roles)}
 
 
 def method_level(group: list[dict[str, Any]]) -> dict[str, Any]:
@@ -406,6 +433,7 @@ def markdown(summary: Mapping[str, Any]) -> str:
     lines += _method_level(summary)
     lines += _acceptance(summary)
     lines += _answers(summary)
+    lines += _live_blame(summary)
     versus = {name: s["versus"] for name, s in summary.items() if "versus" in s}
     if versus:
         lines += [
@@ -508,6 +536,26 @@ def _acceptance(summary: Mapping[str, Any]) -> list[str]:
         lines.append(f"| {name} | {a['executability']:.1%} ({a['executable']}/{a['tasks']}) "
                      f"| {a['check_rate']:.1%} ({a['passed']}/{a['checks']}) "
                      f"| {summary[name]['pass@1']:.1%} |")
+    return lines
+
+
+def _live_blame(summary: Mapping[str, Any]) -> list[str]:
+    """Return the report's section on blame by the run's own evidence against blame by the benchmark's."""
+    found = {name: s["live_blame"] for name, s in summary.items() if "live_blame" in s}
+    if not found:
+        return []
+    lines = ["", "## Blame without the benchmark's answers", "",
+             "Blame by what a run itself has (the stated examples) against blame by the hidden tests, task "
+             "by task: how often both name the same error origin (a role, or none) and the same verdict on "
+             "the final result, with Cohen's κ, and the same repairs and harms for each role that ran.", "",
+             "| configuration | tasks | same error origin | κ | same final verdict | κ "
+             "| same repairs and harms (role runs) |", "|---|---|---|---|---|---|---|"]
+    for name, a in found.items():
+        n = a["tasks"]
+        acts = stats.rate(a["same_acts"], a["role_runs"]) if a["role_runs"] else "—"
+        lines.append(f"| {name} | {n} | {stats.rate(a['same_origin'], n)} | {_fmt(a['origin_kappa'])} "
+                     f"| {stats.rate(a['same_final'], n)} | {_fmt(a['final_kappa'])} "
+                     f"| {acts} ({a['role_runs']}) |")
     return lines
 
 

@@ -29,7 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from accountability import cost, mast
-from accountability.blame import blame
+from accountability.blame import Blame, blame
 from accountability.trace import steps
 from evals.benchmarks import Benchmark, EvalTask
 from evals.configs import Configuration
@@ -194,10 +194,10 @@ def run_task(
     trace = steps(chain, config.lifecycle)
     findings = mast.classify(trace, values, judge)
     verdict = blame(chain, config.lifecycle)
+    live = None if config.live_oracle is None else blame(chain, config.lifecycle, config.live_oracle)
     totals = store.totals(values.get("ledger", []))
     calls = [e for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]]
     models_used = sorted({e["model"] for e in calls})
-    origin = verdict.origin
     return {
         "benchmark": benchmark.name,
         "config": config.name,
@@ -224,14 +224,19 @@ def run_task(
             for f in findings
         ],
         **benchmark.details(task.id, values),
-        "blame": {
-            "final_correct": verdict.final_correct,
-            "origin": None
-            if origin is None
-            else {"stage": origin.stage, "role": origin.role, "round": origin.round},
-            "roles": verdict.rates(),
-        },
+        "blame": blamed(verdict),
+        **({} if live is None else {"live_blame": blamed(live)}),
     }
+
+
+def blamed(verdict: Blame) -> dict[str, Any]:
+    """Return a row's account of one blame: the final result's correctness, the error origin, and each
+    role's repairs and harms."""
+    origin = verdict.origin
+    return {"final_correct": verdict.final_correct,
+            "origin": None if origin is None else {"stage": origin.stage, "role": origin.role,
+                                                   "round": origin.round},
+            "roles": verdict.rates()}
 
 
 class Recorder:

@@ -93,3 +93,19 @@ def answer_floors(golds: Iterable[str], options: Iterable[int]) -> dict[str, flo
     letter, count = Counter(golds).most_common(1)[0]
     return {"random": sum(1 / k for k in options) / len(options), "majority": count / len(golds),
             "majority_answer": letter}
+
+
+def kappa(pairs: Iterable[tuple[object, object]]) -> float | None:
+    """Return Cohen's kappa of two raters' labels on the same items: their agreement beyond what their
+    label frequencies give by chance. None when chance agreement is already complete (both always say the
+    same one label), where kappa is undefined."""
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("kappa needs at least one rated item")
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    expected = sum(first[label] * second[label] for label in first) / (n * n)
+    if expected == 1:
+        return None
+    return (observed - expected) / (1 - expected)

@@ -142,6 +142,24 @@ def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
         "files"]["solution.py"]
 
 
+def test_blame_by_the_stated_examples_is_set_beside_blame_by_the_hidden_tests(tmp_path):
+    # Passes both examples the docstring states, fails the hidden tests: only the benchmark knows.
+    lucky = fenced("def has_close_elements(numbers, threshold):\n    return len(numbers) > 5\n")
+    [fooled] = evaluate(tmp_path, "single", models(code=lucky))
+    assert fooled["blame"]["final_correct"] is False and fooled["blame"]["origin"]["role"] == "coder"
+    assert fooled["live_blame"]["final_correct"] is True and fooled["live_blame"]["origin"] is None
+    [right] = evaluate(tmp_path, "accountable", models())
+    assert right["live_blame"]["final_correct"] is right["blame"]["final_correct"] is True
+    summary = report.summarize(runner.read_rows(tmp_path))
+    assert summary["single"]["live_blame"] == {"tasks": 1, "same_origin": 0, "origin_kappa": 0.0,
+                                               "same_final": 0, "final_kappa": 0.0, "role_runs": 0,
+                                               "same_acts": 0}
+    agreement = summary["accountable"]["live_blame"]
+    assert agreement["same_origin"] == agreement["same_final"] == 1
+    assert agreement["same_acts"] == agreement["role_runs"] > 0
+    assert "## Blame without the benchmark's answers" in report.markdown(summary)
+
+
 def test_single_completion_continues_the_stub_exactly_as_given(tmp_path):
     scripted = models(code=ZERO["canonical_solution"])
     [row] = evaluate(tmp_path, "single-completion", scripted)

@@ -47,3 +47,13 @@ def test_answer_floors_are_chance_and_the_most_frequent_gold_letter():
     assert floors["random"] == pytest.approx((4 * 0.25 + 2 * 0.2) / 6)
     with pytest.raises(ValueError):
         stats.answer_floors("AB", [4])
+
+
+def test_kappa_is_agreement_beyond_chance():
+    # Two raters, 50 items: 20 yes/yes, 15 no/no, 5 yes/no, 10 no/yes -> po = 0.7, pe = 0.5, kappa = 0.4
+    pairs = [("y", "y")] * 20 + [("n", "n")] * 15 + [("y", "n")] * 5 + [("n", "y")] * 10
+    assert stats.kappa(pairs) == pytest.approx(0.4)
+    assert stats.kappa([("a", "a"), ("b", "b")]) == 1.0
+    assert stats.kappa([("a", "a")] * 3) is None  # one label throughout: undefined
+    with pytest.raises(ValueError):
+        stats.kappa([])
