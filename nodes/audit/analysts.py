@@ -59,7 +59,10 @@ reason in the code."""
 SAME_EVIDENCE = 0.8
 """How alike (difflib's ratio) two findings' evidence is when it gives no new reason."""
 
-ANSWER_FIRST = "\nAnswer VULNERABLE or SAFE on the first line, then say why."
+REASON_FIRST = ("\nFirst say what the code does with its inputs, and the flaw or the checks that decide it; "
+                "then end with one line: VERDICT: VULNERABLE or VERDICT: SAFE.")
+"""A free-text analyst reasons before its verdict, as the typed one does (its schema asks for the evidence
+first): a small model told to answer first says VULNERABLE for almost every sample and argues after."""
 LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
 
 
@@ -149,10 +152,13 @@ def _update(call: StageCall, found: Finding) -> dict[str, Any]:
 
 
 def said_vulnerable(reply: str) -> bool | None:
-    """Return what a free-text reply says first: vulnerable (True), safe or not vulnerable (False), or
-    None when it says neither (the string match of the papers' baselines)."""
-    first = re.search(r"\b(not vulnerable|vulnerable|safe)\b", reply, re.I)
-    return None if first is None else first[1].lower() == "vulnerable"
+    """Return the verdict a free-text reply ends on: its last ``VERDICT:`` line, else the last of
+    vulnerable (True), safe or not vulnerable (False) it says; None when it says none (the string match
+    of the papers' baselines, read from the whole reply)."""
+    said = re.findall(r"\b(not vulnerable|vulnerable|safe)\b", reply, re.I)
+    verdicts = re.findall(r"verdict\W*(not vulnerable|vulnerable|safe)\b", reply, re.I)
+    last = (verdicts or said or [None])[-1]
+    return None if last is None else last.lower() == "vulnerable"
 
 
 def _from_free_text(reply: str) -> FindingDraft:
@@ -179,7 +185,7 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
     def judge(task: AuditTask, reports: list[ToolReport] | None = None) -> Any:
         prompt = _prompt(state, call, task, tools_view(reports or []) if analysers else "")
         if free_text:
-            return _from_free_text(text(call, system + ANSWER_FIRST, prompt, what=schema.__name__))
+            return _from_free_text(text(call, system + REASON_FIRST, prompt, what=schema.__name__))
         return structured(call, schema, system, prompt)
 
     handlers: dict[str, Callable[..., Any]] = {tool.__name__: tool for tools_ in ANALYSERS.values()

@@ -42,8 +42,9 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
         assert [(r["predicted"], r["passed"]) for r in rows] == [(True, True), (True, False)]
         assert rows[0]["votes"] == {"auditor": True, "critic": True, "tester": True}
         assert rows[0]["blame"]["final_correct"] is True and rows[1]["blame"]["final_correct"] is False
-    plain = analysts("SAFE. The pointer is checked.", "VULNERABLE: the opaque pointer is trusted.",
-                     "Not vulnerable.")
+    plain = analysts("The pointer is checked before use, so it is not vulnerable.\nVERDICT: SAFE",
+                     "A vulnerable read? No: the length is bounded. Verdict: safe",
+                     "It could look vulnerable, but the copy is bounded; not vulnerable.")
     rows = runner.run(DEVIGN, DEVIGN.configurations["simple"], tasks, tmp_path, Context(), models=plain)
     assert [r["predicted"] for r in rows] == [False, False] and rows[0]["llm_calls"] == 3
     single = analysts(VULNERABLE, None, None)
