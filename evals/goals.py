@@ -172,10 +172,10 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     # summary's models are those of every role's calls).
     mixed = any(set(summaries[n].get("models") or []) - {DEFAULT_MODEL} for n in pairs)
     rows = [
-        Goal("HumanEval-164, best local team (any embedded model per role)", "≥ 80%",
+        Goal("HumanEval-164 (dev split: tuned on), best local team (any embedded model per role)", "≥ 80%",
              _solved(best, summaries[best], 0.80) if best else None, list(pairs),
              "" if mixed else "no team with another model per role has run"),
-        Goal(f"HumanEval-164, {DEFAULT_MODEL} in every role", "≥ 70%",
+        Goal(f"HumanEval-164 (dev split), {DEFAULT_MODEL} in every role", "≥ 70%",
              _solved("accountable", small, 0.70) if small else None, ["accountable"]),
     ]
     for name, single in pairs.items():
@@ -195,7 +195,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     if one_example is not None:
         team, alone = one_example.get("accountable"), one_example.get("single")
         table += _line(one_example, "`accountable` − `single` on function tasks stating one example each "
-                                    "(a set no prompt or rule is tuned on)", "≥ +10 points, p < 0.05",
+                                    "(test split: never tuned on)", "≥ +10 points, p < 0.05",
                        _gain("accountable", team, "single", alone) if team and alone else None,
                        ["accountable", "single"])
         sampled = one_example.get("best-of-n")

@@ -33,9 +33,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import classification, stats
+from evals import classification, comparable, stats
 from evals.findings import anchors, findings
 from evals.goals import goals
+from evals.runner import RESULTS, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
@@ -121,18 +122,52 @@ def _summaries(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def mixed(folder: Path, configurations: Iterable[str] = ()) -> str:
+    """Return why ``folder``'s rows (of the named configurations, else all) do not make one table: rows of
+    more than one commit, or configurations that ran different tasks; empty when they do."""
+    if not (folder / RESULTS).exists():
+        return ""
+    wanted = set(configurations)
+    rows = [r for r in read_rows(folder) if not wanted or r["config"] in wanted]
+    codes = {comparable.code_of(r) for r in rows}
+    tasks: dict[str, set[str]] = {}
+    for r in rows:
+        tasks.setdefault(r["config"], set()).add(r["id"])
+    reasons = [f"rows of {len(codes)} code versions"] if len(codes) > 1 else []
+    if len({frozenset(t) for t in tasks.values()}) > 1:
+        reasons.append("configurations that ran different tasks")
+    return " and ".join(reasons)
+
+
+def withheld(folder: Path, reason: str, root: Path = ROOT) -> str:
+    """Return what a document shows instead of a table whose rows do not compare."""
+    return (f"*Withheld: `{folder.relative_to(root)}` holds {reason}, so its figures do not stand side by "
+            "side. Its rows stay as they ran; the table returns when a declared experiment reruns it at one "
+            "commit (docs/evals.md, Declared experiments).*\n")
+
+
 def render(text: str, root: Path = ROOT) -> str:
-    """Return ``text`` with every marked table regenerated from its summary."""
+    """Return ``text`` with every marked table regenerated from its summary; a folder whose rows do not
+    compare (``mixed``) is withheld, with the reason, instead."""
 
     def fill(match: re.Match[str]) -> str:
         if match["kind"] in PAPER:
             folders = [root / folder for folder in match["spec"].split()]
-            summaries = {f.name: _summaries(f) for f in folders if (f / "summary.json").exists()}
-            return match.group(1) + PAPER[match["kind"]](summaries) + match.group(5)
+            out = [f for f in folders if mixed(f)]
+            summaries = {f.name: _summaries(f) for f in folders
+                         if (f / "summary.json").exists() and f not in out}
+            notes = "".join(withheld(f, mixed(f), root) for f in out)
+            paper = PAPER[match["kind"]](summaries) if summaries else ""
+            return match.group(1) + notes + paper + match.group(5)
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
+            folders = [root / folder, *(root / n for n in names[:1])]
+            if reasons := [withheld(f, why, root) for f in folders if (why := mixed(f))]:
+                return match.group(1) + "".join(reasons) + match.group(5)
             body = goals(_summaries(root / folder),
                          _summaries(root / names[0]) if names else None)
+        elif why := mixed(root / folder, names):
+            body = withheld(root / folder, why, root)
         else:
             body = table(root / folder, names)
         return match.group(1) + body + match.group(5)

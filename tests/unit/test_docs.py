@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from evals import tables
+from evals import comparable, runner, tables
 from graphs import diagram
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +56,39 @@ def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
     assert ("| `simple` | 0 / 10 | 0.0% [0.0–27.8] | +0 −7 of 10, p = 0.016: worse | — |"
             in rendered)  # nothing solved: no tokens per solved task
     assert "typed by hand" not in rendered
+
+
+def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
+    shown = []
+    for doc in tables.documents():
+        for match in tables.MARKED.finditer(doc.read_text()):
+            names = match["spec"].split()
+            folders = names if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[:1]
+            configs = [] if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[1:]
+            for folder in (ROOT / f for f in folders if f.startswith("evals/")):
+                rows = [r for r in runner.read_rows(folder) if not configs or r["config"] in configs]
+                if f"`{folder.relative_to(ROOT)}` holds" in match["body"]:
+                    continue  # withheld, with its reason
+                shown.append(folder.name)
+                assert len({comparable.code_of(r) for r in rows}) == 1, f"{doc.name}: {folder} mixes code"
+                per_config: dict[str, set[str]] = {}
+                for r in rows:
+                    per_config.setdefault(r["config"], set()).add(r["id"])
+                assert len({frozenset(ids) for ids in per_config.values()}) == 1, f"{folder} mixes task sets"
+    assert "humaneval-164-goals" in shown
+
+
+def test_a_folder_whose_rows_mix_commits_is_withheld_with_its_reason(tmp_path: Path) -> None:
+    folder = tmp_path / "evals" / "results" / "mixed"
+    folder.mkdir(parents=True)
+    rows = [{"config": "single", "id": "T/0", "commit": "a" * 40}, {"config": "single", "id": "T/1",
+                                                                     "commit": "b" * 40}]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "summary.json").write_text("{}")  # never read: the rows do not compare
+    doc = "<!-- results: evals/results/mixed -->\n| old table |\n<!-- /results -->\n"
+    rendered = tables.render(doc, tmp_path)
+    assert "*Withheld: `evals/results/mixed` holds rows of 2 code versions" in rendered
+    assert "old table" not in rendered
 
 
 def test_no_code_or_doc_narrates_its_own_history() -> None:

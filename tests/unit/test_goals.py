@@ -88,7 +88,7 @@ def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given()
             "has run) |") in goals(humaneval)
     checkset = {"single": _summary(10, 900, SMALL, tasks=40, first=5),
                 "accountable": _summary(20, 3000, SMALL, tasks=40)}
-    assert ("stating one example each (a set no prompt or rule is tuned on) | ≥ +10 points, p < 0.05 "
+    assert ("stating one example each (test split: never tuned on) | ≥ +10 points, p < 0.05 "
             "| +25.0 points (50.0% against `single` 25.0%; +10 −0, p = 0.002: better) | yes |"
             ) in goals(humaneval, checkset)
     checkset["accountable"] |= {"tasks": 12, "pass@1": 4 / 12}
