@@ -5,6 +5,7 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
 - ``single``: one plain model call from the task alone, as a benchmark harness makes it (the monolithic
   baseline: the model at its plain best); ``single-completion``: the stub continued as a completion, as
   the original HumanEval harness asks; ``single-coder``: one call with the Coder's prompt instead;
+  ``single-holistic``: a class asked for in one call with ClassEval's instruction;
 - ``best-of-n``: the ``single`` call made ``Context.best_of`` times, sampled, and the reply passing most
   stated examples kept (the plain model given a team's tokens);
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
@@ -201,10 +202,10 @@ CONFIGURATIONS: dict[str, Configuration] = {
             typed_messages=False,
         ),
         Configuration(
-            "single-methods",
-            "the model alone writing a class method by method, as the Coder does (no plan, no tests)",
+            "single-holistic",
+            "a class asked for in one call with ClassEval's own instruction; any other task as single",
             _ONE_CALL,
-            _one_call(baseline.implement_by_methods),
+            _one_call(baseline.implement_holistically),
             _IGNORED,
             contracts=False,
             typed_messages=False,

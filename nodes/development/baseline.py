@@ -1,14 +1,15 @@
 """The monolithic baselines: one model call from the task alone, no plan, no tests (the evals' ``single``).
 
-``single`` is the model at its plain best on a function task: the call any HumanEval harness makes for a
+``single`` is the model at its plain best: on a function task the call any HumanEval harness makes for a
 chat model (EvalPlus's instruction around the stub, no system prompt, and on a model whose chat template it
-can apply, the start of the answer written for it) and the harness's extraction; on a class task,
-ClassEval's own instruction.
+can apply, the start of the answer written for it) and the harness's extraction; on a class task the
+skeleton continued method by method at temperature 0 (ClassEval's compositional generation), since asked
+for the whole class the small models hand the skeleton back.
+``single-holistic`` asks for a class in one call with ClassEval's own instruction instead (its holistic
+generation), as ClassEval's published baselines do.
 ``single-completion`` is the original HumanEval harness's call instead: the stub itself continued, as a
 completion, up to the function's end.
-``single-coder`` is one call with the Coder's system prompt and instructions instead. ``single-methods``
-is the model alone writing a class method by method as the team's Coder does (ClassEval's compositional
-generation): what of the team's gain on classes is the way a class is asked for, not the team.
+``single-coder`` is one call with the Coder's system prompt and instructions instead.
 ``best-of-n`` is the plain model given a team's tokens: ``single``'s call made ``Context.best_of`` times,
 the first as ``single`` makes it and the rest sampled, and the reply passing most of the task's stated
 examples kept (the earliest among equals, so ``single``'s own answer wins a tie).
@@ -52,17 +53,26 @@ def implement_alone(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]
 
 
 def implement_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Write the code in one plain call, as a benchmark harness asks a chat model: a function task's stub
-    in EvalPlus's instruction, with no system prompt (``harness_reply``); a class in ClassEval's; an
-    application from the task alone."""
+    """Write the code as plainly as the model does best: a function task's stub in one call with EvalPlus's
+    instruction and no system prompt (``harness_reply``); a class skeleton continued method by method at
+    temperature 0, with no plan and no tests (``write_class``); an application from the task alone."""
     task, _, _ = artifacts(state)
     if not task.completes_stub:
         return _application(call, task)
     if task.level == "class":
-        reply = plain_text(call, CLASS_HARNESS_PROMPT.format(stub=(task.stub or "").strip(),
-                                                             name=task.entry_point), what="code")
-    else:
-        reply = harness_reply(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()))
+        return {"code": dump(write_class(call, task))}
+    reply = harness_reply(call, HARNESS_PROMPT.format(stub=(task.stub or "").strip()))
+    return {"code": dump(harness_module(task, reply))}
+
+
+def implement_holistically(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Ask for a class in one call with ClassEval's own instruction, the skeleton as given (ClassEval's
+    holistic generation); any other task as ``implement_plainly``."""
+    task, _, _ = artifacts(state)
+    if task.level != "class":
+        return implement_plainly(state, call)
+    reply = plain_text(call, CLASS_HARNESS_PROMPT.format(stub=(task.stub or "").strip(),
+                                                         name=task.entry_point), what="code")
     return {"code": dump(harness_module(task, reply))}
 
 
@@ -112,15 +122,6 @@ def complete_plainly(state: Mapping[str, Any], call: StageCall) -> dict[str, Any
     stub = task.stub or ""
     body = continuation(call, stub, COMPLETION_STOPS, 0.0, BODY_TOKENS, what="code")
     return {"code": dump(CodeArtifact(files={FUNCTION_FILE: stub + body}, entry_points=(FUNCTION_FILE,)))}
-
-
-def implement_by_methods(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Write a class method by method, each a continuation of the skeleton at temperature 0 (no plan, no
-    tests); any other task as ``implement_plainly``."""
-    task, _, _ = artifacts(state)
-    if task.level != "class":
-        return implement_plainly(state, call)
-    return {"code": dump(write_class(call, task))}
 
 
 def harness_module(task: TaskSpec, reply: str) -> CodeArtifact:

@@ -216,17 +216,17 @@ def test_the_coder_answers_a_review_of_a_class_by_rewriting_the_methods_it_names
     assert "uses 3.14" in model.prompts[0]
 
 
-def test_the_baseline_asks_for_a_class_with_classevals_instruction():
+def test_the_holistic_baseline_asks_for_a_class_with_classevals_instruction():
     call, model = _call("```python\n" + COUNTER.replace('    """Counts up from a start."""\n', "") + "```")
-    update = baseline.implement_plainly({"task": dump(parse_request(COUNTER))}, call)
+    update = baseline.implement_holistically({"task": dump(parse_request(COUNTER))}, call)
     assert model.prompts == [f"human: Please complete the class Counter in the following code.\n"
                              f"{COUNTER.strip()}"]
     assert update["code"]["files"][FUNCTION_FILE].count("class Counter") == 2
 
 
-def test_the_model_alone_writes_a_class_method_by_method_from_the_skeleton():
+def test_single_writes_a_class_method_by_method_from_the_skeleton():
     call, model = _call(continuing(BODIES), continuing(BODIES))
-    update = baseline.implement_by_methods({"task": dump(parse_request(COUNTER))}, call)
+    update = baseline.implement_plainly({"task": dump(parse_request(COUNTER))}, call)
     assert empty_methods(update["code"]["files"][FUNCTION_FILE], "Counter") == []
     assert all(p.startswith("human: class Counter:") for p in model.prompts)  # no plan, no instruction
 

@@ -111,7 +111,7 @@ def test_debug_unsolved_sends_the_pool_that_accountable_fails_to_the_debugger(tm
     assert debugged[4:7] == ["selecting", "testing", "debugging"] and scripted["debugger"].calls > 0
 
 
-@pytest.mark.parametrize("config", ["single", "single-coder", "single-methods"])
+@pytest.mark.parametrize("config", ["single", "single-coder", "single-holistic"])
 def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
     scripted = models()
     [row] = evaluate(tmp_path, config, scripted)
