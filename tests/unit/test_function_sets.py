@@ -110,3 +110,14 @@ def test_the_check_set_states_one_example_a_task_and_its_hidden_tests_tell_right
         stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
         assert passes_hidden_tests(task, right) == (True, ""), task_id
         assert not passes_hidden_tests(task, stub)[0], task_id
+
+
+def test_odex_tasks_are_stubs_with_their_intent_and_their_tests_tell_right_from_wrong():
+    tasks = user_set(Path(__file__).resolve().parents[2] / "data" / "odex" / "odex.jsonl").problems()
+    assert len(tasks) == 208
+    for task_id, task in list(tasks.items())[::10]:  # a tenth of them: each check runs the sandbox twice
+        assert task["prompt"].count('"""') == 2 and task["prompt"].startswith(f"def {task['entry_point']}(")
+        right = CodeArtifact(files={"solution.py": task["prompt"] + task["canonical_solution"]})
+        stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
+        assert passes_hidden_tests(task, right) == (True, ""), task_id
+        assert not passes_hidden_tests(task, stub)[0], task_id

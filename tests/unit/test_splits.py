@@ -14,6 +14,8 @@ from evals.benchmarks import BENCHMARKS, user_set
 from evals.data import REPOSITORY_DATA
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
+JSONL_SETS = {"functions40": FUNCTIONS40, "odex": REPOSITORY_DATA / "odex" / "odex.jsonl"}
+"""The function sets kept as task files, each with its split beside it."""
 
 
 @pytest.mark.parametrize("name", sorted(splits.FOLDERS))
@@ -28,8 +30,9 @@ def test_what_was_tuned_on_is_dev_and_the_held_back_sets_are_test() -> None:
     assert splits.load(splits.path_of("humaneval")).test == ()  # the tuning set publishes nothing as test
     classes = splits.load(splits.path_of("classeval"))
     assert len(classes.dev) == 40 and len(classes.test) == 60
-    held_back = splits.load(splits.path_of("jsonl", FUNCTIONS40))
-    assert held_back.dev == () and len(held_back.test) == len(user_set(FUNCTIONS40).tasks()) == 40
+    for name, file in JSONL_SETS.items():  # frozen before any run: all test
+        held_back = splits.load(splits.path_of("jsonl", file))
+        assert held_back.dev == () and held_back.test == tuple(t.id for t in user_set(file).tasks()), name
     with pytest.raises(ValueError, match="humaneval has no test tasks"):
         splits.ids("humaneval", "test")
 
@@ -65,8 +68,8 @@ def test_eval_refuses_a_split_with_no_tasks_before_anything_runs(tmp_path: Path,
 def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
     rows = dict(re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(),
                            re.M))
-    folders = {**{folder: name for name, folder in splits.FOLDERS.items()}, "functions40": "jsonl"}
+    folders = {folder: name for name, folder in splits.FOLDERS.items()} | dict.fromkeys(JSONL_SETS, "jsonl")
     assert set(rows) == set(folders)
     for folder, counts in rows.items():
-        split = splits.load(splits.path_of(folders[folder], FUNCTIONS40 if folder == "functions40" else None))
+        split = splits.load(splits.path_of(folders[folder], JSONL_SETS.get(folder)))
         assert counts == f"{len(split.dev)} | {len(split.test)}", folder
