@@ -1,4 +1,4 @@
-"""``accord cost | blame | history | fork | export``: who did what, what it cost, who is to blame.
+"""``accord cost | blame | history | fork | export | report``: who did what, what it cost, who is to blame.
 
 Every command reads one branch of a thread's checkpoints: from the local SQLite database, or with
 ``--url`` from a LangGraph server (``langgraph dev`` or a deployment).
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.running import drive, one_line
-from accountability import cost, exports, mast
+from accountability import cost, exports, mast, page
 from accountability.blame import Blame, blame
 from accountability.trace import steps
 from graphs import store
@@ -185,6 +185,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write the run's page: one self-contained HTML file (``accountability.page``)."""
+    with _branch(args) as chain:
+        if not chain:
+            return _missing(args)
+        lifecycle = _lifecycle(chain)
+        trace = steps(chain, lifecycle)
+        html = page.render(args.thread, chain[-1].values, trace, lifecycle, _blame(args, chain),
+                           mast.classify(trace, chain[-1].values))
+    out = Path(args.output or f"{args.thread.replace('/', '_')}.html")
+    out.write_text(html, encoding="utf-8")
+    print(f"wrote {out}: open it in any browser, offline")
+    return 0
+
+
 def add_commands(sub: Any, model_options: Any) -> None:
     """Register the accountability commands on the CLI's subparsers."""
 
@@ -229,3 +244,9 @@ def add_commands(sub: Any, model_options: Any) -> None:
                    help="with --format otel: send the spans to this OTLP/HTTP collector "
                         "(e.g. http://127.0.0.1:4318/v1/traces) instead")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("report", help="write a run's page: one HTML file with its path, blame, cost and code")
+    source(p)
+    p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
+    p.add_argument("--output", "-o", help="the file to write (default: THREAD.html here)")
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,120 @@
+"""A run's page: one self-contained HTML file for any workflow, read from the lifecycle table, the
+checkpoints and the ledger alone."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.cli import main
+from accountability import mast, page
+from accountability.blame import blame
+from accountability.trace import steps
+from evals import runner
+from evals.benchmarks import BENCHMARKS
+from graphs import store
+from state.context import Context
+from state.history import from_graph
+from tests.unit import test_audit_evals, test_evals, test_pipeline_evals
+from tests.unit.test_audit_graph import VULNERABLE, critique
+from tests.unit.test_pipeline_graph import answer, plan
+from tests.unit.test_pipeline_graph import critique as verdict
+
+
+def scripted(workflow: str) -> tuple[str, str, dict[str, Any]]:
+    """Return a benchmark, a task of it and scripted models for one workflow's accountable run."""
+    if workflow == "development":
+        return "humaneval", "HumanEval/0", test_evals.models(code=test_evals.WRONG)
+    if workflow == "audit":
+        return "devign100", "devign100_001", test_audit_evals.analysts(VULNERABLE, critique(VULNERABLE),
+                                                                        VULNERABLE)
+    return "logiqa", "logiqa_002", test_pipeline_evals.roles(plan("A"), answer("A"), verdict("A"))
+
+
+def ran(tmp_path: Path, workflow: str) -> tuple[str, list[Any], Any]:
+    """Run one workflow's task to its end with scripted models; return its thread, branch and config."""
+    name, task, models = scripted(workflow)
+    benchmark = BENCHMARKS[name]
+    config = benchmark.configurations["accountable"]
+    runner.run(benchmark, config, runner.select(benchmark.tasks(), (task,)), tmp_path, Context(),
+               models=models)
+    thread = f"{name}/accountable/{task}"
+    with store.checkpointer(tmp_path / runner.CHECKPOINTS) as saver:
+        chain = from_graph(config.build(checkpointer=saver), thread)
+    return thread, chain, config
+
+
+class Tags(HTMLParser):
+    """Counts what a browser would open and close, so a page that does not nest is caught."""
+
+    VOID = frozenset({"meta", "br"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.broken: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: Any) -> None:
+        pass
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID:
+            return
+        if not self.open or self.open[-1] != tag:
+            self.broken.append(tag)
+        else:
+            self.open.pop()
+
+
+@pytest.mark.parametrize("workflow", ["development", "audit", "pipeline"])
+def test_a_page_shows_the_path_blame_cost_and_failures_of_any_workflow(tmp_path: Path, workflow: str) -> None:
+    thread, chain, config = ran(tmp_path, workflow)
+    trace = steps(chain, config.lifecycle)
+    blamed = blame(chain, config.lifecycle)
+    values = chain[-1].values
+    html = page.render(thread, values, trace, config.lifecycle, blamed, mast.classify(trace, values))
+    # The path, in the order the checkpoints hold it, each step coloured by blame's verdict on it.
+    chips = re.findall(r"<span class='(\w+)(?: origin)?' title='\w+'>(\d+) · ([\w]+) ·", html)
+    assert [(int(step), stage) for _, step, stage in chips] == [(s.step, s.stage) for s in trace]
+    verdicts = {s.step: page.verdict_of(s) for s in blamed.stages}
+    assert [word for word, *_ in chips] == [verdicts.get(s.step, "unjudged") for s in trace]
+    if blamed.origin is not None:
+        assert f"error origin: step {blamed.origin.step}, {blamed.origin.stage}" in html
+    # Every stage of the table is drawn, and each transition the run took is drawn heavy.
+    assert all(f">{stage.name}</text>" in html for stage in config.lifecycle.stages)
+    taken = {(v["stage"], v["target"]) for v in values["verdicts"] if v.get("target")}
+    heavy = set(re.findall(r"<title>(\w+) → (\w+) on [^<]*taken at", html))
+    assert heavy == {pair for pair in taken if pair[0] in config.lifecycle.by_name}
+    assert f"{len(values['ledger'])} entries" in html
+    parser = Tags()
+    parser.feed(html)
+    assert parser.broken == [] and parser.open == []
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # nothing fetched at view time
+
+
+def test_accord_report_writes_the_page_of_a_stored_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    thread, _, _ = ran(tmp_path, "development")
+    monkeypatch.setenv("ACCORD_DB", str(tmp_path / runner.CHECKPOINTS))
+    out = tmp_path / "run.html"
+    assert main(["report", thread, "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.startswith("<!doctype html>") and thread in html
+    assert "<span class=kw>def</span> has_close_elements" in html  # the final code, highlighted
+    assert main(["report", "no/such/thread", "-o", str(tmp_path / "none.html")]) == 2
+    assert not (tmp_path / "none.html").exists() and "no thread 'no/such/thread'" in capsys.readouterr().out
+
+
+def test_code_is_highlighted_by_pythons_tokenizer_and_unreadable_code_is_shown_as_it_is() -> None:
+    shown = page.highlighted("def f(x):  # add one\n    return x + 1 < 'a'\n")
+    assert shown.startswith("<span class=kw>def</span> f(x):  <span class=com># add one</span>")
+    assert "<span class=num>1</span> &lt; <span class=str>&#x27;a&#x27;</span>" in shown
+    assert page.highlighted("def f(:\n  '''open") == "def f(:\n  &#x27;&#x27;&#x27;open"
