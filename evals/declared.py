@@ -133,10 +133,7 @@ def task_ids(experiment: Experiment) -> tuple[str, ...]:
     """
     if experiment.split is None:
         return experiment.ids
-    halved = splits.ids(experiment.benchmark, experiment.split, task_file(experiment))
-    if outside := [i for i in experiment.ids if i not in halved]:
-        raise ValueError(f"{experiment.name}: {', '.join(outside[:5])} not in the {experiment.split} split")
-    return experiment.ids or halved
+    return splits.narrowed(experiment.benchmark, experiment.split, experiment.ids, task_file(experiment))
 
 
 def context_for(base: Any, experiment: Experiment, run: ConfigurationRun) -> Any:

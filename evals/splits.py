@@ -84,3 +84,16 @@ def ids(benchmark: str, split: str, task_file: Path | None = None) -> tuple[str,
         raise ValueError(f"{benchmark} has no {split} tasks: every one has shaped Accord (its split's rule "
                          "says why); a published figure needs fresh items")
     return chosen
+
+
+def narrowed(benchmark: str, split: str, named: tuple[str, ...] = (), task_file: Path | None = None,
+             ) -> tuple[str, ...]:
+    """Return the ids a run of ``split`` takes: those ``named``, else the whole split.
+
+    Raises:
+        ValueError: as ``ids``, or a named id that is not in the split.
+    """
+    halved = ids(benchmark, split, task_file)
+    if outside := [i for i in named if i not in halved]:
+        raise ValueError(f"not in the {split} split of {benchmark}: {', '.join(outside[:5])}")
+    return named or halved

@@ -54,7 +54,7 @@ def test_an_experiment_on_a_split_runs_that_half_only(tmp_path: Path) -> None:
     test = declared.task_ids(experiment)
     assert len(test) == 250 and not set(test) & set(splits.ids("logiqa", "dev"))
     path.write_text(path.read_text().replace('split = "test"', 'split = "test"\nids = ["logiqa_000"]'))
-    with pytest.raises(ValueError, match="logiqa_000 not in the test split"):
+    with pytest.raises(ValueError, match="not in the test split of logiqa: logiqa_000"):
         declared.task_ids(declared.load(str(path)))
 
 
