@@ -21,6 +21,7 @@ from accountability.blame import Blame, blame
 from accountability.trace import steps
 from graphs import store
 from graphs.catalog import thread_workflow, workflow_of
+from graphs.oracle import Oracle
 from runtime import model_server
 from state.history import Checkpoint, from_graph, from_server
 from state.lifecycle import Lifecycle
@@ -49,13 +50,18 @@ def _lifecycle(chain: list[Checkpoint]) -> Lifecycle:
     return workflow_of(chain[-1].values).lifecycle
 
 
-def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
-    oracle = None
-    if getattr(args, "hidden", None):
-        from evals.humaneval import hidden_tests_oracle, problems
+def _oracle(args: argparse.Namespace) -> Oracle | None:
+    """Return the oracle ``--hidden`` names (a HumanEval problem's hidden tests), else None: the stored
+    judgments."""
+    if not getattr(args, "hidden", None):
+        return None
+    from evals.humaneval import hidden_tests_oracle, problems
 
-        oracle = hidden_tests_oracle(problems()[args.hidden])
-    return blame(chain, _lifecycle(chain), oracle)
+    return hidden_tests_oracle(problems()[args.hidden])
+
+
+def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
+    return blame(chain, _lifecycle(chain), _oracle(args))
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
@@ -190,10 +196,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
-        lifecycle = _lifecycle(chain)
-        trace = steps(chain, lifecycle)
-        html = page.render(args.thread, chain[-1].values, trace, lifecycle, _blame(args, chain),
-                           mast.classify(trace, chain[-1].values))
+        html = page.of_branch(args.thread, chain, _lifecycle(chain), _oracle(args))
     out = Path(args.output or f"{args.thread.replace('/', '_')}.html")
     out.write_text(html, encoding="utf-8")
     print(f"wrote {out}: open it in any browser, offline")

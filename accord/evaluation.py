@@ -136,7 +136,7 @@ def _compare(args: argparse.Namespace) -> int:
                       + "\n(--separate shows each commit's rows as columns of their own; --common keeps "
                         "the tasks every configuration ran)")
         return 1
-    paths = report.write(rows, out)
+    paths = report.write(rows, out, pages=args.pages)
     console.print(f"report: {', '.join(str(p) for p in paths)}")
     return 0
 
@@ -230,6 +230,8 @@ def add_eval_command(
                    help="for compare: report only the tasks that every configuration ran")
     p.add_argument("--separate", action="store_true",
                    help="for compare: rows of different commits as columns of their own (config@commit)")
+    p.add_argument("--pages", action="store_true",
+                   help="for compare: also write each task's run page into DIR/runs, linked from report.html")
     p.add_argument("--dev", action="store_true",
                    help="for run: run on changed code, its rows marked dev; for compare: accept them")
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")

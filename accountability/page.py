@@ -19,9 +19,11 @@ from html import escape
 from typing import Any
 
 from accountability import cost, mast
-from accountability.blame import Blame, StageBlame
-from accountability.trace import Step
+from accountability.blame import Blame, StageBlame, blame
+from accountability.trace import Step, steps
+from graphs.oracle import Oracle
 from state.graph_state import handoffs
+from state.history import Checkpoint
 from state.lifecycle import Lifecycle
 
 STYLE = """
@@ -53,6 +55,16 @@ def verdict_of(stage: StageBlame | None) -> str:
     if stage.flag in ("repair", "harm"):
         return stage.flag
     return "right" if stage.correct else "wrong"
+
+
+def of_branch(thread: str, chain: Sequence[Checkpoint], lifecycle: Lifecycle,
+              oracle: Oracle | None = None) -> str:
+    """Return the page of a stored branch (oldest checkpoint first): its steps, blame (by the stored
+    judgments, or by ``oracle`` given now) and MAST's findings, read from the checkpoints."""
+    trace = steps(list(chain), lifecycle)
+    values = chain[-1].values
+    return render(thread, values, trace, lifecycle, blame(list(chain), lifecycle, oracle),
+                  mast.classify(trace, values))
 
 
 def render(thread: str, values: Mapping[str, Any], trace: Sequence[Step], lifecycle: Lifecycle,

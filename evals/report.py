@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accountability.mast import CATEGORIES
-from evals import audit_configs, classification, configs, plots, stats
+from evals import audit_configs, classification, configs, plots, report_page, stats
 from evals.runner import read_rows
 
 ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
@@ -617,8 +617,13 @@ def _classification(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
-    """Write ``summary.json``, ``report.md`` and the two plots into ``out``; return their paths."""
+def write(rows: list[dict[str, Any]], out: Path, pages: bool = False) -> list[Path]:
+    """Write ``summary.json``, ``report.md``, its plots and ``report.html`` into ``out``; return their paths.
+
+    Args:
+        pages: also write each task's run page into ``out/runs`` from the folder's checkpoints, which
+            ``report.html`` links to.
+    """
     out.mkdir(parents=True, exist_ok=True)
     summary = summarize(rows)
     paths = [
@@ -626,12 +631,16 @@ def write(rows: list[dict[str, Any]], out: Path) -> list[Path]:
         out / "report.md",
         out / "failures_per_round.png",
         out / "accuracy_cost.png",
+        out / "report.html",
     ]
+    text = markdown(summary)
     paths[0].write_text(json.dumps(summary, indent=2) + "\n")
-    paths[1].write_text(markdown(summary))
+    paths[1].write_text(text)
     plots.failures_per_round(summary, paths[2])
     plots.accuracy_cost(summary, paths[3])
+    linked = report_page.run_pages(rows, out) if pages else frozenset()
+    paths[4].write_text(report_page.render(text, summary, rows, linked), encoding="utf-8")
     if any("classification" in s for s in summary.values()):
         paths.append(out / "role_accuracy.png")
-        plots.role_accuracy(summary, paths[4])
+        plots.role_accuracy(summary, paths[-1])
     return paths

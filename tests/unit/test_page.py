@@ -118,3 +118,22 @@ def test_code_is_highlighted_by_pythons_tokenizer_and_unreadable_code_is_shown_a
     assert shown.startswith("<span class=kw>def</span> f(x):  <span class=com># add one</span>")
     assert "<span class=num>1</span> &lt; <span class=str>&#x27;a&#x27;</span>" in shown
     assert page.highlighted("def f(:\n  '''open") == "def f(:\n  &#x27;&#x27;&#x27;open"
+
+
+def test_an_eval_page_has_the_report_its_plots_and_each_task_linked_to_its_run(tmp_path: Path) -> None:
+    thread, _, _ = ran(tmp_path, "development")
+    test_evals.evaluate(tmp_path, "single", test_evals.models())  # a second configuration, solved
+    assert main(["eval", "compare", str(tmp_path), "--pages"]) == 0
+    html = (tmp_path / "report.html").read_text()
+    markdown = (tmp_path / "report.md").read_text()
+    tables = sum(line.startswith("|---") for line in markdown.splitlines())
+    assert "<h1>Eval report</h1>" in html and html.count("<table>") == tables > 3  # each of report.md's
+    assert html.count("<svg") >= 2 and "<img" not in html  # the plots inline, nothing to fetch
+    links = re.findall(r"<a href='runs/([^']+)'>HumanEval/0</a>", html)
+    assert len(links) == 2 and all((tmp_path / "runs" / name).exists() for name in links)
+    assert thread in (tmp_path / "runs" / links[0]).read_text() + (tmp_path / "runs" / links[1]).read_text()
+    # Each filtered cell carries the value its filter matches.
+    assert "<td data-v='unsolved'>unsolved</td><td data-v='coder'>coder</td>" in html
+    assert "<td data-v='solved'>solved</td><td data-v='none'>none</td>" in html
+    assert ("<select data-col='3'><option value=''>all</option><option>coder</option><option>none</option>"
+            in html)
