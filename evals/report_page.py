@@ -33,8 +33,14 @@ function filter() {
   });
 }
 picks.forEach(s => s.addEventListener('change', filter));
+new URLSearchParams(location.hash.slice(1)).forEach((value, column) => {
+  const pick = picks.find(s => s.dataset.col === column);
+  if (pick) pick.value = value;
+});
+filter();
 """
-"""Hide the task rows whose cells do not match every chosen filter (a cell's ``data-v``)."""
+"""Hide the task rows whose cells do not match every chosen filter (a cell's ``data-v``); a link may choose
+filters in its fragment, column=value (``report.html#2=unsolved&3=coder``)."""
 
 FILTERED = {0: "configuration", 2: "outcome", 3: "error origin"}
 """The task table's columns a reader can filter by."""
