@@ -192,7 +192,25 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Write the run's page: one self-contained HTML file (``accountability.page``)."""
+    """Write the run's page: one self-contained HTML file (``accountability.page``); or, with ``--serve``,
+    serve every thread's page (``accord.serving``)."""
+    if args.serve:
+        from accord import serving
+
+        pages = serving.server(args.host, args.port)
+        host, port = pages.server_address[:2]
+        print(f"serving the run store's pages at http://{host!s}:{port}/ (read-only; Ctrl-C stops)",
+              flush=True)
+        try:
+            pages.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            pages.server_close()
+        return 0
+    if not args.thread:
+        print("accord report needs a THREAD, or --serve")
+        return 2
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
@@ -249,7 +267,13 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="write a run's page: one HTML file with its path, blame, cost and code")
-    source(p)
+    p.add_argument("thread", nargs="?", help="the thread (not with --serve)")
+    p.add_argument("--url", help="a LangGraph server holding the thread (default: local database)")
+    p.add_argument("--checkpoint", help="the branch's head checkpoint (default: the newest)")
     p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
     p.add_argument("--output", "-o", help="the file to write (default: THREAD.html here)")
+    p.add_argument("--serve", action="store_true",
+                   help="serve every thread's page from the run store instead, live runs reloading")
+    p.add_argument("--host", default="127.0.0.1", help="with --serve: the address to bind (default loopback)")
+    p.add_argument("--port", type=int, default=8765, help="with --serve: the port (0: any free one)")
     p.set_defaults(func=cmd_report)

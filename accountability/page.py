@@ -58,18 +58,19 @@ def verdict_of(stage: StageBlame | None) -> str:
 
 
 def of_branch(thread: str, chain: Sequence[Checkpoint], lifecycle: Lifecycle,
-              oracle: Oracle | None = None) -> str:
+              oracle: Oracle | None = None, refresh_s: int | None = None) -> str:
     """Return the page of a stored branch (oldest checkpoint first): its steps, blame (by the stored
     judgments, or by ``oracle`` given now) and MAST's findings, read from the checkpoints."""
     trace = steps(list(chain), lifecycle)
     values = chain[-1].values
     return render(thread, values, trace, lifecycle, blame(list(chain), lifecycle, oracle),
-                  mast.classify(trace, values))
+                  mast.classify(trace, values), refresh_s)
 
 
 def render(thread: str, values: Mapping[str, Any], trace: Sequence[Step], lifecycle: Lifecycle,
-           blamed: Blame, findings: Sequence[mast.Finding]) -> str:
-    """Return the page of one branch: ``values`` its last state, ``trace`` its working steps."""
+           blamed: Blame, findings: Sequence[mast.Finding], refresh_s: int | None = None) -> str:
+    """Return the page of one branch: ``values`` its last state, ``trace`` its working steps;
+    ``refresh_s``: the browser reloads it that often (a run still going, served live)."""
     by_step = {s.step: s for s in blamed.stages}
     origin = blamed.origin.step if blamed.origin else None
     final = {True: "right", False: "wrong", None: "not judged"}[blamed.final_correct]
@@ -90,7 +91,8 @@ def render(thread: str, values: Mapping[str, Any], trace: Sequence[Step], lifecy
         "<h2>Failures (MAST)</h2>", _findings(findings),
         "<h2>Final artifacts</h2>", _artifacts(values, trace),
     ]
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    reload = f"<meta http-equiv='refresh' content='{refresh_s}'>" if refresh_s else ""
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{reload}"
             f"<title>{escape(thread)} · Accord</title><style>{STYLE}</style></head><body>"
             + "\n".join(parts) + "</body></html>\n")
 

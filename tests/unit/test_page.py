@@ -4,12 +4,17 @@ checkpoints and the ledger alone."""
 from __future__ import annotations
 
 import re
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from accord import serving
 from accord.cli import main
 from accountability import mast, page
 from accountability.blame import blame
@@ -137,3 +142,33 @@ def test_an_eval_page_has_the_report_its_plots_and_each_task_linked_to_its_run(t
     assert "<td data-v='solved'>solved</td><td data-v='none'>none</td>" in html
     assert ("<select data-col='3'><option value=''>all</option><option>coder</option><option>none</option>"
             in html)
+
+
+def test_the_run_stores_pages_are_served_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    thread, _, _ = ran(tmp_path, "development")
+    monkeypatch.setenv("ACCORD_DB", str(tmp_path / runner.CHECKPOINTS))
+    pages = serving.server("127.0.0.1", 0)
+    threading.Thread(target=pages.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{pages.server_address[1]}"
+    try:
+        listed = urllib.request.urlopen(f"{base}/").read().decode()
+        link = f"/thread/{urllib.parse.quote(thread, safe='')}"
+        assert f"<a href='{link}'>{thread}</a></td><td>failed</td>" in listed
+        shown = urllib.request.urlopen(base + link).read().decode()
+        assert f"<h1>{thread}</h1>" in shown and "http-equiv='refresh'" not in shown  # it has ended
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{base}/thread/no%2Fsuch")
+        assert missing.value.code == 404
+        with pytest.raises(urllib.error.HTTPError) as written:
+            urllib.request.urlopen(urllib.request.Request(f"{base}/", data=b"x", method="POST"))
+        assert written.value.code == 501  # read-only: nothing but GET is answered
+    finally:
+        pages.shutdown()
+        pages.server_close()
+    live = page.render("t", {"status": "running"}, [], config_lifecycle(), blame([], config_lifecycle()), [],
+                       refresh_s=serving.LIVE_REFRESH_S)
+    assert "<meta http-equiv='refresh' content='5'>" in live
+
+
+def config_lifecycle() -> Any:
+    return BENCHMARKS["humaneval"].configurations["accountable"].lifecycle
