@@ -67,6 +67,7 @@ eval-pipeline: setup  ## the pipeline on LogiQA, AGIEval (LIMIT 50) and HumanEva
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run); the candidate draw's tokens/s vs single-stream decode
 	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))
 	$(BIN)/python -m evals.draw_speed
+	$(BIN)/python -m evals.page_speed
 
 bench-load: $(BIN)/accord  ## RUNS (50) concurrent runs against a slow, flaky scripted endpoint
 	$(BIN)/python -m evals.load --runs $(or $(RUNS),50)

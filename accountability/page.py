@@ -182,7 +182,7 @@ def _ledger(ledger: Sequence[Mapping[str, Any]]) -> str:
             f"<td class=n>{e.get('tokens_out', 0)}</td><td class=n>{float(e.get('latency_s') or 0):.2f}</td>"
             f"<td>{escape(str(e.get('outcome', '')))}</td><td>{_folded(str(e.get('detail', '')))}</td></tr>"
             for e in ledger]
-    return (f"<details open><summary>{len(ledger)} entries</summary><table><tr><th>step</th><th>kind</th>"
+    return (f"<details><summary>{len(ledger)} entries</summary><table><tr><th>step</th><th>kind</th>"
             "<th>role</th><th>stage</th><th>model</th><th>tokens in</th><th>tokens out</th><th>s</th>"
             "<th>outcome</th><th>detail</th></tr>" + "".join(rows) + "</table></details>")
 
