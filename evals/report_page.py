@@ -56,7 +56,8 @@ def render(markdown: str, summary: Mapping[str, Any], rows: Sequence[Mapping[str
     """Return the page: ``markdown`` (``report.md``'s text) as HTML with its plots inline, then the tasks;
     a task whose thread is in ``linked`` links to its run page."""
     text = "\n".join(line for line in markdown.splitlines() if not line.startswith("!["))
-    tables = MarkdownIt("commonmark").enable("table").render(text)
+    # html off: a task id or a reason in the report is shown as text, never taken as markup.
+    tables = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     drawings = "".join(_svg(draw, summary) for draw in _drawings(summary))
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Eval report · Accord</title>"
             f"<style>{page.STYLE}</style></head><body>{tables}<h2>Plots</h2>{drawings}"

@@ -172,3 +172,10 @@ def test_the_run_stores_pages_are_served_read_only(tmp_path: Path, monkeypatch: 
 
 def config_lifecycle() -> Any:
     return BENCHMARKS["humaneval"].configurations["accountable"].lifecycle
+
+
+def test_text_in_an_eval_report_is_never_taken_as_markup() -> None:
+    from evals import report_page
+
+    shown = report_page.render("# Eval report\n\n| reason |\n|---|\n| <script>alert(1)</script> |\n", {}, [])
+    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in shown
