@@ -111,8 +111,9 @@ def _path(trace: Sequence[Step], by_step: Mapping[int, StageBlame], origin: int 
 
 def _drawing(lifecycle: Lifecycle, trace: Sequence[Step], values: Mapping[str, Any],
              by_step: Mapping[int, StageBlame], origin: int | None) -> str:
-    """Return the lifecycle as SVG: a box per stage in the table's order, an arc per transition on the
-    right, the transitions this run took drawn heavy and numbered in order."""
+    """Return the lifecycle as SVG: a box per stage in the table's order, coloured by blame's verdict on its
+    last step, and an arc per transition on the right, those this run took drawn heavy (an arc's tooltip
+    names its outcomes and when the run took it)."""
     stages = [s.name for s in lifecycle.stages]
     row, width, height, x = 44, 200, 30, 20
     y = {name: 10 + i * row for i, name in enumerate(stages)}
