@@ -18,7 +18,9 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from accountability import page
-from evals import plots
+from evals import configs, plots
+from evals.benchmarks import BENCHMARKS
+from evals.configs import Configuration
 from evals.runner import CHECKPOINTS
 from graphs import store
 from graphs.catalog import thread_workflow
@@ -119,10 +121,20 @@ def run_pages(rows: Sequence[Mapping[str, Any]], out: Path) -> frozenset[str]:
     (out / "runs").mkdir(exist_ok=True)
     with store.checkpointer(out / CHECKPOINTS) as saver:
         for row in rows:
-            workflow = thread_workflow(saver, row["thread"])
-            chain = from_graph(workflow.build(checkpointer=saver), row["thread"])
+            # The row's own configuration, so the drawing is the lifecycle it ran (single's has two stages);
+            # a configuration no benchmark here names is drawn as its workflow's table.
+            config = _configurations(row).get(configs.base_name(row["config"]))
+            built = config or thread_workflow(saver, row["thread"])
+            chain = from_graph(built.build(checkpointer=saver), row["thread"])
             if chain:
-                html = page.of_branch(row["thread"], chain, workflow.lifecycle)
+                html = page.of_branch(row["thread"], chain, built.lifecycle)
                 (out / "runs" / page_name(row["thread"])).write_text(html, encoding="utf-8")
                 written.add(row["thread"])
     return frozenset(written)
+
+
+def _configurations(row: Mapping[str, Any]) -> Mapping[str, Configuration]:
+    """Return the configurations of the benchmark a row ran (a user's task set runs the development
+    graph's)."""
+    benchmark = BENCHMARKS.get(row.get("benchmark", ""))
+    return benchmark.configurations if benchmark is not None else configs.CONFIGURATIONS

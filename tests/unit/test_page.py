@@ -137,6 +137,11 @@ def test_an_eval_page_has_the_report_its_plots_and_each_task_linked_to_its_run(t
     links = re.findall(r"<a href='runs/([^']+)'>HumanEval/0</a>", html)
     assert len(links) == 2 and all((tmp_path / "runs" / name).exists() for name in links)
     assert thread in (tmp_path / "runs" / links[0]).read_text() + (tmp_path / "runs" / links[1]).read_text()
+    # Each run is drawn on the lifecycle its configuration ran: single's has no Tester.
+    single = (tmp_path / "runs" / "humaneval_single_HumanEval_0.html").read_text()
+    assert ">implementing</text>" in single and ">designing_tests</text>" not in single
+    team = (tmp_path / "runs" / "humaneval_accountable_HumanEval_0.html").read_text()
+    assert ">designing_tests</text>" in team
     # Each filtered cell carries the value its filter matches.
     assert "<td data-v='unsolved'>unsolved</td><td data-v='coder'>coder</td>" in html
     assert "<td data-v='solved'>solved</td><td data-v='none'>none</td>" in html
