@@ -99,10 +99,13 @@ def cmd_blame(args: argparse.Namespace) -> int:
           + {True: "correct", False: "wrong", None: "not judged"}[result.final_correct])
     for s in result.stages:
         mark = "right" if s.correct else "WRONG"
+        by = f" [played by {s.agent}]" if s.agent else ""
         print(f"  step {s.step:>3} round {s.round} {s.stage:<12} {s.role:<9} {mark:<5} "
-              f"{s.flag or '':<6} {one_line(s.evidence, 110)}")
+              f"{s.flag or '':<6} {one_line(s.evidence, 110)}{by}")
     origin = result.origin
-    print("error origin: " + (f"step {origin.step} {origin.stage} ({origin.role}, round {origin.round}): "
+    print("error origin: " + (f"step {origin.step} {origin.stage} ({origin.role}"
+                              + (f", played by {origin.agent}" if origin.agent else "")
+                              + f", round {origin.round}): "
                               f"{one_line(origin.evidence, 200)}" if origin else "NONE"))
     print("per role: " + ", ".join(
         f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"

@@ -14,6 +14,7 @@ from langgraph.types import Command
 
 from accord import approval
 from accord.accounts import add_commands
+from accord.agents import add_serve_command
 from accord.audit import add_audit_command
 from accord.doctor import add_doctor_command, require_sandbox
 from accord.evaluation import add_eval_command
@@ -120,6 +121,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     ledger = cost.breakdown(values.get("ledger", []))
     print("\n" + cost.table(ledger["by_role"], "ledger by role") + "\n\n"
           + cost.table(ledger["by_model"], "ledger by model"))
+    played = sorted({(e["role"], e["agent"]) for e in values.get("ledger", []) if e.get("agent")})
+    for role, agent in played:
+        print(f"{role} played by {agent}")
     print("\ngate decisions:")
     for v in values.get("verdicts", []):
         target = f" → {v['target']}" if v.get("target") else " (vote)"
@@ -198,6 +202,9 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
                        help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
                             "languages (prose first, e.g. de,python); repeatable")
+        p.add_argument("--remote", action="append", metavar="ROLE=URL",
+                       help="a role played by the A2A agent at URL (accord serve --a2a --role ROLE serves "
+                            "one); repeatable")
         context_options(p.add_argument_group("run settings (the Context; budgets at 0 mean no limit)"))
         p.add_argument("--out", help="write the produced files here")
 
@@ -229,6 +236,7 @@ def parser() -> argparse.ArgumentParser:
     add_doctor_command(sub)
     add_eval_command(sub, model_options, run_context)
     add_audit_command(sub, model_options, run_context, stream)
+    add_serve_command(sub, model_options, run_context)
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])

@@ -32,25 +32,6 @@ def describe(spec: RoleSpec, default_model: str) -> str:
     return "\n".join(lines)
 
 
-def agent_card(spec: RoleSpec, version: str = "0.1.0") -> Any:
-    """Return the role's A2A Agent Card (``a2a.types.AgentCard``): one skill per action.
-
-    Artifacts travel as JSON; only the intake takes text. A role is not served on its own (the
-    development graph is, at ``/a2a/{assistant_id}``), so the card names no interface.
-    """
-    from a2a.types import AgentCapabilities, AgentCard, AgentSkill
-
-    inputs = ["text/plain"] if {"task", "audit_task"} & spec.produces() else ["application/json"]
-    outputs = ["application/json"]
-    skills = [AgentSkill(id=f"{spec.name}.{a.name}", name=a.name, description=a.description,
-                         tags=[a.type.value, spec.domain], input_modes=inputs, output_modes=outputs)
-              for a in spec.actions]
-    duties = "; ".join(f"{d.name}: {d.description}" for d in spec.duties)
-    return AgentCard(name=f"accord-{spec.name}", description=f"{spec.goal} ({spec.domain}). Duties: {duties}",
-                     version=version, capabilities=AgentCapabilities(streaming=False),
-                     default_input_modes=inputs, default_output_modes=outputs, skills=skills)
-
-
 def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]],
             names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Return each role's runtime state in a thread (live or finished), from its checkpointed state.
@@ -75,6 +56,7 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
             "llm_calls": len(llm), "tokens_in": sum(e["tokens_in"] for e in llm),
             "tokens_out": sum(e["tokens_out"] for e in llm), "cost": round(sum(e["cost"] for e in llm), 6),
             "models": sorted({e["model"] for e in llm if e.get("model")}),
+            "agents": sorted({e["agent"] for e in mine if e.get("agent")}),
             "sandbox_runs": sum(e["kind"] == "sandbox" for e in mine),
             "actions": sum(e["kind"] == "action" and e["outcome"] == "dispatched" for e in mine),
             "violations": sum(v["role"] == name for v in values.get("violations", [])),
@@ -94,6 +76,8 @@ def cmd_roles(args: argparse.Namespace) -> int:
     default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
+
+        from graphs.remote import agent_card
 
         print(json.dumps([MessageToDict(agent_card(spec)) for spec in specs.values()], indent=2))
     elif args.json:
@@ -122,7 +106,8 @@ def _thread_roles(args: argparse.Namespace) -> int:
     for name, st in states.items():
         print(f"  {name:<9} {st['status']:<8} {st['stage'] or '-':<15} calls {st['llm_calls']:>3}  "
               f"tokens {st['tokens_in'] + st['tokens_out']:>7,}  sandbox {st['sandbox_runs']:>3}  "
-              f"actions {st['actions']:>2}  violations {st['violations']}  {st['last']}")
+              f"actions {st['actions']:>2}  violations {st['violations']}  {st['last']}"
+              + (f"  (played by {', '.join(st['agents'])})" if st["agents"] else ""))
     return 0
 
 

@@ -37,8 +37,9 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[:width - 1] + "…"
 
 
-ROLE_OPTIONS = ("model", "role_models", "role_styles")
-"""Context fields set through ``--model [ROLE=]NAME`` and ``--style ROLE=FIELD=VALUE``, not generated."""
+ROLE_OPTIONS = ("model", "role_models", "role_styles", "remote_roles")
+"""Context fields set through ``--model [ROLE=]NAME``, ``--style ROLE=FIELD=VALUE`` and
+``--remote ROLE=URL``, not generated."""
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -93,11 +94,17 @@ def run_context(args: argparse.Namespace) -> Context:
         if not (role and name and value):
             usage_error(f"--style wants ROLE=FIELD=VALUE, got {spec!r}")
         role_styles.setdefault(role.lower(), {})[name] = value.split(",") if name == "languages" else value
+    remote_roles = dict(base.remote_roles)
+    for spec in getattr(args, "remote", None) or []:
+        role, _, url = spec.partition("=")
+        if not (role and url.startswith(("http://", "https://"))):
+            usage_error(f"--remote wants ROLE=URL (an http or https URL), got {spec!r}")
+        remote_roles[role.lower()] = url
     options = {f.name: getattr(args, f.name) for f in dataclasses.fields(Context)
                if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
     try:  # a bad style value is refused here, before anything runs
         context = dataclasses.replace(base, model=default_model, role_models=role_models,
-                                      role_styles=role_styles, **options)
+                                      role_styles=role_styles, remote_roles=remote_roles, **options)
     except ValueError as exc:
         usage_error(str(exc))
     for role in ("", *context.role_models):  # a model no endpoint serves, refused before anything runs

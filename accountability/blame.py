@@ -44,6 +44,8 @@ class StageBlame(Frozen):
     oracle: str
     evidence: str = ""
     """The oracle's evidence, then any violated contract and the gate's decision."""
+    agent: str = ""
+    """Who played the role in this stage, where it was not this process (a remote A2A agent)."""
 
 
 class Blame(Frozen):
@@ -113,6 +115,12 @@ def _evidence(judgment: Judgment, values: Mapping[str, Any]) -> str:
     return "; ".join(p for p in parts if p)
 
 
+def _agent(judgment: Judgment, values: Mapping[str, Any]) -> str:
+    """Return the agent that played the judged stage's role, where its ledger entries name one."""
+    return next((e["agent"] for e in values.get("ledger", []) if e.get("step") == judgment.step
+                 and e["role"] == judgment.role and e.get("agent")), "")
+
+
 def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | None = None) -> Blame:
     """Return the blame of a branch (oldest checkpoint first).
 
@@ -141,7 +149,8 @@ def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | 
             stages.append(StageBlame(step=judgment.step, stage=judgment.stage, role=judgment.role,
                                      round=judgment.round, subject=judgment.subject,
                                      correct=judgment.correct, flag=flag, received_correct=source,
-                                     oracle=judgment.oracle, evidence=evidence))
+                                     oracle=judgment.oracle, evidence=evidence,
+                                     agent=_agent(judgment, last_values)))
         received = by_step[step]
     if not stages or stages[-1].correct:
         return Blame(stages=tuple(stages), final_correct=stages[-1].correct if stages else None, origin=None)

@@ -23,6 +23,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from graphs import audit, development, pipeline, store
+from graphs.duties import Role
 from nodes.audit.roles import SPECS as AUDIT_SPECS
 from nodes.pipeline.roles import SPECS as PIPELINE_SPECS
 from state.lifecycle import Lifecycle
@@ -49,6 +50,9 @@ class Workflow:
     """Compile the graph: ``build(models=None, checkpointer=None[, oracle=...])``."""
     system_prompts: Mapping[str, str] = field(default_factory=dict)
     """Each role's system prompt for its main duty, where stated (Who&When exports record them)."""
+    roles: Mapping[str, Role] = field(default_factory=dict)
+    """The roles with their duties' work, where the workflow shares them: a role among them can be served
+    as an A2A agent (``accord serve --a2a --role NAME``)."""
 
     def __post_init__(self) -> None:
         if self.lifecycle.name != self.name:
@@ -69,9 +73,9 @@ def _built_by(module: ModuleType) -> Callable[..., CompiledStateGraph[Any, Any, 
 
 BUILT_IN = {w.name: w for w in (
     Workflow("development", development.LIFECYCLE, development.SPECS, _built_by(development),
-             development.SYSTEM_PROMPTS),
-    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit)),
-    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline)),
+             development.SYSTEM_PROMPTS, development.ROLES),
+    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit), roles=audit.ROLES),
+    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline), roles=pipeline.ROLES),
 )}
 DEFAULT = "development"
 

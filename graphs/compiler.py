@@ -6,7 +6,9 @@ contracts; a violation is recorded and fed back for a bounded retry, then the st
 outcome. The stage's gate, a pure function of the state after the update, yields an outcome; counters
 bound loops; the decision lands in state as a ``Verdict``. Each gate is a conditional edge whose
 ``path_map`` is δ for that stage, so drawings label every edge with its outcome. A fan-out stage runs its
-roles in parallel; each votes, and a voting node joins them by majority.
+roles in parallel; each votes, and a voting node joins them by majority. A role the run's Context names
+in ``remote_roles`` performs its duties as an A2A agent elsewhere (``graphs.remote``), under the same
+checks.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pydantic import ValidationError
 from graphs.duties import Role
 from graphs.messages import free_text, handoffs, reply, voter_handoffs
 from graphs.oracle import Oracle, judge
+from graphs.remote import remote_work
 from state.budget import BudgetExhausted, spent
 from state.context import Context
 from state.contracts import (
@@ -200,11 +203,14 @@ class Compiler:
         """
         call.check_budget()
         duty = role.duties[stage.duty]
+        work = duty.work
+        if url := call.context.remote_roles.get(role.name):
+            work = remote_work(role, stage.duty, url)
         # What the contract withholds is not in the role's view at all, not merely unread.
         state = {key: value for key, value in state.items() if key not in duty.contract.withheld}
         if not self.contracts:
             try:
-                return duty.work(state, call), []
+                return work(state, call), []
             except (OutputError, ValidationError) as exc:
                 return {}, [Violation(role=role.name, phase="output", key="model_output",
                                       detail=str(exc))]
@@ -218,7 +224,7 @@ class Compiler:
                 call.record("retry", outcome=str(attempt), detail=_summary(violations))
             refused = False
             try:
-                update = duty.work(state, call)
+                update = work(state, call)
                 violations = check_postconditions(duty.contract, update)
             except (OutputError, ValidationError) as exc:
                 # Malformed output, or an artifact the role's output could not be built into.

@@ -24,11 +24,14 @@ from pathlib import PurePosixPath
 from typing import Any, Literal, TypeVar, cast
 
 import httpx
+from dotenv import dotenv_values
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from runtime import a2a
 from state.artifacts import ARTIFACT_MODELS
 from state.roles import ActionSpec, ActionType, RoleSpec
+from state.settings import ENV_FILE
 from state.stage import StageCall, stage_handles
 
 FailureKind = Literal["exception", "parameters", "http", "timeout", "connection", "protocol", "malformed",
@@ -78,11 +81,15 @@ Recorder = Callable[..., None]
 """``record(kind, **fields)``, as ``StageCall.record`` writes a ledger entry."""
 
 
-def credential_from_env(variable: str, header: str = "Authorization", scheme: str = "Bearer") -> BeforeHook:
-    """Return a before-hook that puts ``$variable`` into a request header (a missing key is an error)."""
+def credential_from_env(variable: str, header: str = "Authorization", scheme: str = "Bearer",
+                        required: bool = True) -> BeforeHook:
+    """Return a before-hook that puts ``$variable`` (from the environment, else the ``.env`` file) into a
+    request header (a missing key is an error when ``required``; otherwise the request goes without it)."""
 
     def hook(request: Request) -> Request:
-        value = os.environ.get(variable)
+        value = os.environ.get(variable) or dotenv_values(ENV_FILE).get(variable)
+        if not value and not required:
+            return request
         if not value:
             raise _Failure("parameters", f"the environment variable {variable} is not set")
         request.headers[header] = f"{scheme} {value}".strip()
@@ -195,6 +202,8 @@ class Executor:
 
     def _web(self, request: Request) -> Any:
         config = request.action.config
+        if config.get("protocol") == "a2a":
+            return self._a2a(request)
         method = str(config.get("method", "POST")).upper()
         try:
             get = method == "GET"
@@ -214,6 +223,25 @@ class Executor:
         except ValueError:
             raise _Failure("protocol", "the response is not JSON") from None
         return _returned(request.action, body)
+
+    def _a2a(self, request: Request) -> Any:
+        """Send an A2A ``message/send``: params ``inputs`` (the data part) and ``metadata``."""
+        config = request.action.config
+        try:
+            reply = a2a.send(config["endpoint"], request.params.get("inputs") or {},
+                             request.params.get("metadata") or {}, request.headers,
+                             float(config.get("timeout_s", 10.0)))
+        except httpx.TimeoutException as exc:
+            raise _Failure("timeout", str(exc) or "timed out") from None
+        except httpx.TransportError as exc:
+            raise _Failure("connection", str(exc) or type(exc).__name__) from None
+        except a2a.Unauthorized as exc:
+            raise _Failure("http", f"HTTP 401: {exc}") from None
+        except a2a.Refused as exc:
+            raise _Failure("protocol", str(exc)) from None
+        except ValueError as exc:
+            raise _Failure("malformed", str(exc)) from None
+        return reply
 
     def _record(self, action: ActionSpec, outcome: str, detail: str, **fields: Any) -> None:
         attempt = fields.pop("attempt", None)

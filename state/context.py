@@ -80,6 +80,16 @@ class Context:
     """Let roles on different embedded models generate at the same time (the audit's analysts, or an eval's
     concurrent tasks); off, one embedded model generates at a time, since two servers on 2 cores each run
     at half speed or worse."""
+    remote_roles: dict[str, str] = field(default_factory=dict)
+    """Roles played by A2A agents elsewhere, by role: the agent's URL (``accord serve --a2a --role NAME``
+    serves one), e.g. ``{"reviewer": "http://127.0.0.1:8931"}``. Their duties are A2A calls under the same
+    contracts, ledger, blame and budgets; ``ACCORD_A2A_TOKEN``, when set, is sent as a bearer token."""
+    remote_timeout_s: float = 600.0
+    """Seconds a remote role may take to answer one duty before the call fails (not retried: the agent is
+    busy or stuck)."""
+    remote_fallback: bool = False
+    """A remote role that cannot be reached, or answers past its timeout, is played here instead (its
+    own duty, this run's models); off, the run stops at that stage, resumable once the agent is back."""
     max_output_retries: int = 2
     """Retries of a role whose output violated its contract, with the violation as feedback."""
     request_timeout_s: float = 600.0

@@ -51,6 +51,8 @@ class LedgerEntry(Frozen):
     latency_s: float = 0.0
     outcome: str = ""
     detail: str = ""
+    agent: str = ""
+    """Who played the role, where it is not this process: a remote A2A agent (its card's name and URL)."""
 
 
 class Judgment(Frozen):

@@ -47,7 +47,8 @@ class ActionSpec(Frozen):
     returns: str
     config: dict[str, Any] = Field(default_factory=dict)
     """Type-specific settings: the sandbox limits for LOCAL_CODE, output schema and temperature for LLM,
-    endpoint, method and timeout for WEB_SERVICE, server, tool and timeout for MCP_TOOL."""
+    endpoint, method and timeout for WEB_SERVICE (``protocol: a2a`` makes it an A2A ``message/send``),
+    server, tool and timeout for MCP_TOOL."""
 
 
 class SafetyProperty(Frozen):

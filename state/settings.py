@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     """More workflows to serve, as ``module:attribute`` references to ``graphs.catalog.Workflow`` objects,
     comma separated, beside those packages register under the ``accord.workflows`` entry points
     (``ACCORD_WORKFLOWS``)."""
+    a2a_token: SecretStr | None = None
+    """The bearer token a role served over A2A requires, and a run sends to its remote roles
+    (``ACCORD_A2A_TOKEN``); it travels in a header only, never in a prompt, message or the ledger."""
     openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL"))
     """The default OpenAI-compatible endpoint of every role (``OPENAI_BASE_URL``)."""
     openai_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY"))

@@ -33,6 +33,11 @@ class RequestRefused(OutputError):
     output retries would only lengthen the prompt."""
 
 
+class RoleUnavailable(RuntimeError):
+    """Raised when the agent playing a role elsewhere cannot be reached: no fault of the role's output, so
+    the run stops at its last checkpoint, to be resumed once the agent answers."""
+
+
 @dataclass
 class StageCall:
     """What a role gets besides the state: where it is, who it is, its settings, feedback, and a ledger."""

@@ -1,0 +1,58 @@
+"""``accord serve --a2a --role NAME``: one role of a workflow served as an A2A agent.
+
+The agent answers ``message/send`` for the role's duties (``graphs.remote``) on its own models: the
+``--model``/``--mix`` options and ``ACCORD_*`` settings of this process, not the caller's. A graph elsewhere
+uses it with ``--remote NAME=URL``. With ``ACCORD_A2A_TOKEN`` set, every request but the Agent Card's must
+carry it as a bearer token.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from accord.running import console, usage_error
+from graphs.catalog import DEFAULT, workflows
+from runtime import model_server
+from state.settings import settings
+
+
+def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], Any]) -> int:
+    """Serve one role until interrupted."""
+    import uvicorn
+
+    from graphs import remote
+
+    if not args.a2a:
+        usage_error("serve what? --a2a --role NAME serves a role as an A2A agent")
+    workflow = workflows()[args.workflow]
+    if args.role not in workflow.roles:
+        served = ", ".join(sorted(workflow.roles)) or "none: the workflow does not share its roles' work"
+        usage_error(f"the {args.workflow} workflow has no role {args.role!r} to serve (roles: {served})")
+    url = f"http://{args.host}:{args.port}/"
+    secret = settings().a2a_token
+    token = secret.get_secret_value() if secret else None
+    app = remote.app(workflow.roles[args.role], url, context(args), token)
+    console.print(f"serving the {args.workflow} workflow's {args.role} as an A2A agent at {url} "
+                  f"(card: {url}.well-known/agent-card.json"
+                  + ("; a bearer token is required" if token else "") + ")")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        model_server.stop_owned()
+    return 0
+
+
+def add_serve_command(sub: Any, model_options: Callable[[argparse.ArgumentParser], None],
+                      context: Callable[[argparse.Namespace], Any]) -> None:
+    """Register ``accord serve`` on the CLI's subparsers."""
+    p = sub.add_parser("serve", help="serve a role as an A2A agent (--a2a --role NAME)")
+    p.add_argument("--a2a", action="store_true", help="serve over A2A (JSON-RPC message/send)")
+    p.add_argument("--role", required=True, help="the role to serve, e.g. reviewer")
+    p.add_argument("--workflow", default=DEFAULT, choices=sorted(workflows()),
+                   help="whose role (default: %(default)s)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    p.add_argument("--port", type=int, default=8931, help="port (default: %(default)s)")
+    model_options(p)
+    p.set_defaults(func=lambda args: cmd_serve(args, context))

@@ -1,0 +1,167 @@
+"""A role served as an A2A agent and called from a graph in this process, over real HTTP on loopback."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from google.protobuf.json_format import ParseDict
+
+from graphs import remote
+from graphs.development import ROLES
+from runtime import a2a
+from state.context import Context
+from state.stage import RoleUnavailable
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
+from tests.scripted import ScriptedChatModel
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(role: str, models: Mapping[str, Any], token: str | None = None) -> Iterator[str]:
+    """Serve ``role`` of the development workflow with scripted ``models``; yield its URL."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/"
+    app = remote.app(ROLES[role], url, Context(), token, models)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the agent did not start"
+        time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def reviewer_model() -> ScriptedChatModel:
+    return ScriptedChatModel(script=[APPROVE], repeat_last=True)
+
+
+def test_a_remote_coder_writes_the_code_and_the_ledger_names_the_agent(scripted):
+    far = ScriptedChatModel(script=[GOOD])
+    with served("coder", {"coder": far}) as url:
+        run = scripted(planner=[PLAN], coder=[BAD], reviewer=[APPROVE])  # the local Coder would be wrong
+        values = run(remote_roles={"coder": url})
+    assert values["status"] == "completed" and "a + b" in values["code"]["files"]["solution.py"]
+    assert far.calls == 1 and run.models["coder"].calls == 0
+    written = [e for e in values["ledger"] if e["stage"] == "implementing" and e["role"] == "coder"]
+    calls = [e for e in written if e["kind"] == "llm"]
+    assert len(calls) == 1 and calls[0]["agent"] == f"accord-coder at {url}" and calls[0]["tokens_out"] > 0
+    assert any(e["kind"] == "action" and e["outcome"] == "answered" for e in written)
+    # The remote side's entries are this run's: its step, stage and round.
+    step = next(e["step"] for e in written if e["kind"] == "contract")
+    assert {(e["step"], e["round"]) for e in written} == {(step, 1)}
+    assert all(e["agent"] == "" for e in values["ledger"] if e["role"] != "coder")
+    # The handoff to the Tester is the typed message a local Coder sends.
+    assert any(m["sender"] == "coder" and m["receiver"] == "tester" for m in values["handoffs"])
+
+
+def test_the_card_validates_and_names_its_url():
+    from a2a.types import AgentCard
+
+    with served("reviewer", {"reviewer": reviewer_model()}, token="s3cret") as url:
+        card = httpx.get(f"{url}.well-known/agent-card.json", timeout=10).json()
+    parsed = ParseDict(card, AgentCard())
+    assert parsed.name == "accord-reviewer"
+    assert [i.url for i in parsed.supported_interfaces] == [url]
+    assert parsed.supported_interfaces[0].protocol_binding == "JSONRPC"
+    assert "bearer" in parsed.security_schemes
+
+
+def test_a_request_missing_a_contract_input_is_refused_before_any_model_call():
+    far = reviewer_model()
+    task = {"kind": "task", "request": STUB, "level": "function", "entry_point": "add", "stub": STUB}
+    with served("reviewer", {"reviewer": far}) as url:
+        with pytest.raises(a2a.Refused, match="code: missing"):
+            a2a.send(url, {"task": task}, {"duty": "review"}, {}, 30)
+        with pytest.raises(a2a.Refused, match="no duty 'plan'"):
+            a2a.send(url, {"task": task}, {"duty": "plan"}, {}, 30)
+    assert far.calls == 0
+
+
+def test_a_wrong_token_is_refused_and_no_token_reaches_the_ledger(scripted, monkeypatch):
+    far = reviewer_model()
+    with served("reviewer", {"reviewer": far}, token="s3cret") as url:
+        with pytest.raises(a2a.Unauthorized):
+            a2a.send(url, {}, {}, {"Authorization": "Bearer wrong"}, 30)
+        monkeypatch.setenv(a2a.TOKEN_VARIABLE, "wrong")
+        run = scripted(planner=[PLAN], coder=[GOOD])
+        with pytest.raises(RoleUnavailable, match="HTTP 401"):
+            run(remote_roles={"reviewer": url})
+        monkeypatch.setenv(a2a.TOKEN_VARIABLE, "s3cret")
+        values = dict(run.graph.invoke(None, run.config, context=Context(max_candidates=1,
+                                                                          remote_roles={"reviewer": url})))
+    assert values["status"] == "completed", "the stopped run resumed once the token was right"
+    assert "s3cret" not in repr(values)
+
+
+def test_an_agent_that_is_down_stops_the_run_resumably_or_falls_back(scripted):
+    url = f"http://127.0.0.1:{_free_port()}/"  # nothing listens there
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    with pytest.raises(RoleUnavailable, match="did not answer"):
+        run(remote_roles={"reviewer": url})
+    assert run.graph.get_state(run.config).next == ("reviewing",), "the run waits at the remote stage"
+    values = dict(run.graph.invoke(None, run.config, context=Context(
+        max_candidates=1, remote_roles={"reviewer": url}, remote_fallback=True)))
+    assert values["status"] == "completed"
+    failed = [e for e in values["ledger"] if e["kind"] == "action" and e["outcome"] == "fallback"]
+    assert failed and failed[0]["role"] == "reviewer"
+
+
+def test_a_remote_duty_that_fails_is_the_roles_malformed_output(scripted):
+    far = ScriptedChatModel(script=["I would rather not write code."], repeat_last=True)
+    with served("coder", {"coder": far}) as url:
+        run = scripted(planner=[PLAN], coder=[GOOD])
+        values = run(remote_roles={"coder": url}, max_output_retries=1)
+    assert values["status"] == "failed"
+    assert values["violations"][-1]["role"] == "coder"
+    assert "the remote coder failed" in values["violations"][-1]["detail"]
+    assert far.calls >= 2, "retried with the violation fed back"
+    assert run.models["coder"].calls == 0
+
+
+def test_show_blame_and_roles_name_the_agent_that_played_the_role(workdir, monkeypatch, capsys):
+    from accord import cli
+    from tests.conftest import script_cli
+
+    far = ScriptedChatModel(script=[BAD])  # the remote Coder errs: blame's origin is its stage
+    with served("coder", {"coder": far}) as url:
+        script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], debugger=[BAD], reviewer=[APPROVE])
+        assert cli.main(["run", "--file", "stub.py", "--thread", "r", "--remote", f"coder={url}",
+                         "--max-rounds", "1", "--max-candidates", "1", "--max-debug-attempts", "1"]) == 1
+    capsys.readouterr()
+    agent = f"accord-coder at {url}"
+    assert cli.main(["show", "r"]) == 0
+    assert f"coder played by {agent}" in capsys.readouterr().out
+    assert cli.main(["blame", "r"]) == 0
+    said = capsys.readouterr().out
+    assert "error origin: step" in said and f"implementing (coder, played by {agent}, round 1)" in said
+    assert cli.main(["roles", "--thread", "r", "--json"]) == 0
+
+    states = json.loads(capsys.readouterr().out)
+    assert states["coder"]["agents"] == [agent] and states["debugger"]["agents"] == []
+
+
+def test_remote_wants_role_equals_url(workdir, capsys):
+    from accord import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--file", "stub.py", "--remote", "coder"])
+    assert stop.value.code == 2 and "--remote wants ROLE=URL" in capsys.readouterr().err
