@@ -17,6 +17,7 @@ from google.protobuf.json_format import ParseDict
 
 from graphs import remote
 from graphs.development import ROLES
+from graphs.duties import Role
 from runtime import a2a
 from state.context import Context
 from state.stage import RoleUnavailable
@@ -31,11 +32,13 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(role: str, models: Mapping[str, Any], token: str | None = None) -> Iterator[str]:
-    """Serve ``role`` of the development workflow with scripted ``models``; yield its URL."""
+def served(role: str, models: Mapping[str, Any], token: str | None = None,
+           roles: Mapping[str, Role] = ROLES) -> Iterator[str]:
+    """Serve ``role`` (of the development workflow unless ``roles`` says) with scripted ``models``; yield
+    its URL."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/"
-    app = remote.app(ROLES[role], url, Context(), token, models)
+    app = remote.app(roles[role], url, Context(), token, models)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -165,3 +168,18 @@ def test_remote_wants_role_equals_url(workdir, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(["run", "--file", "stub.py", "--remote", "coder"])
     assert stop.value.code == 2 and "--remote wants ROLE=URL" in capsys.readouterr().err
+
+
+def test_one_audit_analyst_remote_votes_in_the_parallel_stage():
+    from graphs import audit
+    from tests.unit.test_audit_graph import SAFE, VULNERABLE, Audit, critique
+
+    far = ScriptedChatModel(script=[critique(VULNERABLE)], repeat_last=True)
+    with served("critic", {"critic": far}, roles=audit.ROLES) as url:
+        run = Audit([VULNERABLE], [critique(SAFE)], [VULNERABLE])  # the local Critic would disagree
+        values = run(context={"remote_roles": {"critic": url}})
+    assert values["status"] == "completed" and values["verdicts"][-1]["outcome"] == "consensus"
+    assert far.calls >= 1 and run.models["critic"].calls == 0
+    critic = [e for e in values["ledger"] if e["role"] == "critic" and e["kind"] == "llm"]
+    assert critic and {e["agent"] for e in critic} == {f"accord-critic at {url}"}
+    assert values["findings"]["by_role"]["critic"]["vulnerable"] is True
