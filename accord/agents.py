@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from accord.running import console, usage_error
+from graphs import remote
 from graphs.catalog import DEFAULT, workflows
 from runtime import model_server
 from state.settings import settings
@@ -21,8 +22,6 @@ from state.settings import settings
 def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], Any]) -> int:
     """Serve one role until interrupted."""
     import uvicorn
-
-    from graphs import remote
 
     if not args.a2a:
         usage_error("serve what? --a2a --role NAME serves a role as an A2A agent")

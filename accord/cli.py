@@ -74,6 +74,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             console.print(f"thread {args.thread} already ended: {snapshot.values.get('status')}")
             return finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
                            started)
+        args.graph = thread_workflow(saver, args.thread).name  # what a --team file is checked against
         where = ", ".join(snapshot.next) or f"the stage after {', '.join(t.name for t in snapshot.tasks)}"
         try:
             said = approval.answer(args)
@@ -202,6 +203,9 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
                        help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
                             "languages (prose first, e.g. de,python); repeatable")
+        p.add_argument("--team", metavar="FILE",
+                       help="a team file (YAML): agents, each a model or an A2A agent's URL and the roles it "
+                            "may play, cast onto the workflow's roles (docs/roles.md)")
         p.add_argument("--remote", action="append", metavar="ROLE=URL",
                        help="a role played by the A2A agent at URL (accord serve --a2a --role ROLE serves "
                             "one); repeatable")

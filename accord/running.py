@@ -21,11 +21,13 @@ from rich.markup import escape
 
 from accord import approval
 from graphs import store
+from graphs.catalog import DEFAULT, workflows
 from nodes import llm
 from nodes.pipeline.roles import TEAM as PIPELINE_TEAM
 from runtime import local_model, model_server
 from state.context import Context
 from state.settings import run_defaults
+from state.team import Team, load_team
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -37,9 +39,9 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[:width - 1] + "…"
 
 
-ROLE_OPTIONS = ("model", "role_models", "role_styles", "remote_roles")
-"""Context fields set through ``--model [ROLE=]NAME``, ``--style ROLE=FIELD=VALUE`` and
-``--remote ROLE=URL``, not generated."""
+ROLE_OPTIONS = ("model", "role_models", "role_styles", "remote_roles", "role_agents")
+"""Context fields set through ``--model [ROLE=]NAME``, ``--style ROLE=FIELD=VALUE``, ``--remote ROLE=URL``
+and ``--team FILE``, not generated."""
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -77,6 +79,14 @@ def run_context(args: argparse.Namespace) -> Context:
     except ValueError as exc:
         usage_error(str(exc))
     role_models = {role: dict(settings) for role, settings in base.role_models.items()}
+    remote_roles, role_agents = dict(base.remote_roles), dict(base.role_agents)
+    if team := cast(args):
+        for role, agent in ((role, team.agent_of(role)) for role in team.cast):
+            role_agents[role] = agent.name
+            role_models.setdefault(role, {}).update(
+                {k: v for k, v in (("model", agent.model), ("base_url", agent.base_url)) if v})
+            if agent.url:
+                remote_roles[role] = agent.url
     default_model = base.model
     for spec in args.model or []:
         role, _, name = spec.rpartition("=")
@@ -94,7 +104,6 @@ def run_context(args: argparse.Namespace) -> Context:
         if not (role and name and value):
             usage_error(f"--style wants ROLE=FIELD=VALUE, got {spec!r}")
         role_styles.setdefault(role.lower(), {})[name] = value.split(",") if name == "languages" else value
-    remote_roles = dict(base.remote_roles)
     for spec in getattr(args, "remote", None) or []:
         role, _, url = spec.partition("=")
         if not (role and url.startswith(("http://", "https://"))):
@@ -104,13 +113,30 @@ def run_context(args: argparse.Namespace) -> Context:
                if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
     try:  # a bad style value is refused here, before anything runs
         context = dataclasses.replace(base, model=default_model, role_models=role_models,
-                                      role_styles=role_styles, remote_roles=remote_roles, **options)
+                                      role_styles=role_styles, remote_roles=remote_roles,
+                                      role_agents=role_agents, **options)
     except ValueError as exc:
         usage_error(str(exc))
     for role in ("", *context.role_models):  # a model no endpoint serves, refused before anything runs
         if reason := llm.unservable(context.model_for(role)):
             usage_error(reason)
     return context
+
+
+def cast(args: argparse.Namespace) -> Team | None:
+    """Return the team the ``--team`` file casts, checked against the workflow the command runs (the
+    ``--graph``, or the audit's) before anything runs; None without ``--team``."""
+    if not getattr(args, "team", None):
+        return None
+    workflow = getattr(args, "graph", None) or ("audit" if args.command == "audit" else DEFAULT)
+    try:
+        team = load_team(Path(args.team))
+    except ValueError as exc:
+        usage_error(str(exc))
+    if problems := team.problems(workflows()[workflow].specs):
+        usage_error(f"team file {args.team}: the {workflow} workflow cannot run this cast: "
+                    + "; ".join(problems))
+    return team
 
 
 def mix_roles(spec: str) -> dict[str, str]:

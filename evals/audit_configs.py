@@ -4,7 +4,8 @@
 - ``simple``: the three analysts once each, in parallel, free-text replies read by string match, majority
   vote, no contracts, no deliberation (the decentralized baseline);
 - ``accountable``: the audit graph as it ships;
-- ``no-tools``: the audit graph with a Tester that has no static analysers.
+- ``no-tools``: the audit graph with a Tester that has no static analysers;
+- ``tool-calling``: the audit graph with a Tester whose model calls the analysers itself (LLM_TOOLS).
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ SINGLE_ROLES = {
 }
 
 
-def _roles(free_text: bool = False, tools: bool = True) -> dict[str, Role]:
-    work = analysts.work(free_text=free_text, tools=tools)
+def _roles(free_text: bool = False, tools: bool = True, tool_calling: bool = False) -> dict[str, Role]:
+    work = analysts.work(free_text=free_text, tools=tools, tool_calling=tool_calling)
     return roles_from_specs(SPECS, {**_WORK, **{(r, d): w for r, w in work.items() for d in audit.DUTIES}})
 
 
@@ -97,5 +98,8 @@ CONFIGURATIONS: dict[str, Configuration] = {c.name: c for c in (
                   audit.LIFECYCLE, audit.ROLES, GATES),
     Configuration("no-tools", "Accord's audit with a Tester that has no static analysers", audit.LIFECYCLE,
                   _roles(tools=False), GATES),
+    Configuration("tool-calling", "Accord's audit with a Tester whose model calls the language's analysers "
+                  "itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it judges",
+                  audit.LIFECYCLE, _roles(tool_calling=True), GATES),
 )}
 """Every audit configuration by name, in the order reports list them."""

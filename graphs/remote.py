@@ -33,7 +33,8 @@ Coder resamples when the selection asked for fresh candidates) and the request a
 UNAVAILABLE = ("connection", "timeout", "http")
 """Failure kinds that say the agent is not there to answer, not that its answer was wrong."""
 PARAMS = (Param(name="inputs", type="dict"), Param(name="metadata", type="dict"))
-AGENTS_OWN = (*RoleModel.model_fields, "role_models", "remote_roles", "remote_timeout_s", "remote_fallback")
+AGENTS_OWN = (*RoleModel.model_fields, "role_models", "role_agents", "remote_roles", "remote_timeout_s",
+              "remote_fallback")
 """Context fields an agent keeps its own: its models and endpoints. The run's other settings (candidates,
 tests, rounds, styles, sandbox limits) travel with each request, so a remote role works as a local one
 would."""

@@ -10,20 +10,22 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
 
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_openai import ChatOpenAI, OpenAI
 from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
 from runtime import local_model, model_server
+from runtime.executor import ActionFailed, Toolbox
 from state.context import Context, RoleModel
-from state.roles import Style
+from state.roles import ActionSpec, Style
 from state.settings import Settings
 from state.stage import OutputError, RequestRefused, StageCall, is_transient
 
@@ -275,6 +277,123 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
         raise OutputError(str(exc)) from exc
     call.record("llm", model=name, latency_s=latency, outcome="ok", detail=schema.__name__, **spent)
     return value
+
+
+TOOLS_NOTE = ("\n\nBefore you answer you may call these tools, at most {limit} calls in all, each call's "
+              "result coming back to you:\n{tools}\nChoose each next step with next_step: a tool's name "
+              "(and its arguments), or answer once you have the evidence you need.")
+ANSWER = "answer"
+"""The step that ends a tool loop: the model then gives its answer."""
+
+
+def tool_loop(call: StageCall, schema: type[T], system: str, user: str, tools: Toolbox,
+              bound: Mapping[str, Any] | None = None, view: Callable[[Any], str] = str,
+              only: tuple[str, ...] | None = None) -> tuple[T, list[tuple[str, Any]]]:
+    """Let the role's model call ``tools`` — call, observe, call — until it chooses to answer or the
+    toolbox's calls are spent, then take its answer as a ``schema`` object; return the answer and each
+    tool call's (name, result).
+
+    Each step is a forced call of one tool, ``next_step`` (the tool to call and its arguments, or
+    ``answer``), and the answer is a forced call of ``schema``: a forced call is what every
+    OpenAI-compatible server constrains, the embedded one included (a 0.5B model left to choose freely
+    among tools answered in prose every time).
+
+    Args:
+        bound: parameters the duty gives every tool that takes them (e.g. the code under audit), so the
+            model neither sees nor writes them.
+        view: how a tool's result reads to the model.
+        only: offer only these of the toolbox's tools (e.g. the analysers for the code's language).
+
+    Each model turn is a ledger entry (``llm``), each tool call one more (the toolbox's). A tool that fails
+    answers the model with its error.
+
+    Raises:
+        OutputError: a step or the answer is malformed.
+    """
+    _bounded(schema)
+    given = dict(bound or {})
+    offered = [spec for spec in tools.specs if only is None or spec.name in only]
+    step = _step_tool(offered, given)
+    listed = "\n".join(f"- {spec.name}: {spec.description}" for spec in offered)
+    messages = prompt(call, system, user + TOOLS_NOTE.format(limit=tools.limit, tools=listed))
+    observed: list[tuple[str, Any]] = []
+    while tools.left():
+        chosen = _forced(call, step, messages, "next step")
+        name = str(chosen["args"].get("step", ""))
+        if name == ANSWER:
+            break
+        args = chosen["args"].get("arguments") or {}
+        takes = {p.name for spec in offered if spec.name == name for p in spec.params}
+        try:
+            result: Any = tools.call(name, **{**(args if isinstance(args, dict) else {}),
+                                              **{k: v for k, v in given.items() if k in takes}})
+            said = view(result)
+        except (ActionFailed, ValueError) as exc:
+            result, said = None, f"error: {exc}"
+        observed.append((name, result))
+        # The call's message says its step in words too: the embedded server refuses a null content.
+        messages += [AIMessage(content=f"Next step: {name}.", tool_calls=[chosen]),
+                     ToolMessage(content=said, tool_call_id=chosen["id"] or "next_step")]
+    answer = _forced(call, schema, messages, schema.__name__)
+    try:
+        return schema.model_validate(answer["args"]), observed
+    except ValidationError as exc:
+        raise OutputError(f"malformed {schema.__name__}: {exc}") from exc
+
+
+def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: list[BaseMessage],
+            what: str) -> dict[str, Any]:
+    """Make one model call that must call ``tool``; record it; return the tool call.
+
+    Raises:
+        OutputError: the reply calls no tool, or the step names no tool offered.
+    """
+    model, settings, name = chat_model(call)
+    tool_name = tool.__name__ if isinstance(tool, type) else tool["function"]["name"]
+    runnable = model.bind_tools([tool], tool_choice=tool_name)
+    with model_server.generating(name, call.context.parallel):
+        started = time.monotonic()
+        reply, spent = _invoke(call, runnable, messages, name, settings, what)
+        latency = time.monotonic() - started
+    chosen = next((c for c in getattr(reply, "tool_calls", None) or [] if c["name"] == tool_name), None)
+    allowed = [] if isinstance(tool, type) else tool["function"]["parameters"]["properties"]["step"]["enum"]
+    problem = ("the reply calls no tool" if chosen is None else
+               f"the step {chosen['args'].get('step')!r} is none of {allowed}"
+               if allowed and chosen["args"].get("step") not in allowed else "")
+    if problem:
+        call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"{what}: {problem}",
+                    **spent)
+        raise OutputError(f"malformed {what}: {problem}")
+    assert chosen is not None
+    shown = f"{what}: {chosen['args'].get('step')}" if allowed else what
+    call.record("llm", model=name, latency_s=latency, outcome="ok", detail=shown, **spent)
+    return dict(chosen)
+
+
+def _step_tool(offered: list[ActionSpec], bound: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the ``next_step`` tool: which of ``offered`` to call and with what, or ``answer``."""
+    arguments = {spec.name: _tool_schema(spec, bound)["function"]["parameters"] for spec in offered}
+    takes_any = any(schema["properties"] for schema in arguments.values())
+    properties: dict[str, Any] = {"step": {"type": "string", "enum": [*arguments, ANSWER]}}
+    if takes_any:
+        properties["arguments"] = {"type": "object", "description": "the tool's arguments"}
+    return {"type": "function", "function": {
+        "name": "next_step", "description": "Call one of the tools, or answer.",
+        "parameters": {"type": "object", "properties": properties, "required": ["step"]}}}
+
+
+JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object",
+              "list": "array"}
+
+
+def _tool_schema(spec: ActionSpec, bound: Mapping[str, Any]) -> dict[str, Any]:
+    """Return an action as an OpenAI tool: its parameters the model gives (those ``bound`` are not)."""
+    params = [p for p in spec.params if p.name not in bound]
+    properties = {p.name: {"type": JSON_TYPES.get(p.type, "object")} for p in params}
+    return {"type": "function", "function": {
+        "name": spec.name, "description": spec.description,
+        "parameters": {"type": "object", "properties": properties,
+                       "required": [p.name for p in params if not p.optional]}}}
 
 
 def text(call: StageCall, system: str, user: str, temperature: float | None = None,

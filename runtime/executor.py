@@ -121,13 +121,21 @@ class Executor:
                 raise ValueError(f"role {self.role.name}: {kind}-hooks for unknown actions {unknown}")
         for action in self.role.actions:
             where = f"role {self.role.name}, {action.type.name} action {action.name}"
-            if (action.type in (ActionType.LOCAL_CODE, ActionType.LLM, ActionType.HUMAN)
+            if (action.type in (ActionType.LOCAL_CODE, ActionType.LLM, ActionType.LLM_TOOLS, ActionType.HUMAN)
                     and action.name not in self.handlers):
                 raise ValueError(f"{where}: no code to run it")
+            if action.type is ActionType.LLM_TOOLS:
+                tools = action.config.get("tools") or []
+                if bad := [t for t in tools if t not in names or t == action.name]:
+                    raise ValueError(f"{where}: its tools name no other action of the role: {bad}")
+                if not tools or int(action.config.get("max_tool_calls", MAX_TOOL_CALLS)) < 1:
+                    raise ValueError(f"{where}: it needs tools and max_tool_calls of at least 1")
             if action.type is ActionType.WEB_SERVICE and "endpoint" not in action.config:
                 raise ValueError(f"{where}: no endpoint")
             if action.type is ActionType.MCP_TOOL and not {"server", "tool"} <= set(action.config):
                 raise ValueError(f"{where}: an MCP tool needs a server and a tool name")
+            if action.type is ActionType.MCP_TOOL and not {"url", "command"} & set(action.config["server"]):
+                raise ValueError(f"{where}: its MCP server needs a url or a command")
             fallback = action.config.get("fallback")
             if fallback is not None and (fallback not in names or fallback == action.name):
                 raise ValueError(f"{where}: falls back to unknown action {fallback!r}")
@@ -188,8 +196,9 @@ class Executor:
             return self._web(request)
         if action.type is ActionType.MCP_TOOL:
             return _returned(action, mcp_call(action.config, request.params))
+        extra = {"tools": Toolbox(self, action)} if action.type is ActionType.LLM_TOOLS else {}
         try:
-            result = self.handlers[action.name](**request.params)
+            result = self.handlers[action.name](**request.params, **extra)
         except _Failure:
             raise
         except Exception as exc:  # the action's own code failed: classified, then its policy decides
@@ -249,6 +258,53 @@ class Executor:
         self.record("action", outcome=outcome, detail=note, **fields)
 
 
+MAX_TOOL_CALLS = 4
+"""Tool calls an LLM_TOOLS action's model may make unless its ``max_tool_calls`` says otherwise."""
+
+
+@dataclass
+class Toolbox:
+    """What an LLM_TOOLS action's code receives as ``tools``: the role's actions its model may call.
+
+    Each call runs the named action through the same executor (its hooks, properties, failure policies
+    and ledger entries) and is itself a ledger entry (``tool_call``); once ``limit`` calls are made, no
+    more are allowed and the model must answer."""
+
+    executor: Executor
+    action: ActionSpec
+    made: int = 0
+
+    @property
+    def specs(self) -> tuple[ActionSpec, ...]:
+        """The actions the model may call."""
+        return tuple(self.executor.role.action(name) for name in self.action.config["tools"])
+
+    @property
+    def limit(self) -> int:
+        return int(self.action.config.get("max_tool_calls", MAX_TOOL_CALLS))
+
+    def left(self) -> int:
+        """Return how many calls the model may still make."""
+        return self.limit - self.made
+
+    def call(self, name: str, **params: Any) -> Any:
+        """Run the tool ``name`` with ``params``; return its result.
+
+        Raises:
+            ValueError: ``name`` is not one of the tools, or no call is left.
+            ActionFailed: the tool failed and its policy escalates.
+        """
+        tools = self.action.config["tools"]
+        if name not in tools:
+            raise ValueError(f"there is no tool {name!r} (the tools: {', '.join(tools)})")
+        if not self.left():
+            raise ValueError(f"all {self.limit} tool calls are spent")
+        self.made += 1
+        self.executor.record("action", outcome="tool_call",
+                             detail=f"{self.action.name}: {name} (call {self.made} of {self.limit})")
+        return self.executor.run(name, **params)
+
+
 def role_spec(call: StageCall) -> RoleSpec:
     """Return the spec of the calling stage's role.
 
@@ -272,10 +328,11 @@ def perform(call: StageCall, action: str, handler: Callable[..., T], **params: A
 
 
 def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
-    """Start the action's MCP server over stdio, call its tool with ``params`` and return the result.
+    """Reach the action's MCP server, call its tool with ``params`` and return the result.
 
-    ``config``: ``server`` (``command``, ``args``, optional ``env``), ``tool``, ``timeout_s``. One session
-    lists the tools and calls one; the server's stderr is kept apart and its end quoted when it fails.
+    ``config``: ``server`` (``command``, ``args``, optional ``env``: started over stdio; or ``url``: a
+    streamable-HTTP server already running), ``tool``, ``timeout_s``. One session lists the tools and calls
+    one; a stdio server's stderr is kept apart and its end quoted when it fails.
     """
     import asyncio
     import tempfile
@@ -283,13 +340,17 @@ def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
     from langchain_mcp_adapters.tools import load_mcp_tools
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
 
     timeout = float(config.get("timeout_s", 60.0))
 
     async def call(errlog: Any) -> Any:
-        # errlog is given: stdio_client's default is whatever sys.stderr was when mcp was imported.
-        server = StdioServerParameters(**config["server"])  # in here, so bad settings are classified
-        async with stdio_client(server, errlog=errlog) as streams, ClientSession(*streams) as session:
+        # In here, so that bad settings are classified like any failure of the server.
+        if "url" in config["server"]:
+            transport: Any = streamable_http_client(str(config["server"]["url"]))
+        else:  # errlog is given: stdio_client's default is whatever sys.stderr was when mcp was imported
+            transport = stdio_client(StdioServerParameters(**config["server"]), errlog=errlog)
+        async with transport as (read, write, *_), ClientSession(read, write) as session:
             await session.initialize()
             tools = await load_mcp_tools(session)
             tool = next((t for t in tools if t.name == config["tool"]), None)
@@ -303,7 +364,7 @@ def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
             result = asyncio.run(asyncio.wait_for(call(errlog), timeout))
         except TimeoutError:
             raise _Failure("timeout", f"no answer from the MCP server in {timeout} s") from None
-        except (OSError, ExceptionGroup) as exc:
+        except (OSError, ExceptionGroup, httpx.TransportError) as exc:
             errlog.seek(0)
             said = errlog.read().strip()[-200:]
             said = f"; it said: {said}" if said else ""

@@ -1,6 +1,7 @@
 """Accord's MCP server: static analysis of a file map with ruff and bandit (``python -m runtime.mcp_server``).
 
-Served over stdio; a role calls it as an MCP_TOOL action through the executor. The code is only read by
+Served over stdio, or over streamable HTTP with ``--http PORT`` (at ``http://127.0.0.1:PORT/mcp``); a role
+calls it as an MCP_TOOL action through the executor, by command or by URL. The code is only read by
 the analysers, never run, in a fresh temporary directory that holds nothing but the given files.
 """
 
@@ -60,5 +61,20 @@ def analyse(files: dict[str, str]) -> dict[str, list[dict[str, object]]]:
     return {"findings": findings}
 
 
+def main(argv: list[str] | None = None) -> None:
+    """Serve over stdio, or over streamable HTTP on loopback with ``--http PORT``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m runtime.mcp_server", description=__doc__)
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on this port")
+    parser.add_argument("--host", default="127.0.0.1", help="with --http: the address (default: loopback)")
+    args = parser.parse_args(argv)
+    if args.http is None:
+        server.run("stdio")
+        return
+    server.settings.host, server.settings.port = args.host, args.http
+    server.run("streamable-http")
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    main()

@@ -84,6 +84,9 @@ class Context:
     """Roles played by A2A agents elsewhere, by role: the agent's URL (``accord serve --a2a --role NAME``
     serves one), e.g. ``{"reviewer": "http://127.0.0.1:8931"}``. Their duties are A2A calls under the same
     contracts, ledger, blame and budgets; ``ACCORD_A2A_TOKEN``, when set, is sent as a bearer token."""
+    role_agents: dict[str, str] = field(default_factory=dict)
+    """The agent that plays each role, by role, as a team file casts it (``accord run --team FILE``,
+    ``state.team``): the ledger names it on the role's entries."""
     remote_timeout_s: float = 600.0
     """Seconds a remote role may take to answer one duty before the call fails (not retried: the agent is
     busy or stuck)."""

@@ -52,7 +52,8 @@ class LedgerEntry(Frozen):
     outcome: str = ""
     detail: str = ""
     agent: str = ""
-    """Who played the role, where it is not this process: a remote A2A agent (its card's name and URL)."""
+    """Who played the role, where the run says: the agent a team file cast in it, or a remote A2A agent
+    (its card's name and URL)."""
 
 
 class Judgment(Frozen):

@@ -17,12 +17,14 @@ from state.contracts import Contract
 
 
 class ActionType(StrEnum):
-    """How an action runs: code on this machine, an HTTP service, a model, a tool on an MCP server, or a
-    person's answer (the run waits for it at a LangGraph interrupt)."""
+    """How an action runs: code on this machine, an HTTP service, a model, a model that calls the role's
+    other actions as tools until it answers, a tool on an MCP server, or a person's answer (the run waits
+    for it at a LangGraph interrupt)."""
 
     LOCAL_CODE = "local_code"
     WEB_SERVICE = "web_service"
     LLM = "llm"
+    LLM_TOOLS = "llm_tools"
     MCP_TOOL = "mcp_tool"
     HUMAN = "human"
 
@@ -48,7 +50,8 @@ class ActionSpec(Frozen):
     config: dict[str, Any] = Field(default_factory=dict)
     """Type-specific settings: the sandbox limits for LOCAL_CODE, output schema and temperature for LLM,
     endpoint, method and timeout for WEB_SERVICE (``protocol: a2a`` makes it an A2A ``message/send``),
-    server, tool and timeout for MCP_TOOL."""
+    server, tool and timeout for MCP_TOOL, ``tools`` (the role's actions its model may call) and
+    ``max_tool_calls`` for LLM_TOOLS."""
 
 
 class SafetyProperty(Frozen):

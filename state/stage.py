@@ -60,7 +60,8 @@ class StageCall:
     started: float = field(default_factory=time.monotonic)
 
     def record(self, kind: str, **fields: Any) -> None:
-        """Append a ledger entry for this stage."""
+        """Append a ledger entry for this stage, naming the agent the run cast in the role, if any."""
+        fields.setdefault("agent", self.context.role_agents.get(self.role, ""))
         self.ledger.append(LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round,
                                        step=self.step, **fields))
 

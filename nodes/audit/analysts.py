@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 
 from nodes.audit import proof
 from nodes.audit.analysers import ANALYSERS
-from nodes.llm import structured, text
-from runtime.executor import Executor, role_spec
+from nodes.llm import structured, text, tool_loop
+from runtime.executor import Executor, Toolbox, role_spec
 from state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
 from state.graph_state import dump, read
 from state.stage import OutputError, StageCall, Work, stage_handles
@@ -169,7 +169,8 @@ def _from_free_text(reply: str) -> FindingDraft:
 
 
 def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], system: str,
-           analysers: bool = False, tools: bool = True, free_text: bool = False) -> dict[str, Any]:
+           analysers: bool = False, tools: bool = True, free_text: bool = False,
+           tool_calling: bool = False) -> dict[str, Any]:
     """Run one analyst's judgement and return its finding and vote.
 
     Args:
@@ -178,6 +179,8 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
         analysers: the analyst reads the static analysers' reports (the Tester).
         tools: the analysers run (False: the analyst is told none could).
         free_text: ask for a plain reply and read its verdict by string match (the baselines).
+        tool_calling: the analyst's model calls the language's analysers itself, choosing which
+            (``ToolFindingLoop``, an LLM_TOOLS action), instead of reading every analyser's report.
     """
     task = read(state, "audit_task", AuditTask)
     assert task is not None
@@ -188,11 +191,21 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
             return _from_free_text(text(call, system + REASON_FIRST, prompt, what=schema.__name__))
         return structured(call, schema, system, prompt)
 
+    observed: list[tuple[str, Any]] = []
+
+    def loop(task: AuditTask, tools: Toolbox) -> ToolFindingDraft:
+        ran = tuple(f.__name__ for f in ANALYSERS[task.language])
+        draft, calls = tool_loop(call, ToolFindingDraft, system, _prompt(state, call, task), tools,
+                                 bound={"task": task}, view=lambda r: tools_view([r]).strip(), only=ran)
+        observed.extend(calls)
+        return draft
+
     handlers: dict[str, Callable[..., Any]] = {tool.__name__: tool for tools_ in ANALYSERS.values()
                                                for tool in tools_}
     if analysers:
         handlers |= {"ProofScript": partial(proof.write_proof, call),
-                     "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s)}
+                     "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s),
+                     "ToolFindingLoop": loop}
     actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
                        handlers={schema.__name__: judge, **handlers})
     earlier = (state.get("findings") or {}).get("by_role", {}).get(call.role)
@@ -200,6 +213,14 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
         return _update(call, argued(finding(actions.run(schema.__name__, task=task), task), earlier, call))
     if earlier and earlier.get("tools"):  # a deliberation: the code has not changed, nor have its reports
         reports = tuple(ToolReport.model_validate(r) for r in earlier["tools"])
+    elif tools and tool_calling:
+        proofs: tuple[ToolReport, ...] = ()
+        if proof.self_contained(task):
+            proofs = (actions.run("prove", task=task, script=actions.run("ProofScript", task=task)),)
+        draft = actions.run("ToolFindingLoop", task=task)
+        # The reports it chose to read, each once, then the proof: what its finding cites.
+        chosen = {r.tool: r for _, r in observed if isinstance(r, ToolReport)}
+        return _update(call, argued(finding(draft, task, (*chosen.values(), *proofs)), earlier, call))
     elif tools:
         reports = tuple(actions.run(tool.__name__, task=task) for tool in ANALYSERS[task.language])
         if proof.self_contained(task):
@@ -236,12 +257,13 @@ def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
     return "\nStatic analysers' reports:\n" + "\n".join(parts) + "\n" + "".join(proofs)
 
 
-def work(free_text: bool = False, tools: bool = True) -> dict[str, Work]:
+def work(free_text: bool = False, tools: bool = True, tool_calling: bool = False) -> dict[str, Work]:
     """Return each analyst's work by role: the Auditor reads, the Critic argues both cases, the Tester
-    judges with the analysers (``tools=False``: without them); ``free_text`` for the baselines."""
+    judges with the analysers (``tools=False``: without them; ``tool_calling``: calling them itself);
+    ``free_text`` for the baselines."""
     return {
         "auditor": partial(judged, schema=FindingDraft, system=AUDITOR, free_text=free_text),
         "critic": partial(judged, schema=CritiqueDraft, system=CRITIC, free_text=free_text),
         "tester": partial(judged, schema=ToolFindingDraft, system=TESTER, analysers=True, tools=tools,
-                          free_text=free_text),
+                          free_text=free_text, tool_calling=tool_calling),
     }

@@ -92,6 +92,10 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
                         params=(TASK,), returns="ToolReport"),
              ActionSpec(name="flawfinder", description="flawfinder on C/C++ code (read, never run)",
                         type=LOCAL, params=(TASK,), returns="ToolReport"),
+             ActionSpec(name="ToolFindingLoop", description="a judgement of the code by a model that calls "
+                        "the language's analysers itself, choosing which, before it judges",
+                        type=ActionType.LLM_TOOLS, params=(TASK,), returns="ToolFindingDraft",
+                        config={"tools": ["bandit", "cppcheck", "flawfinder"], "max_tool_calls": 3}),
              ActionSpec(name="ProofScript", description="a script that tries to prove a flaw in "
                         "self-contained Python code by running it", type=LLM, params=(TASK,), returns="str",
                         config={"output": "text", "retries": 0}),

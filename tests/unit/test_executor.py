@@ -272,3 +272,38 @@ def test_an_mcp_tool_runs_on_accords_own_mcp_server():
     with pytest.raises(ActionFailed) as failed:
         Executor(role(mcp(command="/nonexistent/python"))).run("analyse", files={})
     assert failed.value.kind == "connection"
+
+
+def test_an_mcp_tool_is_reached_by_url_on_a_streamable_http_server(tmp_path):
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    by_url = mcp().model_copy(update={"config": {"server": {"url": url}, "tool": "analyse", "timeout_s": 30,
+                                                 "retries": 0}})
+    with pytest.raises(ActionFailed) as failed:  # nothing listens yet
+        Executor(role(by_url)).run("analyse", files={})
+    assert failed.value.kind == "connection"
+    served = subprocess.Popen([sys.executable, "-m", "runtime.mcp_server", "--http", str(port)],
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            assert served.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
+            time.sleep(0.1)
+        code = "def f():\n    return undefined_name\n"
+        findings = Executor(role(by_url)).run("analyse", files={"app.py": code})["findings"]
+        assert ("ruff", "F821", 2) in {(f["tool"], f["rule"], f["line"]) for f in findings}
+    finally:
+        served.terminate()
+        served.wait(10)
+
+
+def test_an_mcp_server_needs_a_url_or_a_command():
+    nowhere = mcp().model_copy(update={"config": {"server": {"args": []}, "tool": "analyse"}})
+    with pytest.raises(ValueError, match="needs a url or a command"):
+        Executor(role(nowhere))
