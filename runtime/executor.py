@@ -281,6 +281,7 @@ class Toolbox:
 
     @property
     def limit(self) -> int:
+        """The most calls the model may make."""
         return int(self.action.config.get("max_tool_calls", MAX_TOOL_CALLS))
 
     def left(self) -> int:
