@@ -215,12 +215,12 @@ def _invoke(call: StageCall, runnable: Runnable[Any, Any], messages: list[BaseMe
     started = time.monotonic()
     try:
         reply = RunnableLambda(call_model).invoke(messages, config=traced(call, what, name))
-    except openai.BadRequestError as exc:
+    except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
         raise _refused(call, name, started, exc) from exc
     return reply, spent
 
 
-def _refused(call: StageCall, name: str, started: float, exc: openai.BadRequestError) -> RequestRefused:
+def _refused(call: StageCall, name: str, started: float, exc: openai.APIStatusError) -> RequestRefused:
     """Record a request the endpoint refused; return the error that fails its stage."""
     detail = f"the endpoint refused the request: {exc}"[:300]
     call.record("llm", model=name, latency_s=time.monotonic() - started, outcome="refused", detail=detail)

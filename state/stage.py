@@ -28,9 +28,9 @@ class OutputError(ValueError):
 
 
 class RequestRefused(OutputError):
-    """Raised when the endpoint refuses a model call as asked (HTTP 400: a prompt over the model's context,
-    a parameter it does not take). The same request is refused again, so the stage fails at once: its
-    output retries would only lengthen the prompt."""
+    """Raised when the endpoint refuses a model call as asked (HTTP 400 or 422: a prompt over the model's
+    context, a parameter it does not take, a message it cannot read). The same request is refused again, so
+    the stage fails at once: its output retries would only lengthen the prompt."""
 
 
 class RoleUnavailable(RuntimeError):

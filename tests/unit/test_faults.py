@@ -82,10 +82,11 @@ def test_bad_output_is_retried_with_feedback_then_fails(arguments: str, evidence
     assert len(calls) == retries and calls[0]["tokens_in"] == 10
 
 
-def test_a_refused_request_fails_its_stage_at_once():
-    # A prompt over the model's context is refused (HTTP 400) the same way each time: retrying it with
-    # feedback appended would only lengthen it.
-    with FakeEndpoint([Status(400), *WORKING]) as endpoint:
+@pytest.mark.parametrize("status", [400, 422])
+def test_a_refused_request_fails_its_stage_at_once(status: int):
+    # A prompt over the model's context is refused (HTTP 400; the embedded server answers 422 to a message
+    # it cannot read) the same way each time: retrying it with feedback appended would only lengthen it.
+    with FakeEndpoint([Status(status), *WORKING]) as endpoint:
         values = Runner(endpoint)()
     assert values["status"] == "failed" and "the endpoint refused the request" in values["reason"]
     assert values["verdicts"][-1]["stage"] == "planning" and len(endpoint.requests) == 1
