@@ -335,10 +335,7 @@ def tool_loop(call: StageCall, schema: type[T], system: str, user: str, tools: T
         messages += [AIMessage(content=f"Next step: {name}.", tool_calls=[chosen]),
                      ToolMessage(content=said, tool_call_id=chosen["id"] or "next_step")]
     answer = _forced(call, schema, messages, schema.__name__)
-    try:
-        return schema.model_validate(answer["args"]), observed
-    except ValidationError as exc:
-        raise OutputError(f"malformed {schema.__name__}: {exc}") from exc
+    return schema.model_validate(answer["args"]), observed
 
 
 def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: list[BaseMessage],
@@ -346,7 +343,8 @@ def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: l
     """Make one model call that must call ``tool``; record it; return the tool call.
 
     Raises:
-        OutputError: the reply calls no tool, or the step names no tool offered.
+        OutputError: the reply calls no tool, its arguments do not validate as ``tool`` (a schema), or
+            the step names no tool offered.
     """
     model, settings, name = chat_model(call)
     tool_name = tool.__name__ if isinstance(tool, type) else tool["function"]["name"]
@@ -360,6 +358,12 @@ def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: l
     problem = ("the reply calls no tool" if chosen is None else
                f"the step {chosen['args'].get('step')!r} is none of {allowed}"
                if allowed and chosen["args"].get("step") not in allowed else "")
+    if not problem and isinstance(tool, type):
+        assert chosen is not None
+        try:
+            tool.model_validate(chosen["args"])
+        except ValidationError as exc:
+            problem = str(exc)[:300]
     if problem:
         call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"{what}: {problem}",
                     **spent)
@@ -372,7 +376,7 @@ def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: l
 
 def _step_tool(offered: list[ActionSpec], bound: Mapping[str, Any]) -> dict[str, Any]:
     """Return the ``next_step`` tool: which of ``offered`` to call and with what, or ``answer``."""
-    arguments = {spec.name: _tool_schema(spec, bound)["function"]["parameters"] for spec in offered}
+    arguments = {spec.name: _parameters(spec, bound) for spec in offered}
     takes_any = any(schema["properties"] for schema in arguments.values())
     properties: dict[str, Any] = {"step": {"type": "string", "enum": [*arguments, ANSWER]}}
     if takes_any:
@@ -386,14 +390,12 @@ JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boo
               "list": "array"}
 
 
-def _tool_schema(spec: ActionSpec, bound: Mapping[str, Any]) -> dict[str, Any]:
-    """Return an action as an OpenAI tool: its parameters the model gives (those ``bound`` are not)."""
+def _parameters(spec: ActionSpec, bound: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the JSON schema of the parameters the model gives an action (those ``bound`` it does not)."""
     params = [p for p in spec.params if p.name not in bound]
     properties = {p.name: {"type": JSON_TYPES.get(p.type, "object")} for p in params}
-    return {"type": "function", "function": {
-        "name": spec.name, "description": spec.description,
-        "parameters": {"type": "object", "properties": properties,
-                       "required": [p.name for p in params if not p.optional]}}}
+    required = [p.name for p in params if not p.optional]
+    return {"type": "object", "properties": properties, "required": required}
 
 
 def text(call: StageCall, system: str, user: str, temperature: float | None = None,

@@ -94,8 +94,6 @@ async def _send(url: str, inputs: dict[str, Any], metadata: dict[str, Any], head
                 raise Unauthorized(f"{url} refused the credentials") from None
             if isinstance(cause, httpx.TransportError):
                 raise cause from None
-            if "401" in str(exc):  # a status error the SDK wrapped without keeping it as the cause
-                raise Unauthorized(f"{url} refused the credentials") from None
             raise Refused(str(exc)) from None
     tasks = [event.task for event in events if event.HasField("task")]
     if not tasks:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 from accord import cli
 from runtime import model_server
 from runtime.local_model import cache_dir
+from runtime.model_server import free_port
 from tests.conftest import STUB
 
 pytestmark = pytest.mark.integration
@@ -42,12 +42,6 @@ def shared_model_env(server: model_server.Server, tmp_path: Path) -> dict[str, s
     (cache / "server.json").write_text(json.dumps({"pid": server.pid, "port": server.port,
                                                    "model": server.model}))
     return {**os.environ, "ACCORD_CACHE": str(cache)}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -87,7 +81,7 @@ def test_a_remote_reviewer_survives_its_agent_being_killed_mid_run(server, share
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     (tmp_path / "stub.py").write_text(STUB)
     env = {**shared_model_env, "ACCORD_DB": str(tmp_path / "runs.sqlite")}
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     run = [sys.executable, "-m", "accord.cli", "run", "--file", "stub.py", "--thread", "far",
            "--remote", f"reviewer={url}", "--max-candidates", "1", "--max-rounds", "1"]
@@ -118,7 +112,7 @@ def test_an_audit_with_one_analyst_remote_reaches_a_verdict(server, shared_model
                                                             monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     with agent("critic", shared_model_env, port, workflow="audit"):
         code = cli.main(["audit", str(FIXTURE), "--thread", "split", "--json", "--remote", f"critic={url}"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -19,16 +18,11 @@ from graphs import remote
 from graphs.development import ROLES
 from graphs.duties import Role
 from runtime import a2a
+from runtime.model_server import free_port
 from state.context import Context
 from state.stage import RoleUnavailable
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
 from tests.scripted import ScriptedChatModel
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -36,7 +30,7 @@ def served(role: str, models: Mapping[str, Any], token: str | None = None,
            roles: Mapping[str, Role] = ROLES) -> Iterator[str]:
     """Serve ``role`` (of the development workflow unless ``roles`` says) with scripted ``models``; yield
     its URL."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     app = remote.app(roles[role], url, Context(), token, models)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -116,7 +110,7 @@ def test_a_wrong_token_is_refused_and_no_token_reaches_the_ledger(scripted, monk
 
 
 def test_an_agent_that_is_down_stops_the_run_resumably_or_falls_back(scripted):
-    url = f"http://127.0.0.1:{_free_port()}/"  # nothing listens there
+    url = f"http://127.0.0.1:{free_port()}/"  # nothing listens there
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     with pytest.raises(RoleUnavailable, match="did not answer"):
         run(remote_roles={"reviewer": url})

@@ -279,9 +279,16 @@ def test_an_mcp_tool_is_reached_by_url_on_a_streamable_http_server(tmp_path):
     import subprocess
     import time
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    from runtime.model_server import free_port
+
+    def listening(port: int) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                return True
+        except OSError:
+            return False
+
+    port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     by_url = mcp().model_copy(update={"config": {"server": {"url": url}, "tool": "analyse", "timeout_s": 30,
                                                  "retries": 0}})
@@ -292,7 +299,7 @@ def test_an_mcp_tool_is_reached_by_url_on_a_streamable_http_server(tmp_path):
                               stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+        while not listening(port):
             assert served.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
             time.sleep(0.1)
         code = "def f():\n    return undefined_name\n"

@@ -82,11 +82,14 @@ def test_a_tool_that_fails_answers_the_model_with_its_error():
     assert "error: add: parameters" in model.prompts[1]
 
 
-@pytest.mark.parametrize(("reply", "said"), [("I would just say 9.", "calls no tool"),
-                                             ({"step": "multiply"}, "'multiply' is none of")])
-def test_a_reply_that_calls_no_tool_or_an_unknown_one_is_malformed_output(reply, said):
+@pytest.mark.parametrize(("script", "said"), [
+    (["I would just say 9."], "calls no tool"),
+    ([{"step": "multiply"}], "'multiply' is none of"),
+    ([{"step": "answer"}, {"total": "nine"}], "total"),
+])
+def test_a_reply_that_calls_no_tool_an_unknown_one_or_a_bad_answer_is_malformed_output(script, said):
     with pytest.raises(OutputError, match=said):
-        run([reply])
+        run(script)
 
 
 def test_an_llm_tools_action_must_name_other_actions_of_the_role():
