@@ -67,6 +67,7 @@ CANNED = {
     "approve": lambda s: {"plan": s["plan"], "approval": dump(Approval(decision="approved", by="bench",
                                                                          at="2026-01-01T00:00:00"))},
     "implement": lambda s: {"code": _code(BAD if _round(s) == 1 else GOOD2)},
+    "attempt": lambda s: {"code": _code(BAD)},
     "design_tests": lambda s: {"tests": dump(TestSuite(cases=(Example(call="add(2, 3)", expected="5"),)))},
     "select": lambda s: {"code": s["code"], "selection": dump(Selection(chosen=0, scores=(
         CandidateScore(index=0, examples_passed=1, tests_passed=1, agreeing=1),)))},

@@ -10,7 +10,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
   stated examples kept (the plain model given a team's tokens);
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
-- ``accountable``: the development graph as it ships;
+- ``accountable``: the development graph as it ships (a plain attempt first, the team when it fails the
+  stated examples); ``team``: the same graph sending every task to the team at once;
 - ``no-contracts``, ``no-messages``, ``no-gates``: Accord without one protocol ingredient each;
 - ``no-tester``, ``no-diversity``, ``no-selection``: Accord without one accuracy ingredient each (no
   Tester cases, one candidate, or the first candidate kept with the Tester's cases trusted blindly).
@@ -221,10 +222,19 @@ CONFIGURATIONS: dict[str, Configuration] = {
         ),
         Configuration(
             "accountable",
-            "Accord in full: contracts, typed messages, gated lifecycle",
+            "Accord in full: a plain attempt checked on the stated examples, then the team only if it fails "
+            "them; contracts, typed messages, gated lifecycle",
             development.LIFECYCLE,
             development.ROLES,
             development.GATES,
+        ),
+        Configuration(
+            "team",
+            "Accord's team on every task, no plain attempt first",
+            development.LIFECYCLE,
+            development.ROLES,
+            development.GATES,
+            settings={"first_attempt": False},
         ),
         Configuration(
             "no-contracts",

@@ -71,6 +71,17 @@ def _round(state: Mapping[str, Any]) -> int:
     return int(state.get("counters", {}).get("round", 1))
 
 
+def _unchanged_since(state: Mapping[str, Any], stage: str, outcome: str, evidence: str) -> str | None:
+    """Return the stages that ran since ``stage`` last decided ``outcome`` on the same ``evidence`` (a loop
+    that stopped changing anything), joined for the record; None when the evidence is new."""
+    verdicts = [v for v in state.get("verdicts") or [] if v.get("target") is not None]
+    last = next((i for i in range(len(verdicts) - 1, -1, -1) if verdicts[i]["stage"] == stage), None)
+    if last is None or (verdicts[last]["outcome"], verdicts[last]["evidence"]) != (outcome, evidence):
+        return None
+    between = dict.fromkeys(v["stage"] for v in verdicts[last + 1:])
+    return ", ".join(between) or stage
+
+
 def _step() -> int:
     """Return the LangGraph step the running node belongs to."""
     return int(get_config().get("metadata", {}).get("langgraph_step", -1))
@@ -171,8 +182,15 @@ class Compiler:
         transition = self.lifecycle.delta[(stage.name, outcome)]
         if transition.counter:
             counter = self.lifecycle.counter[transition.counter]
+            unchanged = _unchanged_since(state, stage.name, outcome, evidence)
             if counters.get(counter.name, counter.start) >= limits.get(counter.name, counter.limit):
                 outcome, evidence = counter.exhausted, f"{counter.reason}; {evidence}".strip("; ")
+                transition = self.lifecycle.delta[(stage.name, outcome)]
+            elif unchanged is not None:
+                # Another turn of the loop would meet the same evidence again: the work since it was
+                # last seen changed nothing the gate checks.
+                outcome = counter.exhausted
+                evidence = f"evidence repeats: {unchanged} changed nothing {stage.name} checks; {evidence}"
                 transition = self.lifecycle.delta[(stage.name, outcome)]
             else:
                 counters[counter.name] = counters.get(counter.name, counter.start) + 1

@@ -1,6 +1,10 @@
 """The development graph: Planner → Coder → Tester → Debugger → Reviewer under SEMAP's centralized lifecycle.
 
-initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
+A task that states examples is first given to one plain call (``single``'s prompt, on the Coder's model):
+attempting → checking runs the stated examples in the sandbox, and an attempt that passes them all goes to
+the Reviewer's executed-evidence review and ``completed``; a failing one escalates to the team, the attempt
+kept as its first candidate (``Context.first_attempt`` off sends every task to the team at once). The
+team: initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
 review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
 test-and-fix loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour:
 implementing → designing_tests (once) → selecting → testing, where the Tester writes cases from the
@@ -49,7 +53,9 @@ LIFECYCLE = with_budget(Lifecycle(
     name="development",
     initial="initialized",
     stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "attempt", "fail")),
+        Stage(name="attempting", roles=("coder",), duty="attempt", outcomes=("pass", "fail")),
+        Stage(name="checking", roles=("debugger",), duty="run_tests", outcomes=("pass", "escalate", "fail")),
         Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
         Stage(name="approving", roles=("human",), duty="approve",
               outcomes=("approved", "rejected", "exhausted", "fail")),
@@ -68,7 +74,14 @@ LIFECYCLE = with_budget(Lifecycle(
     ),
     transitions=(
         Transition(source="initialized", outcome="pass", target="planning"),
+        Transition(source="initialized", outcome="attempt", target="attempting", counter="attempt"),
         Transition(source="initialized", outcome="fail", target="failed"),
+        Transition(source="attempting", outcome="pass", target="checking"),
+        # An attempt that gave no usable code is one the team makes anyway.
+        Transition(source="attempting", outcome="fail", target="planning"),
+        Transition(source="checking", outcome="pass", target="reviewing"),
+        Transition(source="checking", outcome="escalate", target="planning"),
+        Transition(source="checking", outcome="fail", target="failed"),
         Transition(source="planning", outcome="pass", target="implementing"),
         Transition(source="planning", outcome="approval", target="approving"),
         Transition(source="planning", outcome="fail", target="failed"),
@@ -108,6 +121,7 @@ LIFECYCLE = with_budget(Lifecycle(
         Counter(name="debug", start=0, limit=3, exhausted="exhausted",
                 reason="debug attempts exhausted"),
         Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
+        Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
     ),
 ), target="failed")
 
@@ -117,11 +131,26 @@ BLOCKING = frozenset({"major", "critical"})
 
 
 def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Pass a well-formed task spec."""
+    """Send a function or class task that states examples to one plain attempt first; any other task, or
+    one whose plan a person is to approve, to the team."""
     task = read(state, "task", TaskSpec)
     assert task is not None
     detail = f"entry point {task.entry_point}" if task.completes_stub else ""
-    return "pass", f"{task.level} task, {len(task.examples)} examples {detail}".strip()
+    checkable = task.completes_stub and task.examples and not state.get("approve_plan")
+    outcome = "attempt" if checkable else "pass"
+    return outcome, f"{task.level} task, {len(task.examples)} examples {detail}".strip()
+
+
+def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Keep the plain attempt that passes every example the task states; escalate any other to the team."""
+    report = read(state, "test_report", TestReport)
+    assert report is not None
+    passed = sum(c.passed for c in report.cases)
+    summary = f"{passed}/{len(report.cases)} examples passed"
+    if report.passed:
+        return "pass", summary
+    failing = "; ".join(c.name for c in report.failures()[:3])
+    return "escalate", f"{summary} ({report.ending}): {failing}".rstrip(": ")
 
 
 def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -244,6 +273,7 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
 WORK = {
     ("intake", "intake"): intake,
+    ("coder", "attempt"): coder.attempt,
     ("planner", "plan"): planner.plan,
     ("human", "approve"): approval.approve,
     ("coder", "implement"): coder.implement,
@@ -265,6 +295,8 @@ SYSTEM_PROMPTS = {role: SPECS[role].system_prompt(module.SYSTEM) for role, modul
 duty's instructions (what a Who&When export records)."""
 GATES: dict[str, Gate] = {
     "initialized": gate_task,
+    "attempting": gate_code,
+    "checking": gate_attempt,
     "planning": gate_plan,
     "approving": gate_approval,
     "implementing": gate_code,

@@ -26,8 +26,13 @@ MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /l
 
 
 def mermaid(name: str) -> str:
-    """Return the fenced mermaid drawing of the graph ``name``, as LangGraph draws it."""
-    return f"```mermaid\n{workflows()[name].build().get_graph().draw_mermaid().rstrip()}\n```\n"
+    """Return the fenced mermaid drawing of the graph ``name``, as LangGraph draws it, each working stage
+    labelled with the role that works in it (its trace metadata left to the traces)."""
+    graph = workflows()[name].build().get_graph()
+    for key, node in graph.nodes.items():
+        role = (node.metadata or {}).get("accord_role")
+        graph.nodes[key] = node._replace(name=f"{node.name} · {role}" if role else node.name, metadata=None)
+    return f"```mermaid\n{graph.draw_mermaid().rstrip()}\n```\n"
 
 
 def render(text: str) -> str:

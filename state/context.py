@@ -60,6 +60,10 @@ class Context:
     max_debug_attempts: int | None = None
     """Debugger fixes per round before the code goes to review as it is; None: the lifecycle table's limit
     of its ``debug`` counter."""
+    first_attempt: bool = True
+    """Give a task that states examples to one plain call first (the ``single`` prompt, on the Coder's
+    model), checked on those examples in the sandbox, and bring in the team only when it fails them; off,
+    every task goes to the team at once."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
@@ -126,7 +130,8 @@ class Context:
 
     def counter_limits(self) -> dict[str, int]:
         """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""
-        limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples}
+        limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples,
+                  "attempt": None if self.first_attempt else 0}
         return {name: limit for name, limit in limits.items() if limit is not None}
 
 

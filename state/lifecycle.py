@@ -2,7 +2,9 @@
 
 Each stage declares the outcomes its gate can emit; δ must give a target for every one of them (δ is total
 on non-terminal stages). Loops are bounded by counters: a transition may increment a counter, and once the
-counter reaches its limit the gate's outcome is replaced by the counter's ``exhausted`` outcome. Validation
+counter reaches its limit, or the gate meets the same outcome on the same evidence as the last time the
+stage decided (the work in between changed nothing it checks), the gate's outcome is replaced by the
+counter's ``exhausted`` outcome. Validation
 proves the table is well formed: every stage reachable, a terminal stage reachable from every stage, and
 the graph without counted transitions acyclic, so every cycle passes through a bounded counter.
 """
@@ -54,7 +56,8 @@ class Counter(Frozen):
     limit: int
     """Default limit; a run's Context may set another."""
     exhausted: str
-    """Outcome taken instead of a counted transition once the limit is reached."""
+    """Outcome taken instead of a counted transition once the limit is reached, or once the stage's
+    evidence repeats the last it decided on."""
     reason: str
     """Why the run moved on, recorded with the decision (e.g. ``round budget exhausted``)."""
     resets: tuple[str, ...] = ()

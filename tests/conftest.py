@@ -40,6 +40,13 @@ CHANGES = {"decision": "request_changes",
            "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}]}
 
 
+@pytest.fixture(autouse=True)
+def team_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the team's path: the scripts answer the team's calls in turn. The tests of the plain attempt
+    first (``Context.first_attempt``, on by default) turn it on themselves."""
+    monkeypatch.setenv("ACCORD_FIRST_ATTEMPT", "false")
+
+
 def scripted_model(role: str, script: list[Any]) -> ScriptedChatModel:
     """Replay ``script`` for ``role``. The Debugger's last fix repeats: a repeated fix is drawn again, so a
     script of one wrong fix reads as a Debugger that keeps returning it."""
@@ -57,8 +64,9 @@ class Run:
         self.config = {"configurable": {"thread_id": "test"}}
 
     def __call__(self, request: str = STUB, **context: Any) -> dict[str, Any]:
-        # One candidate unless a test asks for more: scripts then read as one answer per Coder call.
-        context = {"max_candidates": 1, **context}
+        # One candidate unless a test asks for more: scripts then read as one answer per Coder call. The
+        # team at once unless a test asks for the plain attempt first.
+        context = {"max_candidates": 1, "first_attempt": False, **context}
         return dict(self.graph.invoke({"request": request}, self.config, context=Context(**context)))
 
     def path(self, values: dict[str, Any]) -> list[str]:

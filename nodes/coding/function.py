@@ -48,16 +48,18 @@ def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: s
                                                         failures=failures, temperature=temperature),
                       tried_versions(state, code))
 
-def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
+def write_candidates(call: StageCall, task: TaskSpec, plan: Plan,
+                     attempt: CodeArtifact | None = None) -> Candidates:
     """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
 
     The first is what one plain call gives (the stub as a benchmark harness asks for it, at the role's
-    temperature): the pool holds the model's plain best. The second is written from the task and the
+    temperature): the pool holds the model's plain best. A plain ``attempt`` made before the team was
+    called in is that call, kept instead of made again. The second is written from the task and the
     plan, the rest from both, sampled: diversity the selection can choose from. A class is written method
     by method (``write_class``).
     """
     if task.level == "class":
-        return _class_candidates(call, task, plan)
+        return _class_candidates(call, task, plan, attempt)
     planned = FUNCTION_PROMPT.format(task=task_view(task), plan=plan_view(plan), name=task.entry_point)
     budget = max(1, call.context.max_candidates)
     tries: list[tuple[str | None, float | None]] = [(None, None), (planned, None)]
@@ -66,8 +68,10 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
     error = ""
     for number, (prompt, temperature) in enumerate(tries[:budget], 1):
         try:
-            code = (write_plainly(call, task) if prompt is None
-                    else write_function(call, SYSTEM, task, prompt, temperature))
+            if prompt is None:
+                code = attempt or write_plainly(call, task)
+            else:
+                code = write_function(call, SYSTEM, task, prompt, temperature)
         except OutputError as exc:
             error = str(exc)
             call.record("retry", outcome=str(number), detail=f"candidate {number}: {exc}"[:300])
@@ -80,7 +84,8 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
         raise OutputError(f"no candidate was valid code; the last: {error}")
     return Candidates(items=tuple(items))
 
-def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates:
+def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan,
+                      attempt: CodeArtifact | None) -> Candidates:
     """Write up to ``max_candidates`` distinct classes, at most ``CLASS_CANDIDATES``, as
     ``write_candidates`` does: from the skeleton alone, then with the plan, then with the plan sampled."""
     budget = max(1, min(call.context.max_candidates, CLASS_CANDIDATES))
@@ -88,7 +93,8 @@ def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan) -> Candidates
     tries += [(plan, SAMPLE_TEMPERATURE)] * (budget - len(tries))
     items: list[CodeArtifact] = []
     for number, (shown, temperature) in enumerate(tries[:budget], 1):
-        code = write_class(call, task, shown, temperature)
+        code = (attempt if attempt is not None and shown is None and temperature is None
+                else write_class(call, task, shown, temperature))
         if code in items:
             call.record("retry", outcome=str(number), detail=f"candidate {number} repeats an earlier one")
             continue

@@ -14,13 +14,21 @@ from typing import Any
 from nodes.coding.application import build_application, repair_step
 from nodes.coding.function import fixed_class, fresh_candidates, new_function, resampling, write_candidates
 from nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
-from nodes.coding.writing import fix_one_file
+from nodes.coding.writing import fix_one_file, write_class, write_plainly
 from nodes.views import artifacts, code_view, plan_view, review_view, task_view
 from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.graph_state import dump, read
 from state.stage import StageCall
 
-__all__ = ["SYSTEM", "implement", "revise"]
+__all__ = ["SYSTEM", "attempt", "implement", "revise"]
+
+
+def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Write a function or class as one plain call does, from the task alone: the try the team is called
+    in for only when it fails the task's examples (then it is the pool's first candidate)."""
+    task, _, _ = artifacts(state)
+    code = write_class(call, task) if task.level == "class" else write_plainly(call, task)
+    return {"code": dump(code)}
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -40,7 +48,8 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         items = pool.items if revised in pool.items else (*pool.items, revised)
         return {"code": dump(revised), "candidates": dump(Candidates(items=items))}
     if task.completes_stub:
-        candidates = write_candidates(call, task, plan)
+        # The plain attempt, when one was made and failed its check, is the pool's plain candidate.
+        candidates = write_candidates(call, task, plan, code)
         return {"code": dump(candidates.items[0]), "candidates": dump(candidates)}
     return {"code": dump(build_application(call, task, plan))}
 

@@ -1,7 +1,8 @@
 """The Debugger: runs the code and its tests in the sandbox (LOCAL_CODE) and fixes failures (LLM).
 
-Two duties: ``run_tests`` executes the plan's examples and the code's pytest files and writes a
-TestReport; ``fix`` reads the failures and returns corrected code. The lifecycle loops between them,
+Two duties: ``run_tests`` executes the plan's examples (the task's, for a plain attempt before any plan)
+and the code's pytest files and writes a TestReport; ``fix`` reads the failures and returns corrected
+code. The lifecycle loops between them,
 bounded by the debug counter, and the ``debugging`` gate stops the loop when a fix repeats earlier code.
 """
 
@@ -42,8 +43,8 @@ Fix the code so these tests pass. Return {what}."""
 def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Run the tests against the current code."""
     task, plan, code = artifacts(state)
-    assert plan is not None and code is not None
-    examples = (*plan.examples, *chosen_tests(state))
+    assert code is not None
+    examples = (*(plan.examples if plan else task.examples), *chosen_tests(state))
     traced = call.context.traced_failures  # the lines a failing call ran, when the run asks for them
     report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, traced), code=code)
     if task.level == "application":

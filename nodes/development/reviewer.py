@@ -72,13 +72,14 @@ QUIET = {"minor", "low"}
 def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Run the integration tests, then analyse and review the code."""
     task, plan, code = artifacts(state)
-    assert plan is not None and code is not None
-    cases = (*plan.examples, *chosen_tests(state))
+    assert code is not None
+    cases = (*(plan.examples if plan else task.examples), *chosen_tests(state))
 
     def integration_run(code: CodeArtifact) -> TestReport:
         report = test_code(task, cases, code, call)
         if task.level != "application":
             return report
+        assert plan is not None, "an application is always planned (it states no example to attempt on)"
         smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
         smokes += [case for entry in code.entry_points
                    for case in (sessions.play(code, entry, plan.design, limits(call))
@@ -93,7 +94,8 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
               analysis: dict[str, Any]) -> ReviewDraft:
         summary = (f"{sum(c.passed for c in test_report.cases)}/{len(test_report.cases)} passed"
                    if test_report.passed else "FAILED\n" + failures_view(test_report))
-        prompt = REVIEW_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
+        prompt = REVIEW_PROMPT.format(task=task_view(task), code=code_view(code, task),
+                                      plan=plan_view(plan) if plan else "(none: a plain attempt)",
                                       integration=summary, analysis=findings_view(analysis))
         return structured(call, ReviewDraft, SYSTEM, prompt)
 

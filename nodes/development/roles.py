@@ -55,23 +55,27 @@ ANY_FAILURE = ("exception", "timeout", "connection", "protocol", "tool_resolutio
 
 # The contracts: what each duty needs in state before it runs and must write when it is done.
 INTAKE = Contract(role="intake", duty="intake", outputs=("task",))
-PLAN = Contract(role="planner", duty="plan", inputs=("task",), optional_inputs=("plan", "approval"),
-                outputs=("plan",))
-"""A plan that a person rejected is read again, with the approval that says why."""
+PLAN = Contract(role="planner", duty="plan", inputs=("task",),
+                optional_inputs=("plan", "approval", "test_report"), outputs=("plan",))
+"""A plan that a person rejected is read again, with the approval that says why. A plain attempt's failing
+check is handed over when it brought the team in (the plan is written from the task all the same)."""
 IMPLEMENT = Contract(role="coder", duty="implement", inputs=("task", "plan"),
                      optional_inputs=("code", "review", "candidates", "selection"), outputs=("code",),
                      optional_outputs=("candidates",))
 DESIGN_TESTS = Contract(role="tester", duty="design_tests", inputs=("task",), outputs=("tests",))
 SELECT = Contract(role="tester", duty="select", inputs=("task", "plan", "candidates"),
                   optional_inputs=("code", "tests"), outputs=("code", "selection"))
-RUN_TESTS = Contract(role="debugger", duty="run_tests", inputs=("task", "plan", "code"),
-                     optional_inputs=("tests", "selection"), outputs=("test_report",))
+RUN_TESTS = Contract(role="debugger", duty="run_tests", inputs=("task", "code"),
+                     optional_inputs=("plan", "tests", "selection"), outputs=("test_report",))
+"""Without a plan (a plain attempt) the task's own examples are run."""
 FIX = Contract(role="debugger", duty="fix", inputs=("task", "code", "test_report"), optional_inputs=("plan",),
                outputs=("code",))
-REVIEW = Contract(role="reviewer", duty="review", inputs=("task", "plan", "code"),
-                  optional_inputs=("test_report", "tests", "selection"), outputs=("review",))
+REVIEW = Contract(role="reviewer", duty="review", inputs=("task", "code"),
+                  optional_inputs=("plan", "test_report", "tests", "selection"), outputs=("review",))
 BASELINE_CODER = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
 """The monolithic baseline's one duty: code from the task alone, no plan."""
+ATTEMPT = BASELINE_CODER.model_copy(update={"duty": "attempt"})
+"""The team's first try: the baseline's call, before any plan."""
 
 TEAM = ("planner", "coder", "tester", "debugger", "reviewer")
 """The development team in the order work flows; each member's system prompt names it."""
@@ -112,7 +116,9 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     ),
     RoleSpec(
         name="coder", team=TEAM, goal="write code that meets the task and the plan", domain="implementation",
-        duties=(DutySpec(name="implement", description="write candidates (function) or the application's "
+        duties=(DutySpec(name="attempt", description="one plain try from the task alone, as the single "
+                         "call makes it, before any plan", contract=ATTEMPT, actions=("code", "methods")),
+                DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=IMPLEMENT,
                          actions=("code", "methods", "piece", "interface", "test", "FileFix", "MethodFix",
                                   "sandbox")),),

@@ -26,12 +26,13 @@ def start(scripted: Any, planner: list[Any], **oracle: Any) -> Any:
     """Run the development graph with plan approval asked for, up to where it waits for a person."""
     run = scripted(planner=planner, coder=[GOOD], reviewer=[APPROVE], **oracle)
     values = dict(run.graph.invoke({"request": STUB, "approve_plan": True}, run.config,
-                                   context=Context(max_candidates=1)))
+                                   context=Context(max_candidates=1, first_attempt=False)))
     return run, values
 
 
 def answer(run: Any, said: dict[str, Any]) -> dict[str, Any]:
-    return dict(run.graph.invoke(Command(resume=said), run.config, context=Context(max_candidates=1)))
+    return dict(run.graph.invoke(Command(resume=said), run.config,
+                                 context=Context(max_candidates=1, first_attempt=False)))
 
 
 def waiting_on(run: Any) -> list[Any]:
@@ -72,10 +73,17 @@ def test_a_rejection_sends_the_planner_back_with_the_reason_bounded_by_the_round
     assert values["status"] == "completed" and values["counters"]["round"] == 2
 
     run, _ = start(scripted, [PLAN] * 5)
-    for _ in range(4):
-        values = answer(run, {"decision": "reject", "reason": "no"})
+    for number in range(4):
+        values = answer(run, {"decision": "reject", "reason": f"no ({number})"})
     values = answer(run, {"decision": "reject", "reason": "no"})
     assert values["status"] == "failed" and "round budget exhausted" in values["reason"]
+
+    # The same reason again: the new plan changed nothing the person checks, so the run ends there.
+    run, _ = start(scripted, [PLAN] * 5)
+    answer(run, {"decision": "reject", "reason": "no"})
+    values = answer(run, {"decision": "reject", "reason": "no"})
+    assert values["status"] == "failed" and values["counters"]["round"] == 2
+    assert values["reason"].startswith("evidence repeats: planning changed nothing approving checks")
 
 
 def test_an_edit_replaces_the_plan_and_a_malformed_one_is_refused_while_the_run_waits(scripted):
@@ -107,7 +115,7 @@ def test_an_edit_that_brings_an_error_is_the_person_s(scripted):
     wrong = {**PLAN, "examples": [{"call": "add(1, 2)", "expected": "4"}]}
     # One model call after the edit: the run then ends on its budget, its judgments made.
     run.graph.invoke(Command(resume={"decision": "edit", "plan": wrong, "by": "bob"}), run.config,
-                     context=Context(max_candidates=1, max_llm_calls=2))
+                     context=Context(max_candidates=1, max_llm_calls=2, first_attempt=False))
     result = blame(from_graph(run.graph, "test"), LIFECYCLE)
     human = next(s for s in result.stages if s.role == "human")
     assert human.correct is False and human.flag == "harm"

@@ -123,7 +123,8 @@ def test_the_development_graph_completes_a_class_task_and_the_report_gives_both_
     bench = BENCHMARKS["classeval"]
     tasks = [EvalTask(id="ClassEval_9", prompt=BIG["skeleton"])]  # as bench.tasks() gives it
     team = _team(BIG["solution_code"])
-    [row] = runner.run(bench, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(), models=team)
+    [row] = runner.run(bench, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(first_attempt=False),
+                       models=team)
     assert row["status"] == "completed" and row["passed"], row["reason"]
     assert row["methods"] == {"add": True, "subtract": True, "multiply": True}
     prompts = "\n".join(p for m in team.values() for p in m.prompts)

@@ -178,7 +178,8 @@ def test_a_sampled_redraw_that_fails_keeps_the_draw_before_it():
 
 
 def test_debug_attempts_are_bounded_per_round(scripted):
-    fixes = [fenced(f"def add(a, b):\n    return a - b - {i}\n") for i in range(10)]
+    # Each fix fails a different example, so the evidence changes and only the bound ends the loop.
+    fixes = [fenced(f"def add(a, b):\n    return a + b + (a == {a})\n") for a in (1, -1, 1, -1)]
     run = scripted(planner=[PLAN], coder=[BAD], debugger=fixes, reviewer=[APPROVE])
     values = run(max_debug_attempts=2, max_rounds=1)
     testing = [v for v in values["verdicts"] if v["stage"] == "testing"]
@@ -216,15 +217,20 @@ def test_failing_integration_blocks_approval_whatever_the_reviewer_says(scripted
     assert values["status"] == "completed"
 
 
-def test_round_budget_exhausted_fails_the_run(scripted):
+def test_a_round_that_changes_nothing_the_review_checks_ends_the_run(scripted):
+    # Each revision is drawn again while it repeats the code (greedy, then twice sampled) and the review
+    # meets the same failing examples: the second round's review ends the run instead of a third round.
     run = scripted(planner=[PLAN], coder=[BAD] * 7, debugger=[BAD] * 3, reviewer=[CHANGES] * 3)
     values = run(max_rounds=3)
-    assert values["status"] == "failed"
-    assert values["reason"].startswith("round budget exhausted")
-    assert values["counters"]["round"] == 3
-    assert run.models["reviewer"].calls == 3
-    # Each round's revision repeated the code: drawn once greedy and twice sampled.
-    assert run.models["coder"].calls == 1 + 2 * 3
+    assert values["status"] == "failed" and values["counters"]["round"] == 2
+    reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
+    assert [v["outcome"] for v in reviews] == ["changes", "exhausted"]
+    assert reviews[-1]["evidence"].startswith("evidence repeats: implementing, selecting, testing changed "
+                                              "nothing reviewing checks; integration tests failed")
+    # The second round's test run met the first round's failures too: no fix was asked for again.
+    testing = [v["outcome"] for v in values["verdicts"] if v["stage"] == "testing"]
+    assert testing[-1] == "exhausted" and run.models["debugger"].calls == 3
+    assert run.models["reviewer"].calls == 2 and run.models["coder"].calls == 1 + 3
     assert run.path(values)[-2:] == ["reviewing", "failed"]
 
 

@@ -35,7 +35,7 @@ class Runner:
     def __init__(self, endpoint: FakeEndpoint) -> None:
         self.graph = build_graph(checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": "faults"}}
-        self.context = Context(base_url=endpoint.url, model="fake", max_candidates=1,
+        self.context = Context(base_url=endpoint.url, model="fake", max_candidates=1, first_attempt=False,
                                request_timeout_s=0.5)
 
     def __call__(self, request: str | None = STUB) -> dict[str, Any]:

@@ -44,8 +44,8 @@ def test_no_key_reaches_a_prompt_message_ledger_or_checkpoint(monkeypatch):
     saver = InMemorySaver()
     config = {"configurable": {"thread_id": "secrets"}}
     request = STUB.replace("Return the sum", f"{MARKER}: return the sum")
-    values = build_graph(models, checkpointer=saver).invoke({"request": request}, config,
-                                                            context=Context(max_candidates=1))
+    context = Context(max_candidates=1, first_attempt=False)
+    values = build_graph(models, checkpointer=saver).invoke({"request": request}, config, context=context)
     assert values["status"] == "completed"
     recorded = everything_recorded(saver, config)
     prompts = "\n".join(p for m in models.values() for p in m.prompts)
@@ -64,7 +64,8 @@ def test_injected_text_in_the_task_and_the_code_cannot_complete_a_run(scripted):
     run = scripted(planner=[PLAN], coder=[injected] * 9, debugger=[injected], reviewer=[APPROVE] * 3)
     values = run(request, max_rounds=3)
     assert INJECTION in run.models["coder"].prompts[0]
-    assert values["status"] == "failed" and values["reason"].startswith("round budget exhausted")
+    # The injected code fails the same examples every round: the second review ends the run on them.
+    assert values["status"] == "failed" and values["reason"].startswith("evidence repeats")
     reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
     assert reviews and all("integration tests failed" in v["evidence"] for v in reviews)
 

@@ -45,8 +45,8 @@ def ran(tmp_path: Path, workflow: str) -> tuple[str, list[Any], Any]:
     name, task, models = scripted(workflow)
     benchmark = BENCHMARKS[name]
     config = benchmark.configurations["accountable"]
-    runner.run(benchmark, config, runner.select(benchmark.tasks(), (task,)), tmp_path, Context(),
-               models=models)
+    runner.run(benchmark, config, runner.select(benchmark.tasks(), (task,)), tmp_path,
+               Context(first_attempt=False), models=models)
     thread = f"{name}/accountable/{task}"
     with store.checkpointer(tmp_path / runner.CHECKPOINTS) as saver:
         chain = from_graph(config.build(checkpointer=saver), thread)

@@ -42,9 +42,20 @@ def test_by_default_a_pool_without_a_passing_candidate_fails_the_run_and_the_gat
 
 
 def test_resampling_stops_when_its_budget_is_spent(scripted):
-    run = scripted(planner=[PLAN], coder=[BAD, TIMES, *[BAD, TIMES] * 4], debugger=[GOOD], reviewer=[APPROVE])
+    fresh = [fenced(f"def add(a, b):\n    return a - b - {i}\n") for i in range(1, 5)]
+    run = scripted(planner=[PLAN], coder=[BAD, TIMES, *fresh], debugger=[GOOD], reviewer=[APPROVE])
     values = run(max_candidates=2, max_resamples=2)
     assert [s[:2] for s in selections(values)] == [("resample", "implementing"), ("resample", "implementing"),
                                                    ("unsolved", "failed")]
-    assert run.models["coder"].calls == 6 and len(values["selection"]["scores"]) == 2
+    assert run.models["coder"].calls == 6 and len(values["selection"]["scores"]) == 6
     assert values["status"] == "failed" and run.models["debugger"].calls == 0
+
+
+def test_fresh_candidates_that_add_nothing_end_the_resampling_at_once(scripted):
+    # Every fresh candidate repeats one in the pool: the selection meets the same evidence again.
+    run = scripted(planner=[PLAN], coder=[BAD, TIMES, *[BAD, TIMES] * 4], debugger=[GOOD], reviewer=[APPROVE])
+    values = run(max_candidates=2, max_resamples=5)
+    outcomes = [s[:2] for s in selections(values)]
+    assert outcomes == [("resample", "implementing"), ("unsolved", "failed")]
+    assert selections(values)[-1][2].startswith("evidence repeats: implementing changed nothing selecting")
+    assert run.models["coder"].calls == 4 and values["status"] == "failed"

@@ -57,7 +57,7 @@ def test_every_llm_action_the_ledger_records_is_declared(tmp_path):
               "tester": ScriptedChatModel(script=[TESTS]), "debugger": ScriptedChatModel(script=[GOOD])}
     graph = build_graph(models, checkpointer=InMemorySaver())
     values = graph.invoke({"request": STUB}, {"configurable": {"thread_id": "r"}},
-                          context=Context(max_candidates=1))
+                          context=Context(max_candidates=1, first_attempt=False))
     assert values["status"] == "completed"
     for entry in values["ledger"]:
         if entry["kind"] == "llm":
@@ -83,9 +83,9 @@ def test_a_roles_model_override_sits_between_the_runs_default_and_its_per_role_s
     monkeypatch.setitem(development.ROLES, "planner", dataclasses.replace(
         planner, spec=SPECS["planner"].model_copy(update={"model": "planner-m"})))
     answers = [Tool(json.dumps(PLAN)), Text(GOOD), Text(TESTS)]
-    for context, planner_model in [(Context(model="default-m"), "planner-m"),
-                                   (Context(model="default-m", role_models={"planner": {"model": "run-m"}}),
-                                    "run-m")]:
+    team = {"model": "default-m", "first_attempt": False}
+    for context, planner_model in [(Context(**team), "planner-m"),
+                                   (Context(**team, role_models={"planner": {"model": "run-m"}}), "run-m")]:
         with FakeEndpoint(list(answers)) as endpoint:
             context.base_url, context.max_candidates = endpoint.url, 1
             graph = build_graph(checkpointer=InMemorySaver())
@@ -116,9 +116,9 @@ def _prompts_of_a_run(context: Context) -> dict[str, str]:
 
 
 def test_a_roles_style_shapes_its_system_prompt_and_no_other():
-    default = _prompts_of_a_run(Context(max_candidates=1))
+    default = _prompts_of_a_run(Context(max_candidates=1, first_attempt=False))
     assert not any("Communication style" in p for p in default.values())  # the prompts' own style
-    styled = _prompts_of_a_run(Context(max_candidates=1, role_styles={
+    styled = _prompts_of_a_run(Context(max_candidates=1, first_attempt=False, role_styles={
         "planner": {"tone": "formal", "verbosity": "detailed", "languages": ["de", "python"]}}))
     system, user = styled["planner"].split("\nhuman: ", 1)
     assert system.endswith("Communication style: a formal tone. Explain each point in full: what is wrong "
@@ -153,7 +153,7 @@ def test_each_roles_runtime_state_is_readable_while_a_run_stands_and_after(workd
     graph = build_graph(models, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "live"}}
     with pytest.raises(RuntimeError, match="script exhausted"):
-        graph.invoke({"request": STUB}, config, context=Context(max_candidates=1))
+        graph.invoke({"request": STUB}, config, context=Context(max_candidates=1, first_attempt=False))
     states = runtime(graph.get_state(config).values, {s.name: s.roles for s in LIFECYCLE.stages},
                      development.SPECS)
     assert states["planner"]["status"] == "done" and states["planner"]["llm_calls"] == 1

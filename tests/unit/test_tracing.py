@@ -38,7 +38,8 @@ models = {"planner": ScriptedChatModel(script=[PLAN]), "coder": ScriptedChatMode
 graph = build_graph(models, checkpointer=InMemorySaver())
 config = {"configurable": {"thread_id": "traced"}, "tags": ["accord", "configuration:accountable"]}
 values = graph.invoke({"request": STUB}, config,
-                      context=Context(max_candidates=1, price_in_per_1k=0.15, price_out_per_1k=0.6))
+                      context=Context(max_candidates=1, first_attempt=False, price_in_per_1k=0.15,
+                                      price_out_per_1k=0.6))
 wait_for_all_tracers()
 print(values["status"])
 """

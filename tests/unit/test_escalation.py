@@ -1,0 +1,67 @@
+"""The plain attempt first: one call checked on the task's examples, the team only when it fails them."""
+
+from __future__ import annotations
+
+from accountability.blame import blame
+from graphs.development import LIFECYCLE
+from state.context import Context
+from state.history import from_graph
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
+
+ATTEMPT = ["initialized", "attempting", "checking", "reviewing", "completed"]
+
+
+def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], debugger=[BAD], reviewer=[APPROVE])
+    values = run(first_attempt=True)
+    assert values["status"] == "completed" and run.path(values) == ATTEMPT
+    assert "return a + b" in values["code"]["files"]["solution.py"]
+    assert run.models["coder"].calls == 1
+    assert [run.models[r].calls for r in ("planner", "tester", "debugger", "reviewer")] == [0, 0, 0, 0]
+    checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
+    assert (checked["outcome"], checked["evidence"]) == ("pass", "3/3 examples passed")
+    # The attempt is asked for as the single baseline asks: the stub alone, no plan, no role identity.
+    assert "add(a: int, b: int)" in run.models["coder"].prompts[0]
+    assert "subtasks" not in run.models["coder"].prompts[0]
+
+
+def test_an_attempt_that_fails_an_example_escalates_and_is_the_pools_plain_candidate(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=True, max_candidates=2)
+    path = run.path(values)
+    assert path[:5] == ["initialized", "attempting", "checking", "planning", "implementing"]
+    assert values["status"] == "completed" and "return a + b" in values["code"]["files"]["solution.py"]
+    checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
+    assert checked["outcome"] == "escalate" and checked["target"] == "planning"
+    assert "add(1, 2)" in checked["evidence"]
+    # Two candidates, two Coder calls in all: the attempt was not asked for again.
+    assert run.models["coder"].calls == 2 and run.models["planner"].calls == 1
+    assert len(values["selection"]["scores"]) == 2
+    assert "a - b" in values["candidates"]["items"][0]["files"]["solution.py"]
+
+
+def test_blame_judges_the_attempt_like_any_stage(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
+    run(first_attempt=True, max_candidates=2)
+    report = blame(from_graph(run.graph, "test"), LIFECYCLE)
+    attempt = next(s for s in report.stages if s.stage == "attempting")
+    assert attempt.correct is False and attempt.role == "coder"
+    assert report.final_correct is True and report.origin is None
+    assert report.rates()["tester"]["repairs"] == 1
+
+
+def test_the_team_at_once_when_asked_or_when_there_is_nothing_to_check(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=False)
+    assert run.path(values)[:2] == ["initialized", "planning"]
+    assert values["verdicts"][0]["evidence"].startswith("no plain attempt first")
+
+    bare = STUB.replace("    >>> add(1, 2)\n    3\n    >>> add(-1, 1)\n    0\n", "")
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run(bare, first_attempt=True)
+    assert run.path(values)[:2] == ["initialized", "planning"]
+
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = dict(run.graph.invoke({"request": STUB, "approve_plan": True}, run.config,
+                                   context=Context(first_attempt=True)))
+    assert run.graph.get_state(run.config).next == ("approving",)
