@@ -131,13 +131,25 @@ def _spending(costs: Summary | None) -> str:
             f"({costs['tasks']} tasks)")
 
 
+def _per_repair(repairs: int, tokens: int | None) -> str:
+    """Return what a role's repairs cost in its tokens ("" for a role that calls no model, or rows that do
+    not record tokens by role)."""
+    if not tokens:
+        return ""
+    if repairs:
+        return f" ({tokens / repairs:,.0f} tokens per repair)"
+    return f" (no repair for {tokens:,} tokens)"
+
+
 def account(name: str, s: Summary) -> str:
     """Return blame's account of a team: where each unrepaired mistake began, what each role repaired and
-    harmed of what it was handed, and where its tokens and time go."""
+    harmed of what it was handed and what its repairs cost in tokens, and where its tokens and time go."""
     origins = ", ".join(f"{role} {count}" for role, count in sorted(
         (s.get("error_origins") or {}).items(), key=lambda item: -item[1])) or "none"
+    spent = (s.get("cost_by_role") or {}).get("roles") or {}
     roles = "; ".join(f"{role} repaired {r['repairs']} of {r['wrong_inputs']} wrong inputs, "
                       f"harmed {r['harms']} of {r['right_inputs']} right ones"
+                      f"{_per_repair(r['repairs'], (spent.get(role) or {}).get('tokens'))}"
                       for role, r in sorted((s.get("roles") or {}).items()))
     agreement = (s.get("verdicts") or {}).get("agreement")
     verdict = "" if agreement is None else f"its verdict agrees with the hidden tests on {agreement:.1%}"

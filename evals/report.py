@@ -184,8 +184,8 @@ def verdicts(group: list[dict[str, Any]]) -> dict[str, Any]:
 
 def cost_shares(group: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Return where a configuration's tokens and wall time go per role, over the rows that record it: LLM
-    calls per task and each role's share of the tokens, of the wall time in model calls and in the sandbox
-    (None when no row records it)."""
+    calls per task, each role's tokens and its share of them, of the wall time in model calls and in the
+    sandbox (None when no row records it)."""
     costed = [r for r in group if "by_role" in r]
     if not costed:
         return None
@@ -195,7 +195,7 @@ def cost_shares(group: list[dict[str, Any]]) -> dict[str, Any] | None:
             sums[role].update(spent)
     tokens, wall = sum(c["tokens"] for c in sums.values()), sum(r["latency_s"] for r in costed)
     return {"tasks": len(costed), "roles": {
-        role: {"calls_per_task": round(c["llm_calls"] / len(costed), 2),
+        role: {"calls_per_task": round(c["llm_calls"] / len(costed), 2), "tokens": c["tokens"],
                "token_share": round(c["tokens"] / tokens, 3) if tokens else 0.0,
                "model_time_share": round(c["llm_s"] / wall, 3) if wall else 0.0,
                "sandbox_time_share": round(c["sandbox_s"] / wall, 3) if wall else 0.0}

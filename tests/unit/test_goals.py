@@ -20,9 +20,9 @@ def _summary(solved: int, tokens: int, model: str, coder: str | None = None, lat
             "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
 
 
-def _spent(calls: float, tokens: float, model: float, sandbox: float) -> dict:
+def _spent(calls: float, tokens: float, model: float, sandbox: float, total: int = 0) -> dict:
     return {"calls_per_task": calls, "token_share": tokens, "model_time_share": model,
-            "sandbox_time_share": sandbox}
+            "sandbox_time_share": sandbox, "tokens": total}
 
 
 def test_each_team_is_held_to_the_single_call_on_its_coders_model():
@@ -32,16 +32,22 @@ def test_each_team_is_held_to_the_single_call_on_its_coders_model():
                  "accountable@BCBBB": _summary(81, 4000, SMALL, coder=BIG)}
     summaries["accountable"] |= {"error_origins": {"coder": 20, "tester": 8},
                                  "roles": {"tester": {"repairs": 5, "wrong_inputs": 30, "harms": 8,
-                                                      "right_inputs": 70}},
+                                                      "right_inputs": 70},
+                                           "reviewer": {"repairs": 0, "wrong_inputs": 41, "harms": 0,
+                                                        "right_inputs": 59}},
                                  "verdicts": {"agreement": 0.9},
                                  "cost_by_role": {"tasks": 100, "roles": {
-                                     "tester": _spent(1.2, 0.3, 0.25, 0.02),
+                                     "tester": _spent(1.2, 0.3, 0.25, 0.02, total=12_000),
                                      "coder": _spent(4.0, 0.7, 0.7, 0.01),
-                                     "reviewer": _spent(0.03, 0.009, 0.005, 0.0),
+                                     "reviewer": _spent(0.03, 0.009, 0.005, 0.0, total=900),
                                      "debugger": _spent(0.0, 0.0, 0.0, 0.01)}}}
     table = goals(summaries)
-    assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; tester repaired 5 of 30 "
-            "wrong inputs, harmed 8 of 70 right ones; its verdict agrees with the hidden tests on 90.0%; "
+    # What each repair cost is the role's tokens over its repairs; a role that repaired nothing says what
+    # it spent for nothing.
+    assert ("- `accountable`: 28 of 100 unsolved; error origins: coder 20, tester 8; reviewer repaired 0 of "
+            "41 wrong inputs, harmed 0 of 59 right ones (no repair for 900 tokens); tester repaired 5 of 30 "
+            "wrong inputs, harmed 8 of 70 right ones (2,400 tokens per repair); its verdict agrees with the "
+            "hidden tests on 90.0%; "
             "LLM calls per task: coder 4.0 (70% of the tokens, 70% of the wall time), tester 1.2 (30% of the "
             "tokens, 25% of the wall time), reviewer 0.03 (<1% of the tokens, <1% of the wall time); "
             "the sandbox 4% of the wall time (100 tasks)." in table)
