@@ -182,11 +182,10 @@ class Compiler:
         transition = self.lifecycle.delta[(stage.name, outcome)]
         if transition.counter:
             counter = self.lifecycle.counter[transition.counter]
-            unchanged = _unchanged_since(state, stage.name, outcome, evidence)
             if counters.get(counter.name, counter.start) >= limits.get(counter.name, counter.limit):
                 outcome, evidence = counter.exhausted, f"{counter.reason}; {evidence}".strip("; ")
                 transition = self.lifecycle.delta[(stage.name, outcome)]
-            elif unchanged is not None:
+            elif (unchanged := _unchanged_since(state, stage.name, outcome, evidence)) is not None:
                 # Another turn of the loop would meet the same evidence again: the work since it was
                 # last seen changed nothing the gate checks.
                 outcome = counter.exhausted

@@ -62,6 +62,5 @@ def test_the_team_at_once_when_asked_or_when_there_is_nothing_to_check(scripted)
     assert run.path(values)[:2] == ["initialized", "planning"]
 
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    values = dict(run.graph.invoke({"request": STUB, "approve_plan": True}, run.config,
-                                   context=Context(first_attempt=True)))
+    run.graph.invoke({"request": STUB, "approve_plan": True}, run.config, context=Context(first_attempt=True))
     assert run.graph.get_state(run.config).next == ("approving",)
