@@ -2,7 +2,8 @@
 
 The Planner's design states how ``main()`` is used and a session with it: what the user types, and a
 text the program must print after each input. An interactive program gets the whole session on its
-standard input in one run; a program driven by its arguments gets one run per turn. A session fails on a
+standard input in one run; a program driven by its arguments gets one run per turn. The design's input files
+lie beside the program in every run (the program's own files win a clash). A session fails on a
 crash, a hang, or an expected text that is not printed in order; the end of the input is how every
 session ends, so an ``EOFError`` there is not a crash (the records interface's smoke run reads it alike).
 """
@@ -21,21 +22,23 @@ SHOWN = 1200
 
 def play(code: CodeArtifact, entry_point: str, design: Design, limits: sandbox.Limits) -> list[CaseResult]:
     """Play ``design``'s session against ``entry_point``; return one case per run."""
+    files = {**design.files, **code.files}
     if design.interface == "arguments":
         runs = design.session or (Turn(input=""),)
-        return [_with_arguments(code, entry_point, turn, limits) for turn in runs]
+        return [_with_arguments(files, entry_point, turn, limits) for turn in runs]
     stdin = "".join(f"{t.input}\n" for t in design.session)
-    result = sandbox.run(sandbox.python(entry_point), code.files, limits, stdin=stdin)
+    result = sandbox.run(sandbox.python(entry_point), files, limits, stdin=stdin)
     name = "session: " + (", ".join(repr(t.input) for t in design.session) or "no input")
     return [_case(name, stdin, result, crash(result) or unseen(result.stdout, design.session))]
 
 
-def _with_arguments(code: CodeArtifact, entry_point: str, turn: Turn, limits: sandbox.Limits) -> CaseResult:
+def _with_arguments(files: dict[str, str], entry_point: str, turn: Turn,
+                    limits: sandbox.Limits) -> CaseResult:
     try:
         argv = shlex.split(turn.input)
     except ValueError:  # an unbalanced quote: the words as typed
         argv = turn.input.split()
-    result = sandbox.run(sandbox.python(entry_point, *argv), code.files, limits, stdin="")
+    result = sandbox.run(sandbox.python(entry_point, *argv), files, limits, stdin="")
     name = f"run: python {entry_point} {turn.input}".rstrip()
     return _case(name, turn.input, result, crash(result) or unseen(result.stdout, (turn,)))
 

@@ -69,6 +69,10 @@ def task_view(task: TaskSpec) -> str:
     return f"Build this application in Python:\n{task.request}"
 
 
+FILE_SHOWN = 400
+"""Characters of an input file the plan shows (the session reads the whole file)."""
+
+
 def plan_view(plan: Plan) -> str:
     """Return the plan as a numbered list with acceptance criteria."""
     lines = []
@@ -83,6 +87,8 @@ def plan_view(plan: Plan) -> str:
             lines.append("Session:")
             lines += [f"   {'$ python app.py ' if plan.design.interface == 'arguments' else '> '}{t.input}"
                       + (f"   → prints {t.expect!r}" if t.expect else "") for t in plan.design.session]
+        for name, text in sorted(plan.design.files.items()):
+            lines.append(f"Input file `{name}`:\n```\n{text.rstrip()[:FILE_SHOWN]}\n```")
     return "\n".join(lines)
 
 

@@ -95,6 +95,9 @@ class Design(Frozen):
     session: tuple[Turn, ...] = ()
     """A scripted session the entry point must survive, showing each turn's expected output (a program's
     design states it; the records interface derives its own from the features)."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Input files the session reads, name -> text: a program that reads a file named on its command line
+    is played with that file beside it (the design states it; code never comes from it)."""
 
 
 class Plan(Frozen):

@@ -232,7 +232,8 @@ def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: i
     subtask = plan.subtasks[number - 1]
     name = function_name(subtask.function)
     if plan.shape == "program":
-        conventions = ENTRY_CONVENTIONS if name == "main" else ""
+        used = plan.design.interface if plan.design else "interactive"
+        conventions = ENTRY_CONVENTIONS[used] if name == "main" else ""
     else:
         conventions = CONVENTIONS if name not in STORAGE_NAMES else ""
     return SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan), app=APP_FILE,

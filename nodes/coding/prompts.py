@@ -57,16 +57,24 @@ def set_priority(items, index, priority):
 turns the user's 1-based numbers into indices). Without them the local model's "mark done" deletes the
 item, or overwrites the task's text with 'Done'."""
 
-ENTRY_CONVENTIONS = """
-main() plays the session the plan shows: each line there is what one input() returns (split it
-yourself when it holds several values), and after it main() prints what the session shows. End the file
+ENDING = """ End the file
 with:
 ```python
 if __name__ == '__main__':
     main()
 ```
 """
-"""What a program's ``main()`` is asked for besides its step: the session checks it (``nodes.sessions``)."""
+ENTRY_CONVENTIONS = {
+    "interactive": """
+main() plays the session the plan shows: each line there is what one input() returns (split it
+yourself when it holds several values), and after it main() prints what the session shows.""" + ENDING,
+    "arguments": """
+main() plays the session the plan shows: each line there is one run of the program, its words the
+command-line arguments main() reads from sys.argv[1:] (never input()); a file it names is in the
+program's folder. Each run prints what the session shows after it.""" + ENDING,
+}
+"""What a program's ``main()`` is asked for besides its step, by how it is used: the session checks it
+(``nodes.sessions``)."""
 
 EXAMPLE_NAMES = frozenset(defined_names(code_block(CONVENTIONS)))
 """What the conventions' example defines: a step's piece that copies it does not add it to the app, unless

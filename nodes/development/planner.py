@@ -52,7 +52,9 @@ Say how main() is used: "interactive" (it reads lines with input() until the pro
 input ends) or "arguments" (each run takes its input from the command-line arguments).
 Then write a short session: what the user types, in order (a move, a command, a number: never the
 program's own question), each with a short text the program must print after it (a word such as "wins"
-or "invalid", or "" when anything goes). Never more than 6 functions; main() is not one of them."""
+or "invalid", or "" when anything goes). If the program reads a file, the session names one, and under
+files you give that file's name and a few lines of its text. Never more than 6 functions; main() is not
+one of them."""
 """A program's design: its units are checked by their examples as they are written, its ``main()`` by the
 session (``nodes.sessions``). Its example is not a board game's: the local model copied the first
 wording's ``is_full([['X', 'O']]) == True`` into a tic-tac-toe design, and wrote the program's own questions
@@ -87,6 +89,12 @@ MANAGES = re.compile(r"\b(remov|delet|mark|edit|updat|list|show|view|search|disp
 """Verbs of a request for records: it adds items and removes, marks, edits or lists them."""
 PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
 """Words of a request that asks for data kept between runs."""
+ARGUMENTS = re.compile(
+    r"\b(command[- ]line arguments?|(on|from|in) (its|the) command[- ]line|(sys\.)?argv)\b", re.I)
+"""Words of a request for a program that takes its input from the command line: asked to choose, the
+local model designs such a program as interactive and writes its ``main()`` with ``input()``."""
+INPUT_FILE = re.compile(r"^[\w][\w.-]*$")
+"""An input file's name: one plain name in the program's folder."""
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
@@ -127,12 +135,20 @@ class TurnDraft(BaseModel):
     expect: str
 
 
+class FileDraft(BaseModel):
+    """An input file the session reads: its name and its text."""
+
+    name: str = Field(description="a file name, e.g. notes.txt")
+    text: str
+
+
 class DesignDraft(BaseModel):
-    """A program's design: its units, how main() is used, a session with it."""
+    """A program's design: its units, how main() is used, a session with it and the files it reads."""
 
     units: list[UnitDraft] = Field(min_length=1, max_length=6)
     interface: Literal["interactive", "arguments"]
     session: list[TurnDraft] = Field(max_length=8)
+    files: list[FileDraft] = Field(default_factory=list, max_length=3)
 
 
 class PlanDraft(BaseModel):
@@ -230,14 +246,16 @@ def consistent(examples: Iterable[Example]) -> tuple[Example, ...]:
 ENTRY = {
     "interactive": "Read what the user types with input() in a loop, call the functions above and print "
                    "what they return; stop when the program is over, or at the end of the input (EOFError).",
-    "arguments": "Read the input from the command-line arguments (sys.argv), call the functions above and "
-                 "print the result.",
+    "arguments": "Read the input from the command-line arguments (sys.argv[1:], never input()), call the "
+                 "functions above and print the result.",
 }
 """What ``main()`` does, by how a program is used."""
 
 
-def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
-    """Return a program's subtasks (its units, then ``main()``) and its design.
+def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, ...], Design]:
+    """Return a program's subtasks (its units, then ``main()``) and its design. A request that says the
+    program takes its input on the command line (``ARGUMENTS``) makes it an ``arguments`` program whatever
+    the draft says; input files keep plain names that are not Python files (code comes from the Coder).
 
     Raises:
         OutputError: no unit names a function, or two units write the same function.
@@ -266,9 +284,12 @@ def design_plan(draft: DesignDraft) -> tuple[tuple[Subtask, ...], Design]:
                     if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect))
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
         "a session with it runs to its end without a crash"]
-    entry = Subtask(title="Entry point", function="main()", description=ENTRY[draft.interface],
+    used = "arguments" if ARGUMENTS.search(request) else draft.interface
+    files = {f.name.strip(): f.text for f in draft.files
+             if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")}
+    entry = Subtask(title="Entry point", function="main()", description=ENTRY[used],
                     acceptance_criteria=tuple(shown[:4]))
-    return (*units, entry), Design(shape="program", interface=draft.interface, session=session)
+    return (*units, entry), Design(shape="program", interface=used, session=session, files=files)
 
 
 def shape(request: str) -> Literal["records", "program"]:
@@ -322,7 +343,8 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             subtasks = (*storage, *feature_subtasks(features), INTERFACE)
             design = Design(shape="records")
         else:
-            subtasks, design = design_plan(perform(call, "DesignDraft", draft_design, task=task))
+            drafted = perform(call, "DesignDraft", draft_design, task=task)
+            subtasks, design = design_plan(drafted, task.request)
     else:
 
         def draft_plan(task: TaskSpec) -> PlanDraft:

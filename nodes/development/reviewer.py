@@ -80,10 +80,12 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         if task.level != "application":
             return report
         assert plan is not None, "an application is always planned (it states no example to attempt on)"
-        smokes = [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
+        design = plan.design if plan.design is not None and plan.shape == "program" else None
+        # A program driven by its arguments is run as its session uses it: with none it may rightly refuse.
+        smokes = [] if design and design.interface == "arguments" else [
+            testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
         smokes += [case for entry in code.entry_points
-                   for case in (sessions.play(code, entry, plan.design, limits(call))
-                                if plan.design is not None and plan.shape == "program"
+                   for case in (sessions.play(code, entry, design, limits(call)) if design
                                 else interface.play(code, entry, plan, limits(call)))]
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)

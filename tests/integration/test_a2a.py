@@ -41,9 +41,12 @@ def test_message_send_runs_the_task_and_returns_the_code(served):
     assert task["status"]["state"] in ("TASK_STATE_COMPLETED", "completed"), reply
     text = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
     assert text.startswith("Run completed.") and "return a + b" in text
-    assert len(endpoint.requests) >= 3  # the roles really ran: Planner, Coder, Tester
+    # The task states examples: the Coder's plain attempt passed them in the sandbox, one model call.
+    assert len(endpoint.requests) == 1
 
     # The thread behind the task holds the typed protocol as usual.
     state = get_sync_client(url=url).threads.get_state(task["contextId"])["values"]
     assert state["task"]["entry_point"] == "add" and state["handoffs"]
+    pairs = [(h["sender"], h["receiver"]) for h in state["handoffs"]]
+    assert pairs == [("intake", "coder"), ("coder", "debugger"), ("debugger", "reviewer")]
     assert [m["type"] for m in state["messages"]] == ["human", "ai"]

@@ -42,7 +42,7 @@ def test_the_development_graph_runs_on_langgraph_dev(studio, endpoint, capsys, t
 
     thread = client.threads.create()["thread_id"]
     final = client.runs.wait(thread, "development", input={"request": STUB},
-                             context={"max_candidates": 1, "max_rounds": 2})
+                             context={"max_candidates": 1, "max_rounds": 2, "first_attempt": False})
     assert final["status"] == "completed" and "return a + b" in final["code"]["files"]["solution.py"]
     assert len(endpoint.requests) >= 3  # Planner, Coder, Tester answered by the scripted endpoint
 

@@ -116,6 +116,56 @@ def test_a_program_driven_by_its_arguments_runs_once_per_turn():
     assert not second.passed and "after '1 1' the output should show '3'" in second.message
 
 
+WORDS_TASK = ("Build a command-line program that reads a text file named on its command line and prints its "
+              "most frequent word with its count.")
+WORDS_DESIGN = {
+    "units": [{"title": "Most frequent word", "function": "most_frequent(text)",
+               "examples": ["most_frequent('b a b') == ('b', 2)"]}],
+    "interface": "interactive",  # the request says command line: the plan makes it an arguments program
+    "session": [{"input": "words.txt", "expect": "b 2"}],
+    "files": [{"name": "words.txt", "text": "b a b\n"}, {"name": "../escape.txt", "text": "x"},
+              {"name": "app.py", "text": "x"}],
+}
+MOST_FREQUENT = fenced("def most_frequent(text):\n    words = text.split()\n"
+                       "    best = max(set(words), key=words.count)\n    return best, words.count(best)\n")
+WORDS_MAIN_SOURCE = ("import sys\n\n\ndef main():\n    with open(sys.argv[1]) as f:\n"
+                     "        word, count = most_frequent(f.read())\n    print(word, count)\n\n\n"
+                     "if __name__ == '__main__':\n    main()\n")
+
+
+def test_a_program_named_a_file_on_its_command_line_is_played_with_the_designs_file():
+    subtasks, design = design_plan(DesignDraft.model_validate(WORDS_DESIGN), WORDS_TASK)
+    assert design.interface == "arguments" and design.files == {"words.txt": "b a b\n"}
+    assert "sys.argv[1:]" in subtasks[-1].description
+    program = _app("def most_frequent(text):\n    words = text.split()\n"
+                   "    best = max(set(words), key=words.count)\n    return best, words.count(best)\n\n\n"
+                   + WORDS_MAIN_SOURCE)
+    [case] = sessions.play(program, "app.py", design, LIMITS)
+    assert case.passed and case.name == "run: python app.py words.txt", case.message
+    [missing] = sessions.play(program, "app.py", design.model_copy(update={"files": {}}), LIMITS)
+    assert not missing.passed and "FileNotFoundError" in missing.message  # the file is the design's
+    assert design_plan(DesignDraft.model_validate(WORDS_DESIGN))[1].interface == "interactive"
+
+
+def test_a_program_that_reads_a_file_on_its_command_line_is_built_and_checked_through_it(scripted):
+    test = fenced("def test_most_frequent():\n    assert most_frequent('b a b') == ('b', 2)\n")
+    run = scripted(planner=[WORDS_DESIGN], coder=[MOST_FREQUENT, fenced(WORDS_MAIN_SOURCE), test],
+                   reviewer=[APPROVE])
+    values = run(WORDS_TASK)
+    assert values["status"] == "completed", values.get("error")
+    assert values["plan"]["design"]["files"] == {"words.txt": "b a b\n"}
+    assert "words.txt" not in values["code"]["files"]  # an input of the session, not part of the program
+    runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
+    assert runs[:2] == ["examples of most_frequent: 1/1 passed", "session of main(): 1/1 passed"]
+    integration = {c["name"]: c["passed"] for c in values["review"]["integration"]["cases"]}
+    assert integration["run: python app.py words.txt"] is True
+    assert "smoke: python app.py" not in integration  # run as its session uses it, never with no arguments
+    main_prompt = run.models["coder"].prompts[1]
+    assert "sys.argv[1:] (never input())" in main_prompt and "$ python app.py words.txt" in main_prompt
+    assert "Input file `words.txt`:\n```\nb a b\n```" in main_prompt
+    assert "under\nfiles you give that file's name" in run.models["planner"].prompts[0]
+
+
 def test_the_plan_view_shows_how_main_is_used_and_the_session():
     subtasks, design = design_plan(DesignDraft.model_validate(DESIGN))
     shown = plan_view(Plan(subtasks=subtasks, design=design))
