@@ -10,6 +10,7 @@ takes an application's storage calls out of its features, which ``main()`` loads
 from __future__ import annotations
 
 import ast
+import sys
 
 _MAIN = ("main",)
 _STRAY = (ast.Return, ast.Break, ast.Continue)
@@ -252,3 +253,28 @@ def definition(source: str, name: str) -> str:
         return next((text for key, text in _pieces(source) if key == ("def", name)), "")
     except SyntaxError:
         return ""
+
+
+def with_imports(source: str) -> str:
+    """Return ``source`` importing the standard modules its code uses but never binds (``math.pi`` with
+    no ``import math``): a continuation writes inside a method and cannot reach the file's top, and the
+    local model's pieces of an application call ``os.path.exists`` with no ``import os``."""
+    tree = ast.parse(source)
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    used = sorted({n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                   and isinstance(n.value, ast.Name) and isinstance(n.value.ctx, ast.Load)})
+    missing = [name for name in used if name not in bound and name in sys.stdlib_module_names]
+    if not missing:
+        return source
+    # After any `from __future__` import, which must come first.
+    after = max((n.end_lineno or 0 for n in tree.body
+                 if isinstance(n, ast.ImportFrom) and n.module == "__future__"), default=0)
+    lines = source.splitlines(keepends=True)
+    return "".join([*lines[:after], *(f"import {name}\n" for name in missing), *lines[after:]])

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 
 from nodes.llm import continuation
+from nodes.merge import with_imports
 from nodes.views import FUNCTION_FILE
 from state.artifacts import CodeArtifact, Plan, TaskSpec
 from state.stage import OutputError, StageCall
@@ -96,30 +96,6 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
             continue
         return filled
     return source
-
-
-def with_imports(source: str) -> str:
-    """Return ``source`` importing the standard modules its code uses but never binds (``math.pi`` with
-    no ``import math``): a continuation writes inside a method and cannot reach the file's top."""
-    tree = ast.parse(source)
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-    used = sorted({n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-                   and isinstance(n.value, ast.Name) and isinstance(n.value.ctx, ast.Load)})
-    missing = [name for name in used if name not in bound and name in sys.stdlib_module_names]
-    if not missing:
-        return source
-    # After any `from __future__` import, which must come first.
-    after = max((n.end_lineno or 0 for n in tree.body
-                 if isinstance(n, ast.ImportFrom) and n.module == "__future__"), default=0)
-    lines = source.splitlines(keepends=True)
-    return "".join([*lines[:after], *(f"import {name}\n" for name in missing), *lines[after:]])
 
 
 def plan_comment(plan: Plan | None) -> str:

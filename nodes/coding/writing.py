@@ -17,6 +17,7 @@ from nodes.merge import (
     defined_names,
     merge_module,
     repaired,
+    with_imports,
     without_calls,
 )
 from nodes.signatures import FILE_PARAMETERS, STORAGE_NAMES
@@ -56,8 +57,9 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
         if path == APP_FILE:
             source = without_calls(source, STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
                                    file_parameters=FILE_PARAMETERS)
-        content = merge_module(files.get(path, ""), source,
-                               module=path.removesuffix(".py").replace("/", "."), keep=keep, drop=drop)
+        content = with_imports(merge_module(files.get(path, ""), source,
+                                            module=path.removesuffix(".py").replace("/", "."), keep=keep,
+                                            drop=drop))
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:

@@ -95,6 +95,9 @@ ARGUMENTS = re.compile(
 local model designs such a program as interactive and writes its ``main()`` with ``input()``."""
 INPUT_FILE = re.compile(r"^[\w][\w.-]*$")
 """An input file's name: one plain name in the program's folder."""
+DATA_FILE = re.compile(r"^[\w.-]+\.(txt|csv|tsv|json|log|md|dat|ini|xml|ya?ml)$", re.I)
+"""A word of a session's input that names a data file the program reads: the design must supply it (the
+local model's sessions name ``example.txt`` and expect its most frequent word, with no such file)."""
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
@@ -258,7 +261,8 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     the draft says; input files keep plain names that are not Python files (code comes from the Coder).
 
     Raises:
-        OutputError: no unit names a function, or two units write the same function.
+        OutputError: no unit names a function, two units write the same function, or the session names a
+            data file the design does not give.
     """
     units, names = [], []
     for unit in draft.units:
@@ -287,6 +291,10 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     used = "arguments" if ARGUMENTS.search(request) else draft.interface
     files = {f.name.strip(): f.text for f in draft.files
              if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")}
+    named = {w.strip("'\"") for t in session for w in t.input.split()}
+    if unsupplied := sorted(n for n in named if DATA_FILE.match(n) and n not in files):
+        raise OutputError(f"the session reads {', '.join(unsupplied)}, which files does not give: under "
+                          "files give each file the session names, with a few lines of its text")
     entry = Subtask(title="Entry point", function="main()", description=ENTRY[used],
                     acceptance_criteria=tuple(shown[:4]))
     return (*units, entry), Design(shape="program", interface=used, session=session, files=files)

@@ -10,10 +10,11 @@ from langchain_core.messages import BaseMessage
 
 from evals.endpoint import FakeEndpoint, Status, Text
 from nodes.coding.function import fresh_candidates, write_candidates
-from nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated, with_imports
+from nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated
 from nodes.development import baseline, coder, debugger
 from nodes.development.roles import SPECS
 from nodes.intake import parse_request
+from nodes.merge import with_imports
 from nodes.views import FUNCTION_FILE
 from state.artifacts import CaseResult, CodeArtifact, Plan, ReviewIssue, ReviewReport, Subtask, TestReport
 from state.context import Context

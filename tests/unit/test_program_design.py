@@ -146,6 +146,10 @@ def test_a_program_named_a_file_on_its_command_line_is_played_with_the_designs_f
     assert not missing.passed and "FileNotFoundError" in missing.message  # the file is the design's
     assert design_plan(DesignDraft.model_validate(WORDS_DESIGN))[1].interface == "interactive"
 
+    unsupplied = {**WORDS_DESIGN, "files": [], "session": [{"input": "notes.txt", "expect": "banana 3"}]}
+    with pytest.raises(OutputError, match=r"the session reads notes\.txt, which files does not give"):
+        design_plan(DesignDraft.model_validate(unsupplied), WORDS_TASK)
+
 
 def test_a_program_that_reads_a_file_on_its_command_line_is_built_and_checked_through_it(scripted):
     test = fenced("def test_most_frequent():\n    assert most_frequent('b a b') == ('b', 2)\n")
@@ -304,3 +308,10 @@ def test_a_call_stated_with_two_results_keeps_the_first_and_an_echoed_turn_is_le
     [unit, _], design = design_plan(DesignDraft.model_validate(stated))
     assert unit.examples == (Example(call="new_board()", expected="[' '] * 9"),)
     assert design.session == (Turn(input="2 3", expect="5"),)
+
+
+def test_a_piece_that_uses_a_standard_module_it_never_imports_is_merged_with_the_import():
+    app = merged(None, "app.py", "def exists(path):\n    return os.path.exists(path)\n")
+    assert app.files["app.py"].startswith("import os\n")
+    again = merged(app, "app.py", "def size(path):\n    return os.path.getsize(path)\n")
+    assert again.files["app.py"].count("import os") == 1
