@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from nodes import sessions
-from nodes.llm import retry_temperature, structured
+from nodes.llm import retry_temperature, structured, text
 from nodes.signatures import FILE_PARAMETERS, PICKS, STORAGE_NAMES, parameters
 from nodes.views import artifacts, plan_view, task_view
 from runtime.executor import perform
@@ -66,6 +66,19 @@ instead of calling the tool and spent 1024 tokens and minutes before the retry."
 CLASS_PLAN_TOKENS = 1024
 """A class's plan, one subtask per method (at most 8), takes up to about 700 tokens."""
 
+INPUT_FILE_SYSTEM = "You write the data files that a program reads. A data file holds data, never code."
+INPUT_FILE_PROMPT = """The program: {request}
+
+A session with the program reads the data file `{name}`:
+{runs}
+
+Write the contents of `{name}` (data, not code) so that the session prints what it shows: a few short
+lines, in one ``` block."""
+"""Asks for one data file a program's session names (``input_file``). It shows the request, not the task
+as the roles see it: told to build the application, the local model wrote the program as the file."""
+INPUT_FILE_TRIES = 3
+"""Replies asked for one data file before the planning stage fails on it (the second and third sampled)."""
+
 DESIGN_TOKENS = 1024
 """A design of up to 6 units with 3 examples each and a session."""
 
@@ -95,9 +108,12 @@ ARGUMENTS = re.compile(
 local model designs such a program as interactive and writes its ``main()`` with ``input()``."""
 INPUT_FILE = re.compile(r"^[\w][\w.-]*$")
 """An input file's name: one plain name in the program's folder."""
+CODE_LINE = re.compile(r"^\s*(def |class |import |from \w+ import |if __name__)", re.M)
+"""A line of a data file that is Python code: the model wrote the program instead."""
 DATA_FILE = re.compile(r"^[\w.-]+\.(txt|csv|tsv|json|log|md|dat|ini|xml|ya?ml)$", re.I)
 """A word of a session's input that names a data file the program reads: the design must supply it (the
-local model's sessions name ``example.txt`` and expect its most frequent word, with no such file)."""
+local model's sessions name ``example.txt`` and expect its most frequent word, with no such file; the
+Planner is asked for each one left out, ``input_file``)."""
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
@@ -261,8 +277,7 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     the draft says; input files keep plain names that are not Python files (code comes from the Coder).
 
     Raises:
-        OutputError: no unit names a function, two units write the same function, or the session names a
-            data file the design does not give.
+        OutputError: no unit names a function, or two units write the same function.
     """
     units, names = [], []
     for unit in draft.units:
@@ -291,13 +306,47 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     used = "arguments" if ARGUMENTS.search(request) else draft.interface
     files = {f.name.strip(): f.text for f in draft.files
              if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")}
-    named = {w.strip("'\"") for t in session for w in t.input.split()}
-    if unsupplied := sorted(n for n in named if DATA_FILE.match(n) and n not in files):
-        raise OutputError(f"the session reads {', '.join(unsupplied)}, which files does not give: under "
-                          "files give each file the session names, with a few lines of its text")
     entry = Subtask(title="Entry point", function="main()", description=ENTRY[used],
                     acceptance_criteria=tuple(shown[:4]))
     return (*units, entry), Design(shape="program", interface=used, session=session, files=files)
+
+
+def unsupplied(design: Design) -> list[str]:
+    """Return the data files the session names that the design does not give (``DATA_FILE``)."""
+    named = {w.strip("'\"") for t in design.session for w in t.input.split()}
+    return sorted(n for n in named if DATA_FILE.match(n) and n not in design.files)
+
+
+def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> str:
+    """Ask for the text of a data file the session names, shown the runs that read it and what they must
+    print: the local model leaves a design's files out even when told to give them, and writes one file
+    when asked for it alone.
+
+    Raises:
+        OutputError: the reply holds no text.
+    """
+    runs = "\n".join(f"{'$ python app.py ' if design.interface == 'arguments' else '> '}{t.input}"
+                     + (f"   → prints {t.expect!r}" if t.expect else "")
+                     for t in design.session if name in t.input)
+    prompt = INPUT_FILE_PROMPT.format(request=task.request.strip(), name=name, runs=runs)
+
+    def write(prompt: str) -> str:
+        problem = ""
+        for attempt in range(INPUT_FILE_TRIES):
+            temperature = retry_temperature(call) if attempt else None
+            reply = text(call, INPUT_FILE_SYSTEM, prompt + problem, temperature=temperature,
+                         what=f"input file {name}")
+            found = re.search(r"```[^\n]*\n(.*?)(```|$)", reply, re.S)
+            written = (found.group(1) if found else reply).strip("\n")
+            if not written.strip():
+                problem = f"\n\nThat reply held no text for {name}: write its lines in one ``` block."
+            elif CODE_LINE.search(written):
+                problem = f"\n\nThat was a program. Write what {name} holds: data only, no code."
+            else:
+                return written + "\n"
+        raise OutputError(f"no data for {name}: {problem.strip()}")
+
+    return str(perform(call, "input_file", write, prompt=prompt))
 
 
 def shape(request: str) -> Literal["records", "program"]:
@@ -353,6 +402,8 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         else:
             drafted = perform(call, "DesignDraft", draft_design, task=task)
             subtasks, design = design_plan(drafted, task.request)
+            written = {name: input_file(call, task, design, name) for name in unsupplied(design)}
+            design = design.model_copy(update={"files": {**design.files, **written}})
     else:
 
         def draft_plan(task: TaskSpec) -> PlanDraft:

@@ -99,13 +99,15 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
         name="planner", team=TEAM, goal="break the task into ordered subtasks with acceptance criteria",
         domain="software design",
         duties=(DutySpec(name="plan", description="write the plan", contract=PLAN,
-                         actions=("PlanDraft", "FeaturesDraft", "DesignDraft")),),
+                         actions=("PlanDraft", "FeaturesDraft", "DesignDraft", "input_file")),),
         actions=(
             _llm("PlanDraft", "the plan of a function or class task", "PlanDraft", TASK, output="tool call"),
             _llm("FeaturesDraft", "the features of a records application, framed by fixed storage and "
                  "interface steps", "FeaturesDraft", TASK, output="tool call"),
             _llm("DesignDraft", "the design of any other program: its units with executable examples, how "
                  "main() is driven, a scripted session", "DesignDraft", TASK, output="tool call"),
+            _llm("input_file", "the text of a data file a program's session reads that its design does not "
+                 "give", "str", PROMPT, output="text"),
         ),
         properties=(
             CONTRACT_BOUND,

@@ -11,7 +11,7 @@ from nodes import sessions
 from nodes.coding.application import holds
 from nodes.coding.writing import code_written, merged
 from nodes.development import debugger
-from nodes.development.planner import DesignDraft, design_plan, example, shape
+from nodes.development.planner import DesignDraft, design_plan, example, shape, unsupplied
 from nodes.development.roles import SPECS
 from nodes.intake import parse_request
 from nodes.views import plan_view
@@ -145,10 +145,10 @@ def test_a_program_named_a_file_on_its_command_line_is_played_with_the_designs_f
     [missing] = sessions.play(program, "app.py", design.model_copy(update={"files": {}}), LIMITS)
     assert not missing.passed and "FileNotFoundError" in missing.message  # the file is the design's
     assert design_plan(DesignDraft.model_validate(WORDS_DESIGN))[1].interface == "interactive"
-
-    unsupplied = {**WORDS_DESIGN, "files": [], "session": [{"input": "notes.txt", "expect": "banana 3"}]}
-    with pytest.raises(OutputError, match=r"the session reads notes\.txt, which files does not give"):
-        design_plan(DesignDraft.model_validate(unsupplied), WORDS_TASK)
+    assert unsupplied(design) == []
+    left_out = {**WORDS_DESIGN, "files": [], "session": [{"input": "notes.txt data.csv -n 3", "expect": ""}]}
+    assert unsupplied(design_plan(DesignDraft.model_validate(left_out), WORDS_TASK)[1]) == ["data.csv",
+                                                                                          "notes.txt"]
 
 
 def test_a_program_that_reads_a_file_on_its_command_line_is_built_and_checked_through_it(scripted):
@@ -308,6 +308,20 @@ def test_a_call_stated_with_two_results_keeps_the_first_and_an_echoed_turn_is_le
     [unit, _], design = design_plan(DesignDraft.model_validate(stated))
     assert unit.examples == (Example(call="new_board()", expected="[' '] * 9"),)
     assert design.session == (Turn(input="2 3", expect="5"),)
+
+
+def test_a_file_the_session_names_and_the_design_leaves_out_is_asked_for_alone(scripted):
+    test = fenced("def test_most_frequent():\n    assert most_frequent('b a b') == ('b', 2)\n")
+    program = "```python\nimport sys\nprint(open(sys.argv[1]).read())\n```"
+    run = scripted(planner=[{**WORDS_DESIGN, "files": []}, program, "Here it is:\n```text\nb a b\n```"],
+                   coder=[MOST_FREQUENT, fenced(WORDS_MAIN_SOURCE), test], reviewer=[APPROVE])
+    values = run(WORDS_TASK)
+    assert values["status"] == "completed", values.get("error")
+    assert values["plan"]["design"]["files"] == {"words.txt": "b a b\n"}
+    asked, again = run.models["planner"].prompts[1:3]
+    assert "reads the data file `words.txt`:\n$ python app.py words.txt   → prints 'b 2'" in asked
+    assert WORDS_TASK in asked and "Build this application" not in asked
+    assert again.endswith("That was a program. Write what words.txt holds: data only, no code.")
 
 
 def test_a_piece_that_uses_a_standard_module_it_never_imports_is_merged_with_the_import():
