@@ -319,11 +319,12 @@ def unsupplied(design: Design) -> list[str]:
 
 def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> str:
     """Ask for the text of a data file the session names, shown the runs that read it and what they must
-    print: the local model leaves a design's files out even when told to give them, and writes one file
-    when asked for it alone.
+    print (the local model leaves a design's files out even when told to give them). A reply with no text,
+    or one that is code, is asked for again, sampled.
 
     Raises:
-        OutputError: the reply holds no text.
+        OutputError: none of ``INPUT_FILE_TRIES`` replies is data; the run fails in planning with the
+            reason, where a session that reads a missing file would fail every round.
     """
     runs = "\n".join(f"{'$ python app.py ' if design.interface == 'arguments' else '> '}{t.input}"
                      + (f"   → prints {t.expect!r}" if t.expect else "")
