@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
+from state.artifacts import CodeArtifact, Design, Plan, ReviewReport, TaskSpec, TestReport, Turn
 from state.graph_state import read
 
 FUNCTION_FILE = "solution.py"
@@ -85,11 +85,17 @@ def plan_view(plan: Plan) -> str:
         lines.append(f"How main() is used: {plan.design.interface}")
         if plan.design.session:
             lines.append("Session:")
-            lines += [f"   {'$ python app.py ' if plan.design.interface == 'arguments' else '> '}{t.input}"
-                      + (f"   → prints {t.expect!r}" if t.expect else "") for t in plan.design.session]
+            lines += [f"   {turn_view(plan.design, t)}" for t in plan.design.session]
         for name, text in sorted(plan.design.files.items()):
             lines.append(f"Input file `{name}`:\n```\n{text.rstrip()[:FILE_SHOWN]}\n```")
     return "\n".join(lines)
+
+
+def turn_view(design: Design, turn: Turn) -> str:
+    """Return one turn of a program's session as a user drives it: a command line or a typed line, and
+    what the program must print after it."""
+    typed = f"$ python app.py {turn.input}" if design.interface == "arguments" else f"> {turn.input}"
+    return typed + (f"   → prints {turn.expect!r}" if turn.expect else "")
 
 
 def code_view(code: CodeArtifact | None, task: TaskSpec | None = None) -> str:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from nodes import sessions
 from nodes.llm import retry_temperature, structured, text
 from nodes.signatures import FILE_PARAMETERS, PICKS, STORAGE_NAMES, parameters
-from nodes.views import artifacts, plan_view, task_view
+from nodes.views import artifacts, plan_view, task_view, turn_view
 from runtime.executor import perform
 from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
 from state.graph_state import dump, read
@@ -106,7 +106,7 @@ ARGUMENTS = re.compile(
     r"\b(command[- ]line arguments?|(on|from|in) (its|the) command[- ]line|(sys\.)?argv)\b", re.I)
 """Words of a request for a program that takes its input from the command line: asked to choose, the
 local model designs such a program as interactive and writes its ``main()`` with ``input()``."""
-INPUT_FILE = re.compile(r"^[\w][\w.-]*$")
+INPUT_FILE = re.compile(r"^\w[\w.-]*$")
 """An input file's name: one plain name in the program's folder."""
 CODE_LINE = re.compile(r"^\s*(def |class |import |from \w+ import |if __name__)", re.M)
 """A line of a data file that is Python code: the model wrote the program instead."""
@@ -326,9 +326,7 @@ def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> st
         OutputError: none of ``INPUT_FILE_TRIES`` replies is data; the run fails in planning with the
             reason, where a session that reads a missing file would fail every round.
     """
-    runs = "\n".join(f"{'$ python app.py ' if design.interface == 'arguments' else '> '}{t.input}"
-                     + (f"   → prints {t.expect!r}" if t.expect else "")
-                     for t in design.session if name in t.input)
+    runs = "\n".join(turn_view(design, t) for t in design.session if name in t.input)
     prompt = INPUT_FILE_PROMPT.format(request=task.request.strip(), name=name, runs=runs)
 
     def write(prompt: str) -> str:
