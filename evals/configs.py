@@ -7,7 +7,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
   the original HumanEval harness asks; ``single-coder``: one call with the Coder's prompt instead;
   ``single-holistic``: a class asked for in one call with ClassEval's instruction;
 - ``best-of-n``: the ``single`` call made ``Context.best_of`` times, sampled, and the reply passing most
-  stated examples kept (the plain model given a team's tokens);
+  stated examples kept (the plain model given a team's tokens); ``self-repair``: the ``single`` call, its
+  failing stated examples fed back in the same chat, up to ``Context.best_of`` calls;
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships (a plain attempt first, the team when it fails the
@@ -180,6 +181,15 @@ CONFIGURATIONS: dict[str, Configuration] = {
             "the single call sampled best_of times, the reply passing most stated examples kept",
             _ONE_CALL,
             _one_call(baseline.implement_best_of),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "self-repair",
+            "the single call, its failing stated examples fed back in the same chat, up to best_of calls",
+            _ONE_CALL,
+            _one_call(baseline.implement_self_repair),
             _IGNORED,
             contracts=False,
             typed_messages=False,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -94,11 +94,11 @@ def resolve(settings: RoleModel) -> tuple[str, str | None, str | None]:
 REPLY_MARK = "\x00reply\x00"
 
 
-def begun_chat(call: StageCall, user: str, reply: str) -> str | None:
-    """Return a chat of ``user`` alone whose answer begins with ``reply``, as the text the role's model
-    continues (``continuation``), formatted as its server formats a chat: a harness's way of starting a
-    model's answer for it. None when that text is unknown: an endpoint's chat template is its own, and a
-    scripted model has none.
+def begun_chat(call: StageCall, user: str, reply: str, before: Sequence[tuple[str, str]] = ()) -> str | None:
+    """Return a chat of ``user`` (after the exchanges ``before``: each a user's turn and the model's reply)
+    whose answer begins with ``reply``, as the text the role's model continues (``continuation``),
+    formatted as its server formats a chat: a harness's way of starting a model's answer for it. None when
+    that text is unknown: an endpoint's chat template is its own, and a scripted model has none.
 
     Raises:
         ModelSetupError: the embedded model is not set up.
@@ -110,7 +110,9 @@ def begun_chat(call: StageCall, user: str, reply: str) -> str | None:
 
     template = local_model.chat_template(name)
     chat = Jinja2ChatFormatter(template.template, template.eos, template.bos, add_generation_prompt=False)
-    messages: list[Any] = [{"role": "user", "content": user},
+    messages: list[Any] = [*({"role": role, "content": content} for asked, answered in before
+                             for role, content in (("user", asked), ("assistant", answered))),
+                           {"role": "user", "content": user},
                            {"role": "assistant", "content": reply + REPLY_MARK}]
     return chat(messages=messages).prompt.split(REPLY_MARK)[0]
 
@@ -412,14 +414,17 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     return _text(call, prompt(call, system, user), temperature, what, stop)
 
 
-def plain_text(call: StageCall, user: str, what: str = "text", temperature: float | None = None) -> str:
-    """Ask the role's model with ``user`` alone, as a benchmark harness does: no system prompt, no role
-    identity, no feedback; record it in the ledger.
+def plain_text(call: StageCall, user: str, what: str = "text", temperature: float | None = None,
+               before: Sequence[tuple[str, str]] = ()) -> str:
+    """Ask the role's model with ``user`` alone (after the exchanges ``before``: each a user's turn and the
+    model's reply), as a benchmark harness does: no system prompt, no role identity; record it in the
+    ledger.
 
     Raises:
         OutputError: the reply is empty.
     """
-    return _text(call, [HumanMessage(user)], temperature, what)
+    turns = [message for asked, answered in before for message in (HumanMessage(asked), AIMessage(answered))]
+    return _text(call, [*turns, HumanMessage(user)], temperature, what)
 
 
 def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str,

@@ -68,7 +68,8 @@ class Context:
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
     """Calls the ``best-of-n`` baseline makes for a function, keeping the reply that passes most stated
-    examples: set it so that the baseline spends the tokens of the team it is compared with."""
+    examples, and the most the ``self-repair`` baseline makes: set it so that the baseline spends the
+    tokens of the team it is compared with."""
     max_resamples: int | None = None
     """Fresh batches of sampled candidates the Coder writes when no candidate passes every example of
     the task (0: none; a pool of several then fails the run on the selection's evidence); None: the

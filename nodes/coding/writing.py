@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from nodes.coding.methods import fill_class
@@ -178,13 +178,15 @@ RESPONSE_PREFIX = ("Below is a Python script with a self-contained function that
 """EvalPlus's start of a chat model's answer, which it writes for the model when it can apply the model's
 chat template."""
 
-def harness_reply(call: StageCall, instruction: str, temperature: float | None = None) -> str:
-    """Ask as EvalPlus asks a chat model: where the model's chat template is at hand (an embedded model),
-    the answer is begun with EvalPlus's response prefix and an open code block, and the model continues
-    it to the block's end; an endpoint's chat is sent the instruction alone."""
+def harness_reply(call: StageCall, instruction: str, temperature: float | None = None,
+                  before: Sequence[tuple[str, str]] = ()) -> str:
+    """Ask as EvalPlus asks a chat model, after the exchanges ``before`` (a user's turn and the reply
+    each): where the model's chat template is at hand (an embedded model), the answer is begun with
+    EvalPlus's response prefix and an open code block, and the model continues it to the block's end; an
+    endpoint's chat is sent the instruction alone."""
     begun = f"{RESPONSE_PREFIX}\n```python\n"
-    if (chat := begun_chat(call, instruction, begun)) is None:
-        return plain_text(call, instruction, what="code", temperature=temperature)
+    if (chat := begun_chat(call, instruction, begun, before)) is None:
+        return plain_text(call, instruction, what="code", temperature=temperature, before=before)
     return f"```python\n{continuation(call, chat, ('```',), temperature, what='code')}\n```"
 
 

@@ -13,6 +13,9 @@ completion, up to the function's end.
 ``best-of-n`` is the plain model given a team's tokens: ``single``'s call made ``Context.best_of`` times,
 the first as ``single`` makes it and the rest sampled, and the reply passing most of the task's stated
 examples kept (the earliest among equals, so ``single``'s own answer wins a tie).
+``self-repair`` is the plain model repairing its own answer (Chen et al., 2023, self-debugging; Olausson
+et al., 2024): ``single``'s call, then, while the answer fails a stated example, the failures fed back in
+the same chat, up to ``Context.best_of`` calls in all; the answer passing most examples is kept.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from nodes.coding.methods import BODY_TOKENS
 from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coding.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
 from nodes.llm import continuation, plain_text
-from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, task_view
+from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, failures_view, task_view
 from runtime import sandbox
 from runtime.executor import perform
 from state.artifacts import CodeArtifact, TaskSpec, TestReport
@@ -105,6 +108,47 @@ def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     passes = [sum(c.passed for c in perform(call, "sandbox", run, code=code).cases) for code in pool]
     best = max(range(len(pool)), key=lambda i: (passes[i], -i))
     return {"code": dump(pool[best])}
+
+
+REPAIR_PROMPT = """Running the script on the problem's examples fails:
+{failures}
+
+Please fix it, and provide the whole corrected self-contained Python script in a markdown code block."""
+"""The feedback of self-repair: the failing examples as the sandbox reports them, nothing else."""
+
+
+def implement_self_repair(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Make ``single``'s call, then, while the latest answer fails one of the task's stated examples and
+    fewer than ``best_of`` calls are made, feed its failures back in the same chat (the first repair at
+    the role's temperature, later ones at ``SAMPLE_TEMPERATURE``, since a repeated greedy reply repeats its
+    repair) and keep the answer passing most examples, the earliest among equals; any other task than a
+    function, or one stating no example, as ``implement_plainly``."""
+    task, _, _ = artifacts(state)
+    if not task.completes_stub or task.level == "class" or not task.examples:
+        return implement_plainly(state, call)
+    instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
+    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
+
+    def run(code: CodeArtifact) -> TestReport:
+        report, result = testing.run_examples(code, FUNCTION_FILE, task.examples, limits)
+        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
+                    detail=f"answer {len(tried) + 1}: {sum(c.passed for c in report.cases)}/"
+                           f"{len(task.examples)} examples")
+        return report
+
+    reply = harness_reply(call, instruction)
+    tried: list[tuple[CodeArtifact, int]] = []
+    for number in range(1, max(1, call.context.best_of) + 1):
+        code = harness_module(task, reply)
+        report = perform(call, "sandbox", run, code=code)
+        tried.append((code, sum(c.passed for c in report.cases)))
+        if report.passed or number == max(1, call.context.best_of):
+            break
+        feedback = REPAIR_PROMPT.format(failures=failures_view(report))
+        reply = harness_reply(call, feedback, None if number == 1 else SAMPLE_TEMPERATURE,
+                              before=((instruction, reply),))
+    best = max(range(len(tried)), key=lambda i: (tried[i][1], -i))
+    return {"code": dump(tried[best][0])}
 
 
 COMPLETION_STOPS = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")

@@ -143,6 +143,30 @@ def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
         "files"]["solution.py"]
 
 
+def test_self_repair_feeds_the_failing_examples_back_until_the_answer_passes_them(tmp_path):
+    always = fenced("def has_close_elements(numbers, threshold):\n    return True\n")
+    coder = ScriptedChatModel(script=[WRONG, always, SOLVED, WRONG], repeat_last=True)
+    tasks = runner.select(HUMANEVAL.tasks(), ("HumanEval/0",))
+    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["self-repair"], tasks, tmp_path, Context(best_of=5),
+                       models={**models(), "coder": coder})
+    # The third answer passes both examples, so no fourth call is made.
+    assert row["passed"] and row["llm_calls"] == 3 and coder.calls == 3
+    ledger = _final_state(tmp_path, "self-repair")["ledger"]
+    assert [e["detail"] for e in ledger if e["kind"] == "sandbox"] == [
+        "answer 1: 1/2 examples", "answer 2: 1/2 examples", "answer 3: 2/2 examples"]
+    # A repair sees the task, its own latest answer and that answer's failures, as one chat.
+    first, repair = coder.prompts[0], coder.prompts[2]
+    assert repair.startswith(first) and "return True" in repair and "return False" not in repair
+    assert ("Running the script on the problem's examples fails" in repair
+            and "returned True, expected False" in repair)
+    # At most best_of calls; the answer passing most examples is kept, the earliest among equals.
+    stuck = ScriptedChatModel(script=[WRONG, always], repeat_last=True)
+    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["self-repair"], tasks, tmp_path / "stuck",
+                       Context(best_of=3), models={**models(), "coder": stuck})
+    assert not row["passed"] and stuck.calls == 3
+    assert "return False" in _final_state(tmp_path / "stuck", "self-repair")["code"]["files"]["solution.py"]
+
+
 def test_blame_by_the_stated_examples_is_set_beside_blame_by_the_hidden_tests(tmp_path):
     # Passes both examples the docstring states, fails the hidden tests: only the benchmark knows.
     lucky = fenced("def has_close_elements(numbers, threshold):\n    return len(numbers) > 5\n")
