@@ -64,9 +64,10 @@ eval-pipeline: setup  ## the pipeline on LogiQA, AGIEval (LIMIT 50) and HumanEva
 	  done; done; \
 	done
 
-bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run); the candidate draw's tokens/s vs single-stream decode
+bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run); the candidate draw's tokens/s vs single-stream decode; where the default team's time goes (TASKS=20 dev tasks)
 	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))
 	$(BIN)/python -m evals.draw_speed
+	$(BIN)/python -m evals.time_split --tasks $(or $(TASKS),20)
 	$(BIN)/python -m evals.page_speed
 
 bench-load: $(BIN)/accord  ## RUNS (50) concurrent runs against a slow, flaky scripted endpoint

@@ -8,7 +8,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
   ``single-holistic``: a class asked for in one call with ClassEval's instruction;
 - ``best-of-n``: the ``single`` call made ``Context.best_of`` times, sampled, and the reply passing most
   stated examples kept (the plain model given a team's tokens); ``self-repair``: the ``single`` call, its
-  failing stated examples fed back in the same chat, up to ``Context.best_of`` calls;
+  failing stated examples fed back in the same chat, up to ``Context.best_of`` calls; ``mapcoder``: a
+  published multi-agent coder run from its released code (``nodes.development.peers``);
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships (a plain attempt first, the team when it fails the
@@ -35,7 +36,7 @@ from graphs import development
 from graphs.compiler import Compiler, Gate
 from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
-from nodes.development import baseline
+from nodes.development import baseline, peers
 from nodes.development.roles import BASELINE_CODER, SPECS
 from runtime.local_model import DEFAULT_MODEL, LETTER_OF
 from state.context import Context
@@ -193,6 +194,17 @@ CONFIGURATIONS: dict[str, Configuration] = {
             _IGNORED,
             contracts=False,
             typed_messages=False,
+        ),
+        Configuration(
+            "mapcoder",
+            "MapCoder's released strategy (recall, plan, code, improve on sample tests) on the run's model",
+            _ONE_CALL,
+            _one_call(peers.implement_mapcoder),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
+            # The released model call's own settings: greedy, up to 4,096 tokens a reply.
+            settings={"temperature": 0.0, "max_tokens": 4096},
         ),
         Configuration(
             "single-completion",

@@ -5,8 +5,9 @@ says so at p < 0.05 (``evals.stats``); a gain of points without it is reported, 
 
 Each goal compares configurations of the same folder, so the same tasks, machine and server settings:
 ``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
-mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures; the
-one-example goal compares ``accountable`` with ``single`` in a second folder, on tasks shaped like a user's.
+mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures. A second
+folder, of function tasks shaped like a user's (one stated example each, a test split), holds
+``accountable`` to ``single`` and to the baselines that give the plain model its tokens (``SAME_BUDGET``).
 A goal whose configurations have not run yet says so; nothing is typed by hand.
 """
 
@@ -88,24 +89,33 @@ def _paired(a: Summary, b: Summary) -> tuple[str, bool]:
     return f"+{pairs[0]} −{pairs[1]}, p = {stats.mcnemar(*pairs):.2g}: {verdict}", verdict == "better"
 
 
-def _gain(name: str, a: Summary, single: str, s: Summary) -> Measured:
+def _gain(a: Summary, single: str, s: Summary, aim: float = 10) -> tuple[str, bool]:
+    """Return ``a``'s gain over ``s`` in points with its paired test: met at ``aim`` points and p < 0.05."""
     points = 100 * (a["pass@1"] - s["pass@1"])
     test, better = _paired(a, s)
     return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}; {test})",
-            points >= 10 and better)
+            points >= aim and better)
 
 
-def _same_budget(a: Summary, b: Summary) -> Measured:
-    test, better = _paired(a, b)
-    return (f"{_pass('accountable', a)} against {_pass('best-of-n', b)}; median tokens in "
-            f"{a['median_tokens_in']:,.0f} against {b['median_tokens_in']:,.0f}; {test}", better)
+def _same_budget(a: Summary, name: str, b: Summary, aim: float) -> Measured:
+    """Return ``a`` against a baseline given its tokens: the gain and test of ``_gain``, with what each
+    spent per task (the budget they were matched on)."""
+    gain, met = _gain(a, name, b, aim)
+    spent = (f"; tokens per task {a['tokens_per_task']:,} against {b['tokens_per_task']:,}"
+             if a.get("tokens_per_task") and b.get("tokens_per_task") else "")
+    return gain.removesuffix(")") + spent + ")", met
 
 
-def _tokens(a: Summary, s: Summary) -> Measured:
+def _tokens(a: Summary, s: Summary, aim: float = 3) -> Measured:
     ours, theirs = a["tokens_per_solved"], s["tokens_per_solved"]
     if not ours or not theirs:
         return "— (nothing solved)", False
-    return f"{ours / theirs:.1f}× ({ours:,} against {theirs:,})", ours / theirs <= 3
+    return f"{ours / theirs:.1f}× ({ours:,} against {theirs:,})", ours / theirs <= aim
+
+
+def _latency(a: Summary, s: Summary, aim: float) -> Measured:
+    ours, theirs = a["median_latency_s"], s["median_latency_s"]
+    return f"{ours / theirs:.1f}× ({ours:.1f} s against {theirs:.1f} s)", ours <= aim * theirs
 
 
 def _rate(per_task: float) -> str:
@@ -170,6 +180,31 @@ def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measu
     return f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met} |\n"
 
 
+SAME_BUDGET = {"best-of-n": "the plain call sampled to the same tokens and chosen by the stated example",
+               "self-repair": "the plain call with its failing stated example fed back, to the same tokens"}
+"""The baselines that give the plain model a team's tokens, and what each does with them."""
+
+
+def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
+    """Return the goals judged on function tasks stating one example each (a test split, never tuned on):
+    ``accountable`` ahead of ``single`` by 15 points and of each same-budget baseline by 5, each at
+    p < 0.05, at most twice ``single``'s tokens per solved task and median wall time."""
+    team, alone = runs.get("accountable"), runs.get("single")
+    where = "function tasks stating one example each (test split: never tuned on)"
+    return [
+        Goal(f"`accountable` − `single` on {where}", "≥ +15 points, p < 0.05",
+             _gain(team, "single", alone, 15) if team and alone else None,
+             ["accountable", "single"]),
+        *(Goal(f"`accountable` − `{name}`, {what}", "≥ +5 points, p < 0.05",
+               _same_budget(team, name, runs[name], 5) if team and name in runs else None,
+               ["accountable", name]) for name, what in SAME_BUDGET.items()),
+        Goal("tokens per solved task on those tasks, `accountable` ÷ `single`", "≤ 2×",
+             _tokens(team, alone, 2) if team and alone else None, ["accountable", "single"]),
+        Goal("median wall time per task on those tasks, `accountable` ÷ `single`", "≤ 2×",
+             _latency(team, alone, 2) if team and alone else None, ["accountable", "single"]),
+    ]
+
+
 def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] | None = None) -> str:
     """Return the goals table for one HumanEval folder's summaries, then blame's account of each team.
 
@@ -193,7 +228,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     for name, single in pairs.items():
         a, s = summaries[name], summaries[single] if single else None
         rows.append(Goal(f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points, p < 0.05",
-                         _gain(name, a, single, s) if single and s else None, [name, single or ""]))
+                         _gain(a, single, s) if single and s else None, [name, single or ""]))
         rows.append(Goal(f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×",
                          _tokens(a, s) if s else None, [name, single or ""]))
     rows.append(Goal(f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
@@ -205,16 +240,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
                      ["accountable", "simple"]))
     table = HEADER + "".join(_line(summaries, *row) for row in rows)
     if one_example is not None:
-        team, alone = one_example.get("accountable"), one_example.get("single")
-        table += _line(one_example, "`accountable` − `single` on function tasks stating one example each "
-                                    "(test split: never tuned on)", "≥ +10 points, p < 0.05",
-                       _gain("accountable", team, "single", alone) if team and alone else None,
-                       ["accountable", "single"])
-        sampled = one_example.get("best-of-n")
-        table += _line(one_example, "`accountable` against `best-of-n`, the plain call sampled to the same "
-                                    "tokens and chosen by the stated example", "better, p < 0.05",
-                       _same_budget(team, sampled) if team and sampled else None,
-                       ["accountable", "best-of-n"])
+        table += "".join(_line(one_example, *row) for row in _test_split(one_example))
     accounts = "".join(account(name, summaries[name]) for name in pairs)
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

@@ -541,14 +541,23 @@ def _acceptance(summary: Mapping[str, Any]) -> list[str]:
 
 def _live_blame(summary: Mapping[str, Any]) -> list[str]:
     """Return the report's section on blame by the run's own evidence against blame by the benchmark's."""
+    table = live_blame_table(summary)
+    if not table:
+        return []
+    return ["", "## Blame without the benchmark's answers", "",
+            "Blame by what a run itself has (the stated examples) against blame by the hidden tests, task "
+            "by task: how often both name the same error origin (a role, or none) and the same verdict on "
+            "the final result, with Cohen's κ, and the same repairs and harms for each role that ran.", "",
+            *table]
+
+
+def live_blame_table(summary: Mapping[str, Any]) -> list[str]:
+    """Return the table of run-time blame's agreement with the benchmark's, a line each (none when no
+    configuration carries blame by the run's own evidence)."""
     found = {name: s["live_blame"] for name, s in summary.items() if "live_blame" in s}
     if not found:
         return []
-    lines = ["", "## Blame without the benchmark's answers", "",
-             "Blame by what a run itself has (the stated examples) against blame by the hidden tests, task "
-             "by task: how often both name the same error origin (a role, or none) and the same verdict on "
-             "the final result, with Cohen's κ, and the same repairs and harms for each role that ran.", "",
-             "| configuration | tasks | same error origin | κ | same final verdict | κ "
+    lines = ["| configuration | tasks | same error origin | κ | same final verdict | κ "
              "| same repairs and harms (role runs) |", "|---|---|---|---|---|---|---|"]
     for name, a in found.items():
         n = a["tasks"]

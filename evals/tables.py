@@ -16,6 +16,11 @@ findings beside Accord's (``evals.findings``); a folder not there yet counts as 
 
     <!-- findings: evals/results/logiqa evals/results/agieval -->
 
+A ``live-blame`` mark names one code result folder and gets how often blame by the run's own evidence
+agrees with blame by the benchmark's hidden tests, per configuration (``evals.report.live_blame_table``)::
+
+    <!-- live-blame: evals/results/functions40-budget -->
+
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
 published small models (``evals.findings.anchors``).
 
@@ -36,13 +41,15 @@ from typing import Any
 from evals import classification, comparable, stats
 from evals.findings import anchors, findings
 from evals.goals import goals
+from evals.report import live_blame_table
 from evals.runner import RESULTS, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
-MARKED = re.compile(rf"(<!-- (?P<kind>results|goals|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)(?P<body>.*?)"
+MARKED = re.compile(rf"(<!-- (?P<kind>results|goals|live-blame|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)"
+                    r"(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 [95% CI] | paired with `accountable` | tokens per solved "
           "| median latency (s) | LLM calls / task | verdict agrees with hidden tests | model | run |\n"
@@ -168,6 +175,8 @@ def render(text: str, root: Path = ROOT) -> str:
                          _summaries(root / names[0]) if names else None)
         elif why := mixed(root / folder, names):
             body = withheld(root / folder, why, root)
+        elif match["kind"] == "live-blame":
+            body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
         else:
             body = table(root / folder, names)
         return match.group(1) + body + match.group(5)

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     """Benchmark data; None is the repository's ``data/`` (``ACCORD_DATA``)."""
     cache: Path | None = None
     """Assembled models and server logs; None is ``$XDG_CACHE_HOME/accord`` (``ACCORD_CACHE``)."""
+    peers: Path | None = None
+    """Git checkouts of the published coders the evals run beside Accord, one folder each (``ACCORD_PEERS``);
+    None is the cache's ``peers``."""
     broker_url: str | None = None
     """The Celery broker of the scale-out backend, e.g. ``redis://HOST:6379/0`` (``ACCORD_BROKER_URL``)."""
     visibility_timeout_s: float = 3600.0
@@ -63,6 +66,10 @@ class Settings(BaseSettings):
         path = self.cache or (Path(xdg) if xdg else Path.home() / ".cache") / "accord"
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+    def peers_dir(self) -> Path:
+        """Return where the published coders' checkouts are looked for."""
+        return self.peers or self.cache_dir() / "peers"
 
 
 def settings() -> Settings:

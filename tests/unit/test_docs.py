@@ -58,6 +58,20 @@ def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
     assert "typed by hand" not in rendered
 
 
+def test_run_time_blames_agreement_is_a_table_from_its_summary(tmp_path: Path) -> None:
+    folder = tmp_path / "evals" / "results" / "demo"
+    folder.mkdir(parents=True)
+    agreement = {"tasks": 40, "same_origin": 34, "origin_kappa": 0.58, "same_final": 34, "final_kappa": 0.58,
+                 "role_runs": 113, "same_acts": 112}
+    (folder / "summary.json").write_text(json.dumps({"single": {"tasks": 40},
+                                                     "accountable": {"live_blame": agreement}}))
+    doc = "<!-- live-blame: evals/results/demo -->\n| typed by hand |\n<!-- /live-blame -->\n"
+    rendered = tables.render(doc, tmp_path)
+    assert ("| accountable | 40 | 85.0% [70.9–92.9] | 0.58 | 85.0% [70.9–92.9] | 0.58 | 99.1% [95.2–99.8] "
+            "(113) |\n<!-- /live-blame -->") in rendered
+    assert "typed by hand" not in rendered and "| single |" not in rendered
+
+
 def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
     shown = []
     for doc in tables.documents():
