@@ -9,7 +9,8 @@ Each is a real graph compiled from a lifecycle table by the same compiler, on th
 - ``best-of-n``: the ``single`` call made ``Context.best_of`` times, sampled, and the reply passing most
   stated examples kept (the plain model given a team's tokens); ``self-repair``: the ``single`` call, its
   failing stated examples fed back in the same chat, up to ``Context.best_of`` calls; ``mapcoder``: a
-  published multi-agent coder run from its released code (``nodes.development.peers``);
+  published multi-agent coder run from its released code (``nodes.development.peers``), and ``agentcoder``
+  another, from its released prompts and loop;
 - ``simple``: the same roles once each in a fixed sequence, free-text handoffs, no contracts, no gates
   (the baseline pipeline of SEMAP and the accountability paper);
 - ``accountable``: the development graph as it ships (a plain attempt first, the team when it fails the
@@ -205,6 +206,15 @@ CONFIGURATIONS: dict[str, Configuration] = {
             typed_messages=False,
             # The released model call's own settings: greedy, up to 4,096 tokens a reply.
             settings={"temperature": 0.0, "max_tokens": 4096},
+        ),
+        Configuration(
+            "agentcoder",
+            "AgentCoder's released prompts and loop (programmer, test designer, executor) on the run's model",
+            _ONE_CALL,
+            _one_call(peers.implement_agentcoder),
+            _IGNORED,
+            contracts=False,
+            typed_messages=False,
         ),
         Configuration(
             "single-completion",

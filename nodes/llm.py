@@ -415,16 +415,17 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
 
 
 def plain_text(call: StageCall, user: str, what: str = "text", temperature: float | None = None,
-               before: Sequence[tuple[str, str]] = ()) -> str:
+               before: Sequence[tuple[str, str]] = (), system: str = "") -> str:
     """Ask the role's model with ``user`` alone (after the exchanges ``before``: each a user's turn and the
-    model's reply), as a benchmark harness does: no system prompt, no role identity; record it in the
-    ledger.
+    model's reply), as a benchmark harness does: no role identity, and no system prompt but the harness's
+    own ``system``; record it in the ledger.
 
     Raises:
         OutputError: the reply is empty.
     """
     turns = [message for asked, answered in before for message in (HumanMessage(asked), AIMessage(answered))]
-    return _text(call, [*turns, HumanMessage(user)], temperature, what)
+    opening = [SystemMessage(system)] if system else []
+    return _text(call, [*opening, *turns, HumanMessage(user)], temperature, what)
 
 
 def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str,

@@ -11,6 +11,10 @@ process, one run per assertion with its 5-second limit and the test log worded a
 A strategy that stops on a reply it cannot parse (its harness would stop the whole run there) has no
 answer: the stub alone is scored, and the ledger says why.
 
+``agentcoder``: AgentCoder (Huang et al., 2023), huangd1999/AgentCoder at ``AGENTCODER.commit``: its
+programmer's and test designer's few-shot prompts read from the checkout, and its loop as its scripts run
+it (``implement_agentcoder``), every call on the run's Coder model and every test run in the sandbox.
+
 The released code is not part of Accord. ``Settings.peers`` (``ACCORD_PEERS``; default: the cache's
 ``peers``) holds a git checkout of each peer at its commit; a missing or different checkout is refused,
 with the commands that fetch it.
@@ -37,7 +41,7 @@ from runtime.executor import perform
 from state.artifacts import CaseResult, CodeArtifact, TaskSpec, TestReport
 from state.graph_state import dump
 from state.settings import Settings
-from state.stage import StageCall
+from state.stage import OutputError, StageCall
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Peer:
     name: str
     repository: str
     commit: str
+    released: tuple[str, ...] = ("src",)
+    """The checkout's paths Accord reads, which must be as released."""
 
     def checkout(self) -> Path:
         """Return the peer's checkout, at its commit.
@@ -63,10 +69,10 @@ class Peer:
         if head != self.commit:
             raise PeerUnavailable(f"{where} is at {head or 'no commit'}, not {self.name}'s {self.commit}: "
                                   f"git -C {where} checkout {self.commit}")
-        if subprocess.run(["git", "-C", str(where), "diff", "--quiet", "HEAD", "--", "src"],
+        if subprocess.run(["git", "-C", str(where), "diff", "--quiet", "HEAD", "--", *self.released],
                           check=False).returncode:
-            raise PeerUnavailable(f"{where}/src differs from {self.name}'s released code: "
-                                  f"git -C {where} checkout {self.commit} -- src")
+            raise PeerUnavailable(f"{where}: {', '.join(self.released)} differs from {self.name}'s released "
+                                  f"code: git -C {where} checkout {self.commit} -- {' '.join(self.released)}")
         return where
 
 
@@ -76,6 +82,8 @@ class PeerUnavailable(RuntimeError):
 
 MAPCODER = Peer("MapCoder", "https://github.com/Md-Ashraful-Pramanik/MapCoder",
                 "0027da71030b441cca2bc6f95def86b9aa5c7dea")
+AGENTCODER = Peer("AgentCoder", "https://github.com/huangd1999/AgentCoder",
+                  "dddd1b99921da63e3ec3e46a75704c8a29170dbe", ("prompts",))
 
 SAMPLE_TIMEOUT_S = 5.0
 """The released harness's limit on one sample assertion (``evaluate_io``'s ``timeout``)."""
@@ -205,5 +213,96 @@ def implement_mapcoder(state: Mapping[str, Any], call: StageCall) -> dict[str, A
     return {"code": dump(harness_module(task, code))}
 
 
-PEERS: dict[str, Callable[[Mapping[str, Any], StageCall], dict[str, Any]]] = {"mapcoder": implement_mapcoder}
+PROGRAMMER_SYSTEM, DESIGNER_SYSTEM = "You are a software programmer.", "You are a code developer assistant."
+"""AgentCoder's system messages (``src/programmer_humaneval.py``, ``src/test_designer_humaneval.py``)."""
+COMPLETIONS, TEST_SETS, EPOCHS, ENOUGH = 5, 10, 5, 3
+"""AgentCoder's loop as released: 5 completions and 10 test sets a round, 5 rounds after the first, and a
+completion passing at least 3 of the test sets ends it (``src/test_executor_humaneval.py``)."""
+AGENTCODER_TEMPERATURE = 1.0
+"""The released calls set no temperature, so the API's default samples them."""
+TEST_TIMEOUT_S = 3.0
+"""The released executor's limit on one completion against one test set."""
+IMPORT_HELPER = ("import math", "import re", "import sys", "import copy", "import datetime",
+                 "import itertools", "import collections", "import heapq", "import statistics",
+                 "import functools", "import hashlib", "import numpy", "import numpy as np", "import string",
+                 "from typing import *", "from collections import *")
+"""CodeGeeX's ``IMPORT_HELPER["python"]`` (its ``codegeex/benchmark/utils.py``), which AgentCoder's
+executor puts before every test run."""
+
+
+def _python_block(reply: str) -> str:
+    """Return what AgentCoder keeps of a reply: the text after its first ```python up to the next fence,
+    else the whole reply (``preprocess_data``)."""
+    if "```python" in reply:
+        reply = reply[reply.find("```python") + len("```python"):]
+        return reply[:reply.find("```")]
+    return reply
+
+
+def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Solve a function task with AgentCoder's released prompts and loop.
+
+    Its three scripts run at import time against a dataset they download, so they cannot be called; their
+    loop is restated here, each step citing its source: the programmer's and the test designer's few-shot
+    prompts are read unchanged from the pinned checkout and wrapped as the scripts wrap them; each round
+    draws 5 completions and 10 test sets, runs every completion that defines the entry point against every
+    test set that asserts on it (in the sandbox, CodeGeeX's imports first, 3 s each), keeps the completion
+    passing most (the first among equals) and ends once one passes at least 3; 5 more rounds at most. An
+    empty reply, which the released scripts would ask again for without end, counts as an empty draw.
+    """
+    task, _, _ = artifacts(state)
+    if not task.completes_stub or task.level == "class":
+        raise PeerUnavailable(f"AgentCoder was released for function problems; this task is a {task.level}")
+    prompts = AGENTCODER.checkout() / "prompts"
+    programmer = (prompts / "humaneval_prompt_update.txt").read_text(encoding="utf-8")
+    designer = (prompts / "test_designer_humaneval_prompt_update.txt").read_text(encoding="utf-8")
+    snippet = f"\n\n**Input Code Snippet**:\n```python\n{task.stub}\n```\n"
+    entry = task.entry_point or ""
+
+    def draw(system: str, user: str, count: int) -> list[str]:
+        drawn = []
+        for _ in range(count):
+            try:
+                drawn.append(_python_block(plain_text(call, user, "code", AGENTCODER_TEMPERATURE,
+                                                      system=system)))
+            except OutputError as exc:
+                call.record("retry", outcome="empty", detail=f"AgentCoder draw: {exc}"[:300])
+                drawn.append("")
+        return drawn
+
+    def passes(codes: list[str], tests: list[str]) -> list[int]:
+        def run(code: CodeArtifact) -> TestReport:
+            cases, seconds = [], 0.0
+            for j, completion in enumerate(codes):
+                for k, test in enumerate(tests):
+                    if f"def {entry}" not in completion or f"assert {entry}(" not in test:
+                        continue
+                    program = "\n".join(IMPORT_HELPER) + "\n" + "\n" + completion + "\n" + test
+                    result = sandbox.run(sandbox.python("check.py"), {"check.py": program},
+                                         sandbox.Limits(timeout_s=TEST_TIMEOUT_S))
+                    seconds += result.duration_s
+                    cases.append(CaseResult(name=f"completion {j + 1}, test set {k + 1}", passed=result.ok,
+                                            message=result.stderr[-300:]))
+            call.record("sandbox", latency_s=seconds, outcome=f"{sum(c.passed for c in cases)}/{len(cases)}",
+                        detail=f"AgentCoder executor: {len(codes)} completions, {len(tests)} test sets")
+            ending = "passed" if all(c.passed for c in cases) else "failed"
+            return TestReport(ending=ending, cases=tuple(cases))
+
+        report: TestReport = perform(call, "sandbox", run,
+                                     code=CodeArtifact(files={"check.py": ""}, entry_points=("check.py",)))
+        return [sum(c.passed for c in report.cases if c.name.startswith(f"completion {j + 1},"))
+                for j in range(len(codes))]
+
+    for _ in range(EPOCHS + 1):
+        codes = draw(PROGRAMMER_SYSTEM, f"\n{programmer}{snippet}## Completion 3:\n", COMPLETIONS)
+        tests = draw(DESIGNER_SYSTEM, f"\n{designer}{snippet}", TEST_SETS)
+        counts = passes(codes, tests)
+        best = counts.index(max(counts))
+        if counts[best] >= ENOUGH:
+            break
+    return {"code": dump(harness_module(task, codes[best]))}
+
+
+PEERS: dict[str, Callable[[Mapping[str, Any], StageCall], dict[str, Any]]] = {
+    "mapcoder": implement_mapcoder, "agentcoder": implement_agentcoder}
 """Each peer's work, as a one-call configuration's Coder duty."""

@@ -89,12 +89,17 @@ def _released(tmp_path: Path) -> peers.Peer:
 
 
 def _run(tmp_path: Path, script: list[Any]) -> tuple[dict[str, Any], dict[str, Any], ScriptedChatModel]:
+    return _run_config(tmp_path, "mapcoder", script)
+
+
+def _run_config(tmp_path: Path, config: str, script: list[Any],
+                ) -> tuple[dict[str, Any], dict[str, Any], ScriptedChatModel]:
     coder = ScriptedChatModel(script=script)
     tasks = runner.select(FUNCTIONS.tasks(), ("functions40/0",))
     out = tmp_path / "out"
-    [row] = runner.run(FUNCTIONS, CONFIGURATIONS["mapcoder"], tasks, out, Context(), models={"coder": coder})
+    [row] = runner.run(FUNCTIONS, CONFIGURATIONS[config], tasks, out, Context(), models={"coder": coder})
     with store.checkpointer(out / runner.CHECKPOINTS) as saver:
-        graph = CONFIGURATIONS["mapcoder"].build(checkpointer=saver)
+        graph = CONFIGURATIONS[config].build(checkpointer=saver)
         values = dict(graph.get_state(store.config(row["thread"])).values)
     return row, values, coder
 
@@ -166,3 +171,45 @@ def test_mapcoders_released_strategy_recalls_plans_codes_and_improves_on_its_sam
     assert row["passed"] and coder.calls == row["llm_calls"] == 9
     assert "Recall three (03) relevant and distinct problems" in coder.prompts[0]
     assert "## Test Report:\nfailed in test case: assert count_vowels" in coder.prompts[-1]
+
+
+def _agentcoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Check out a stand-in of AgentCoder's prompts, committed, as the peer Accord runs."""
+    where = tmp_path / "peers" / "AgentCoder"
+    (where / "prompts").mkdir(parents=True)
+    (where / "prompts" / "humaneval_prompt_update.txt").write_text("**Role**: You are a software programmer.")
+    (where / "prompts" / "test_designer_humaneval_prompt_update.txt").write_text("**Role**: tester.")
+    git = ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "released"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    monkeypatch.setenv("ACCORD_PEERS", str(tmp_path / "peers"))
+    peer = peers.Peer("AgentCoder", "https://example.org/AgentCoder", commit.stdout.strip(), ("prompts",))
+    monkeypatch.setattr(peers, "AGENTCODER", peer)
+
+
+def test_agentcoder_keeps_the_completion_passing_most_sets_and_stops_at_three(tmp_path, monkeypatch):
+    _agentcoder(tmp_path, monkeypatch)
+    tests = ['```python\nassert count_vowels("aei") == 3\n```',
+             "```python\nassert count_vowels('') == 0\n```",
+             "```python\nassert count_vowels('xyz') == 0\n```",
+             "no assertion on the entry point"]
+    # Round one: five completions, one right, and ten test sets, eight of them asserting on the function.
+    script = [WRONG, WRONG, RIGHT, WRONG, "prose, no code", *tests, *tests, tests[0], tests[1]]
+    row, values, coder = _run_config(tmp_path, "agentcoder", script)
+    assert row["passed"] and coder.calls == 15  # one round: the right completion passes 3 or more sets
+    assert coder.prompts[0].startswith("system: You are a software programmer.\nhuman: \n**Role**")
+    assert coder.prompts[0].endswith("```\n## Completion 3:\n")
+    assert coder.prompts[5].startswith("system: You are a code developer assistant.")
+    [executor] = [e for e in values["ledger"] if e["detail"].startswith("AgentCoder executor")]
+    # 4 completions define the function, 8 sets assert on it: each `return 0` passes the 5 sets expecting
+    # 0, the right one all 8; the prose and the set with no assertion are not run.
+    assert executor["outcome"] == "23/32" and executor["latency_s"] > 0
+    assert "return sum(c in 'aeiouAEIOU' for c in s)" in values["code"]["files"]["solution.py"]
+
+
+def test_agentcoder_draws_six_rounds_at_most_when_no_completion_passes_three_sets(tmp_path, monkeypatch):
+    _agentcoder(tmp_path, monkeypatch)
+    row, _, coder = _run_config(tmp_path, "agentcoder", ["no code at all"] * 90)
+    assert not row["passed"] and coder.calls == row["llm_calls"] == 90
