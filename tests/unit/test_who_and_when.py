@@ -1,0 +1,73 @@
+"""Failure attribution on Who&When's logs: the judge's row per log, and the floors beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import who_and_when
+from state.context import Context
+from tests.scripted import ScriptedChatModel
+
+HISTORY = [{"role": "human", "content": "What is 2 + 2?"},
+           {"role": "Orchestrator (thought)", "content": "Ask the WebSurfer."},
+           {"role": "WebSurfer", "content": "The page says 5."},
+           {"role": "Orchestrator (-> user)", "content": "FINAL ANSWER: 5"}]
+LOG = {"file": "Hand-Crafted/1.json", "subset": "Hand-Crafted", "question": "What is 2 + 2?",
+       "ground_truth": "4", "history": HISTORY, "mistake_agent": "WebSurfer", "mistake_step": "2"}
+
+
+def test_a_step_is_taken_by_the_agent_its_name_or_role_names():
+    assert [who_and_when.agent_of(m) for m in HISTORY] == ["human", "Orchestrator", "WebSurfer",
+                                                           "Orchestrator"]
+    assert who_and_when.agent_of({"name": "Excel_Expert", "role": "assistant"}) == "Excel_Expert"
+
+
+def test_a_long_log_is_cut_step_by_step_to_fit_the_judges_context():
+    long = [{"role": "WebSurfer", "content": "x" * 10_000} for _ in range(4)]
+    # Each of the 4 steps keeps a quarter of the 2,000 characters.
+    assert who_and_when.shown(long, limit=2_000).split("\n\n") == [f"Step {i} (WebSurfer): " + "x" * 500
+                                                                    for i in range(4)]
+    assert who_and_when.shown(HISTORY).endswith("Step 3 (Orchestrator): FINAL ANSWER: 5")
+
+
+def test_the_floors_need_no_judge():
+    other = {**LOG, "history": HISTORY[:3], "mistake_agent": "Orchestrator", "mistake_step": "1"}
+    floors = who_and_when.floors([LOG, other])
+    # The first agent step is the Orchestrator's step 1: right on the second log only.
+    assert floors["first agent step"] == {"agent": 0.5, "step": 0.5}
+    # The last step: the Orchestrator at 3 on the first log, the WebSurfer at 2 on the second.
+    assert floors["last step"] == {"agent": 0.0, "step": 0.0}
+    assert floors["random agent and step (expected)"] == pytest.approx({"agent": 1 / 3,
+                                                                         "step": (1 / 4 + 1 / 3) / 2})
+    [labels] = [name for name in floors if name.startswith("always ")]
+    assert floors[labels]["agent"] == 0.5
+
+
+def test_the_judge_names_a_step_and_an_agent_and_a_reply_that_does_not_parse_counts_as_none():
+    judge = ScriptedChatModel(script=[{"step": 2, "agent": "WebSurfer"}])
+    row = who_and_when.attribute(LOG, Context(), {"judge": judge})
+    assert row["agent_ok"] and row["step_ok"] and row["tokens"] > 0
+    assert "Correct answer: 4" in judge.prompts[0]
+    assert "Step 2 (WebSurfer): The page says 5." in judge.prompts[0]
+    unreadable = ScriptedChatModel(script=["It was probably the WebSurfer."], repeat_last=True)
+    row = who_and_when.attribute(LOG, Context(), {"judge": unreadable})
+    assert row["step"] is None and not row["agent_ok"] and not row["step_ok"]
+
+
+def test_the_summary_sets_the_judge_beside_the_floors_on_the_same_logs(tmp_path: Path):
+    folder = tmp_path / "Hand-Crafted"
+    folder.mkdir()
+    (folder / "1.json").write_text(json.dumps({k: v for k, v in LOG.items() if k not in ("file", "subset")}))
+    index = {"file": "Hand-Crafted/1.json", "subset": "Hand-Crafted", "mistake_agent": "WebSurfer",
+             "mistake_step": "2"}
+    (tmp_path / "index.jsonl").write_text(json.dumps(index) + "\n")
+    row = {"file": "Hand-Crafted/1.json", "subset": "Hand-Crafted", "agent_ok": True, "step_ok": False,
+           "step": 1}
+    figures = who_and_when.summary([row], tmp_path)
+    assert list(figures) == ["Hand-Crafted"]
+    assert figures["Hand-Crafted"]["n"] == 1 and figures["Hand-Crafted"]["agent"] == 1
+    assert figures["Hand-Crafted"]["step"] == 0 and figures["Hand-Crafted"]["unparsed"] == 0
+    assert figures["Hand-Crafted"]["floors"]["last step"] == {"agent": 0.0, "step": 0.0}
