@@ -66,6 +66,12 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
 
         judge = mast.judge_on(args.mast_judge)
     config = configs.on_models(benchmark.configurations[args.config], context)
+    if config.needs is not None:
+        try:
+            config.needs()
+        except RuntimeError as exc:
+            console.print(f"[red]{exc}[/]")
+            return 2
     ids = args.ids
     if args.split:
         from evals import splits
@@ -154,10 +160,13 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         benchmark = declared.benchmark_of(experiment)
         runs = [(run, declared.context_for(base, experiment, run)) for run in experiment.configurations]
         tasks = runner.select(benchmark.tasks(), declared.task_ids(experiment), experiment.limit)
+        for run, _ in runs:  # a configuration missing what it runs stops the experiment before any task
+            if (needs := benchmark.configurations[run.config].needs) is not None:
+                needs()
         if unservable := [reason for _, context in runs for role in ("", *context.role_models)
                           if (reason := llm.unservable(context.model_for(role)))]:
             raise ValueError(unservable[0])
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, RuntimeError) as exc:
         console.print(f"[red]{exc}[/]")
         return 2
     if (changed := runner.changed_files()) and not args.dev:

@@ -25,7 +25,7 @@ Because every configuration is a lifecycle, blame, MAST detection and cost read 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,6 +131,9 @@ class Configuration:
     typed_messages: bool = True
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Context fields this configuration fixes, e.g. ``{"max_candidates": 1}``."""
+    needs: Callable[[], object] | None = None
+    """A check that what this configuration runs is on this machine (a published coder's checkout), called
+    before any task runs; it raises with the fix."""
     live_oracle: Oracle | None = None
     """What a run of this workflow can judge its stages by without the benchmark's answers (the stated
     examples, for code): the runner also blames by it, to measure how often that agrees with blame by the
@@ -206,6 +209,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             typed_messages=False,
             # The released model call's own settings: greedy, up to 4,096 tokens a reply.
             settings={"temperature": 0.0, "max_tokens": 4096},
+            needs=lambda: peers.MAPCODER.checkout(),
         ),
         Configuration(
             "agentcoder",
@@ -215,6 +219,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             _IGNORED,
             contracts=False,
             typed_messages=False,
+            needs=lambda: peers.AGENTCODER.checkout(),
         ),
         Configuration(
             "single-completion",

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from accord.cli import main
 from evals import runner
 from evals.benchmarks import user_set
 from evals.configs import CONFIGURATIONS
@@ -213,3 +214,12 @@ def test_agentcoder_draws_six_rounds_at_most_when_no_completion_passes_three_set
     _agentcoder(tmp_path, monkeypatch)
     row, _, coder = _run_config(tmp_path, "agentcoder", ["no code at all"] * 90)
     assert not row["passed"] and coder.calls == row["llm_calls"] == 90
+
+
+def test_an_eval_of_a_peer_not_checked_out_stops_before_any_task(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ACCORD_PEERS", str(tmp_path / "peers"))
+    out = tmp_path / "out"
+    code = main(["eval", "jsonl", "--file", str(ROOT / "data" / "functions40" / "functions40.jsonl"),
+                 "--config", "agentcoder", "--ids", "functions40/0", "--out", str(out)])
+    assert code == 2 and not out.exists()
+    assert "git clone https://github.com/huangd1999/AgentCoder" in capsys.readouterr().err.replace("\n", "")
