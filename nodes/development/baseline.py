@@ -20,7 +20,7 @@ the same chat, up to ``Context.best_of`` calls in all; the answer passing most e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from nodes import testing
@@ -96,18 +96,26 @@ def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, An
             pool.append(code)
     if len(pool) == 1 or not task.examples:
         return {"code": dump(pool[0])}
+    run = _on_examples(call, task, lambda code: f"sample {pool.index(code) + 1}")
+    passes = [sum(c.passed for c in perform(call, "sandbox", run, code=code).cases) for code in pool]
+    best = max(range(len(pool)), key=lambda i: (passes[i], -i))
+    return {"code": dump(pool[best])}
+
+
+def _on_examples(call: StageCall, task: TaskSpec,
+                 label: Callable[[CodeArtifact], str]) -> Callable[[CodeArtifact], TestReport]:
+    """Return the sandbox action that runs a reply's module on the task's stated examples, each run in the
+    ledger under ``label(code)`` with how many examples passed."""
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
     def run(code: CodeArtifact) -> TestReport:
         report, result = testing.run_examples(code, FUNCTION_FILE, task.examples, limits)
         call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"sample {pool.index(code) + 1}: {sum(c.passed for c in report.cases)}/"
+                    detail=f"{label(code)}: {sum(c.passed for c in report.cases)}/"
                            f"{len(task.examples)} examples")
         return report
 
-    passes = [sum(c.passed for c in perform(call, "sandbox", run, code=code).cases) for code in pool]
-    best = max(range(len(pool)), key=lambda i: (passes[i], -i))
-    return {"code": dump(pool[best])}
+    return run
 
 
 REPAIR_PROMPT = """Running the script on the problem's examples fails:
@@ -127,17 +135,9 @@ def implement_self_repair(state: Mapping[str, Any], call: StageCall) -> dict[str
     if not task.completes_stub or task.level == "class" or not task.examples:
         return implement_plainly(state, call)
     instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
-    limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
-
-    def run(code: CodeArtifact) -> TestReport:
-        report, result = testing.run_examples(code, FUNCTION_FILE, task.examples, limits)
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"answer {len(tried) + 1}: {sum(c.passed for c in report.cases)}/"
-                           f"{len(task.examples)} examples")
-        return report
-
-    reply = harness_reply(call, instruction)
     tried: list[tuple[CodeArtifact, int]] = []
+    run = _on_examples(call, task, lambda _: f"answer {len(tried) + 1}")
+    reply = harness_reply(call, instruction)
     for number in range(1, max(1, call.context.best_of) + 1):
         code = harness_module(task, reply)
         report = perform(call, "sandbox", run, code=code)
