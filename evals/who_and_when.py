@@ -33,7 +33,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 
-from evals import stats
+from evals import runner, stats
 from evals.data import data_dir
 from nodes.llm import structured
 from runtime import local_model, model_server
@@ -190,12 +190,14 @@ def main() -> None:
     rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     done = {r["file"] for r in rows}
     context = Context(model=args.model)
+    # Which code judged each row: a judge's rows of two commits are never read as one.
+    code = {"commit": runner.source_commit(), "dirty": bool(runner.changed_files())}
     try:
         for subset in args.subset or SUBSETS:
             for record in logs(subset)[:args.limit]:
                 if record["file"] in done:
                     continue
-                row = {**attribute(record, context), "model": args.model}
+                row = {**attribute(record, context), "model": args.model, **code}
                 with results.open("a") as handle:
                     handle.write(json.dumps(row) + "\n")
                 rows.append(row)
