@@ -151,9 +151,10 @@ def _per_repair(repairs: int, tokens: int | None) -> str:
     return f" (no repair for {tokens:,} tokens)"
 
 
-def account(name: str, s: Summary) -> str:
-    """Return blame's account of a team: where each unrepaired mistake began, what each role repaired and
-    harmed of what it was handed and what its repairs cost in tokens, and where its tokens and time go."""
+def account(name: str, s: Summary, where: str = "") -> str:
+    """Return blame's account of a team (on ``where``, when not the folder's first set): where each
+    unrepaired mistake began, what each role repaired and harmed of what it was handed and what its repairs
+    cost in tokens, and where its tokens and time go."""
     origins = ", ".join(f"{role} {count}" for role, count in sorted(
         (s.get("error_origins") or {}).items(), key=lambda item: -item[1])) or "none"
     spent = (s.get("cost_by_role") or {}).get("roles") or {}
@@ -165,7 +166,7 @@ def account(name: str, s: Summary) -> str:
     verdict = "" if agreement is None else f"its verdict agrees with the hidden tests on {agreement:.1%}"
     parts = [f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved", f"error origins: {origins}", roles,
              verdict, _spending(s.get("cost_by_role"))]
-    return f"- `{name}`: {'; '.join(p for p in parts if p)}.\n"
+    return f"- `{name}`{where}: {'; '.join(p for p in parts if p)}.\n"
 
 
 def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str],
@@ -242,5 +243,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     if one_example is not None:
         table += "".join(_line(one_example, *row) for row in _test_split(one_example))
     accounts = "".join(account(name, summaries[name]) for name in pairs)
+    if one_example and "accountable" in one_example:
+        accounts += account("accountable", one_example["accountable"], " on the function tasks (test split)")
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

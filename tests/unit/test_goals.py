@@ -102,6 +102,8 @@ def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given()
     assert ("| median wall time per task on those tasks, `accountable` ÷ `single` | ≤ 2× | 1.9× (19.0 s "
             "against 10.0 s) | yes |") in table
     assert "the same tokens | ≥ +5 points, p < 0.05 | not run yet | — |" in table
+    # Blame's account covers the team on the function tasks too: what stands in the way of these goals.
+    assert "- `accountable` on the function tasks (test split): 20 of 40 unsolved;" in table
     checkset["accountable"] |= {"tasks": 12, "pass@1": 4 / 12}
     assert "| not yet (`accountable` 12 of 40 tasks) |" in goals(humaneval, checkset)
     assert "tuned on) | ≥ +15 points, p < 0.05 | not run yet | — |" in goals(humaneval, {})
