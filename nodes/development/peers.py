@@ -27,7 +27,7 @@ import contextlib
 import io
 import subprocess
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -302,7 +302,3 @@ def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str,
             break
     return {"code": dump(harness_module(task, codes[best]))}
 
-
-PEERS: dict[str, Callable[[Mapping[str, Any], StageCall], dict[str, Any]]] = {
-    "mapcoder": implement_mapcoder, "agentcoder": implement_agentcoder}
-"""Each peer's work, as a one-call configuration's Coder duty."""
