@@ -89,21 +89,21 @@ def _paired(a: Summary, b: Summary) -> tuple[str, bool]:
     return f"+{pairs[0]} −{pairs[1]}, p = {stats.mcnemar(*pairs):.2g}: {verdict}", verdict == "better"
 
 
-def _gain(a: Summary, single: str, s: Summary, aim: float = 10) -> tuple[str, bool]:
-    """Return ``a``'s gain over ``s`` in points with its paired test: met at ``aim`` points and p < 0.05."""
+def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") -> tuple[str, bool]:
+    """Return ``a``'s gain over ``s`` in points with its paired test (and ``also``, said beside them): met at
+    ``aim`` points and p < 0.05."""
     points = 100 * (a["pass@1"] - s["pass@1"])
     test, better = _paired(a, s)
-    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}; {test})",
+    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}; {test}{also})",
             points >= aim and better)
 
 
 def _same_budget(a: Summary, name: str, b: Summary, aim: float) -> Measured:
     """Return ``a`` against a baseline given its tokens: the gain and test of ``_gain``, with what each
     spent per task (the budget they were matched on)."""
-    gain, met = _gain(a, name, b, aim)
     spent = (f"; tokens per task {a['tokens_per_task']:,} against {b['tokens_per_task']:,}"
              if a.get("tokens_per_task") and b.get("tokens_per_task") else "")
-    return gain.removesuffix(")") + spent + ")", met
+    return _gain(a, name, b, aim, spent)
 
 
 def _tokens(a: Summary, s: Summary, aim: float = 3) -> Measured:

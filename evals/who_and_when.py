@@ -214,7 +214,8 @@ def printed(figures: Mapping[str, Any]) -> str:
     for subset, s in figures.items():
         judged = (f", the judge: agent {s['agent_rate']}, step {s['step_rate']}, unparsed {s['unparsed']}"
                   if "agent_rate" in s else "")
-        lines.append(f"{subset}: {s['n']} logs{judged}")
+        lines.append(f"{subset}: {s['n']} logs{judged} (published best: agent {PUBLISHED['agent']:.1%}, "
+                     f"step {PUBLISHED['step']:.1%})")
         lines += [f"  {name:52} agent {floor['agent']:6.1%}  step {floor['step']:6.1%}"
                   for name, floor in s["floors"].items()]
     return "\n".join(lines)

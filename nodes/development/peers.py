@@ -288,8 +288,9 @@ def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str,
             ending = "passed" if all(c.passed for c in cases) else "failed"
             return TestReport(ending=ending, cases=tuple(cases))
 
-        report: TestReport = perform(call, "sandbox", run,
-                                     code=CodeArtifact(files={"check.py": ""}, entry_points=("check.py",)))
+        drawn = CodeArtifact(files={f"completion_{j + 1}.py": c for j, c in enumerate(codes)},
+                             entry_points=tuple(f"completion_{j + 1}.py" for j in range(len(codes))))
+        report: TestReport = perform(call, "sandbox", run, code=drawn)
         return [sum(c.passed for c in report.cases if c.name.startswith(f"completion {j + 1},"))
                 for j in range(len(codes))]
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from nodes import sessions
 from nodes.llm import retry_temperature, structured, text
 from nodes.signatures import FILE_PARAMETERS, PICKS, STORAGE_NAMES, parameters
-from nodes.views import artifacts, plan_view, task_view, turn_view
+from nodes.views import artifacts, code_block, plan_view, task_view, turn_view
 from runtime.executor import perform
 from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
 from state.graph_state import dump, read
@@ -335,8 +335,7 @@ def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> st
             temperature = retry_temperature(call) if attempt else None
             reply = text(call, INPUT_FILE_SYSTEM, prompt + problem, temperature=temperature,
                          what=f"input file {name}")
-            found = re.search(r"```[^\n]*\n(.*?)(```|$)", reply, re.S)
-            written = (found.group(1) if found else reply).strip("\n")
+            written = code_block(reply).strip("\n")
             if not written.strip():
                 problem = f"\n\nThat reply held no text for {name}: write its lines in one ``` block."
             elif CODE_LINE.search(written):

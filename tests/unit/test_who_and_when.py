@@ -71,3 +71,7 @@ def test_the_summary_sets_the_judge_beside_the_floors_on_the_same_logs(tmp_path:
     assert figures["Hand-Crafted"]["n"] == 1 and figures["Hand-Crafted"]["agent"] == 1
     assert figures["Hand-Crafted"]["step"] == 0 and figures["Hand-Crafted"]["unparsed"] == 0
     assert figures["Hand-Crafted"]["floors"]["last step"] == {"agent": 0.0, "step": 0.0}
+    # The printed summary sets the judge beside the paper's best figures.
+    assert who_and_when.printed(figures).startswith(
+        "Hand-Crafted: 1 logs, the judge: agent 100.0% [20.7–100.0], step 0.0% [0.0–79.3], unparsed 0 "
+        "(published best: agent 53.5%, step 14.2%)")
