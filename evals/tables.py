@@ -21,6 +21,11 @@ agrees with blame by the benchmark's hidden tests, per configuration (``evals.re
 
     <!-- live-blame: evals/results/functions40-budget -->
 
+A ``who-and-when`` mark names the folder of ``evals.who_and_when`` and gets its judge's attribution
+accuracy beside the floors (the floors alone until the judge has run)::
+
+    <!-- who-and-when: evals/results/who-and-when -->
+
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
 published small models (``evals.findings.anchors``).
 
@@ -38,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import classification, comparable, stats
+from evals import classification, comparable, stats, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
 from evals.report import live_blame_table
@@ -48,7 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
-MARKED = re.compile(rf"(<!-- (?P<kind>results|goals|live-blame|{'|'.join(PAPER)}): (?P<spec>[^>]*?) -->\n)"
+KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", *PAPER))
+MARKED = re.compile(rf"(<!-- (?P<kind>{KINDS}): (?P<spec>[^>]*?) -->\n)"
                     r"(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
 HEADER = ("| configuration | solved | pass@1 [95% CI] | paired with `accountable` | tokens per solved "
@@ -146,6 +152,16 @@ def mixed(folder: Path, configurations: Iterable[str] = ()) -> str:
     return " and ".join(reasons)
 
 
+def attribution_table(folder: Path, root: Path = ROOT) -> str:
+    """Return the Who&When attribution table of ``folder``: the judge's summary, else the floors alone; a
+    subset judged by more than one model or commit is withheld."""
+    summary = folder / "summary.json"
+    figures = json.loads((summary if summary.exists() else folder / "floors.json").read_text())
+    if judges := sorted({j for s in figures.values() if len(s.get("judges", ())) > 1 for j in s["judges"]}):
+        return withheld(folder, f"rows of {len(judges)} judges ({', '.join(judges)})", root)
+    return who_and_when.table(figures)
+
+
 def withheld(folder: Path, reason: str, root: Path = ROOT) -> str:
     """Return what a document shows instead of a table whose rows do not compare."""
     return (f"*Withheld: `{folder.relative_to(root)}` holds {reason}, so its figures do not stand side by "
@@ -173,6 +189,8 @@ def render(text: str, root: Path = ROOT) -> str:
                 return match.group(1) + "".join(reasons) + match.group(5)
             body = goals(_summaries(root / folder),
                          _summaries(root / names[0]) if names else None)
+        elif match["kind"] == "who-and-when":
+            body = attribution_table(root / folder, root)
         elif why := mixed(root / folder, names):
             body = withheld(root / folder, why, root)
         elif match["kind"] == "live-blame":

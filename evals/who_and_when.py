@@ -166,8 +166,30 @@ def summary(rows: Iterable[Mapping[str, Any]], root: Path | None = None) -> dict
         agent, step = sum(r["agent_ok"] for r in mine), sum(r["step_ok"] for r in mine)
         out[subset] = {"n": n, "agent": agent, "step": step, "agent_rate": stats.rate(agent, n),
                        "step_rate": stats.rate(step, n), "unparsed": sum(r["step"] is None for r in mine),
+                       "judges": sorted({judge(r) for r in mine}),
                        "floors": floors(r for r in logs(subset, root) if r["file"] in done)}
     return out
+
+
+def judge(row: Mapping[str, Any]) -> str:
+    """Return which judge made a row: its model and the commit of the code that asked it."""
+    return f"{row['model']} at {row['commit'][:7]}{'+dirty' if row['dirty'] else ''}"
+
+
+def table(figures: Mapping[str, Any]) -> str:
+    """Return a summary (or the floors alone) as a markdown table: per subset, the judge's agent-level and
+    step-level accuracy with Wilson intervals, the floors on the same logs and the published best."""
+    lines = ["| logs | attribution | agent-level | step-level |", "|---|---|---|---|"]
+    for subset, s in figures.items():
+        where = f"{subset} ({s['n']})"
+        if "agent_rate" in s:
+            lines.append(f"| {where} | the judge ({', '.join(s['judges'])}; {s['unparsed']} replies unread) "
+                         f"| {s['agent_rate']} | {s['step_rate']} |")
+        lines += [f"| {where} | {name} | {floor['agent']:.1%} | {floor['step']:.1%} |"
+                  for name, floor in s["floors"].items()]
+        lines.append(f"| {where} | published best (the paper's abstract, GPT-4o) | {PUBLISHED['agent']:.1%} "
+                     f"| {PUBLISHED['step']:.1%} |")
+    return "".join(f"{line}\n" for line in lines)
 
 
 def main() -> None:

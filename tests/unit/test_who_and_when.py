@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import who_and_when
+from evals import tables, who_and_when
 from state.context import Context
 from tests.scripted import ScriptedChatModel
 
@@ -65,7 +65,7 @@ def test_the_summary_sets_the_judge_beside_the_floors_on_the_same_logs(tmp_path:
              "mistake_step": "2"}
     (tmp_path / "index.jsonl").write_text(json.dumps(index) + "\n")
     row = {"file": "Hand-Crafted/1.json", "subset": "Hand-Crafted", "agent_ok": True, "step_ok": False,
-           "step": 1}
+           "step": 1, "model": "qwen2.5-coder-0.5b", "commit": "0123456789abcdef", "dirty": False}
     figures = who_and_when.summary([row], tmp_path)
     assert list(figures) == ["Hand-Crafted"]
     assert figures["Hand-Crafted"]["n"] == 1 and figures["Hand-Crafted"]["agent"] == 1
@@ -75,3 +75,24 @@ def test_the_summary_sets_the_judge_beside_the_floors_on_the_same_logs(tmp_path:
     assert who_and_when.printed(figures).startswith(
         "Hand-Crafted: 1 logs, the judge: agent 100.0% [20.7–100.0], step 0.0% [0.0–79.3], unparsed 0 "
         "(published best: agent 53.5%, step 14.2%)")
+
+
+def test_the_docs_table_shows_the_judge_beside_the_floors_and_withholds_a_subset_of_two_judges(
+        tmp_path: Path):
+    floor = {"agent": 0.25, "step": 0.125}
+    judged = {"n": 4, "agent": 1, "step": 0, "agent_rate": "25.0% [4.6–69.9]", "step_rate": "0.0% [0.0–49.0]",
+              "unparsed": 1, "judges": ["qwen2.5-coder-0.5b at 0123456"], "floors": {"last step": floor}}
+    (tmp_path / "summary.json").write_text(json.dumps({"Hand-Crafted": judged}))
+    assert tables.attribution_table(tmp_path, tmp_path).splitlines()[2:] == [
+        "| Hand-Crafted (4) | the judge (qwen2.5-coder-0.5b at 0123456; 1 replies unread) "
+        "| 25.0% [4.6–69.9] | 0.0% [0.0–49.0] |",
+        "| Hand-Crafted (4) | last step | 25.0% | 12.5% |",
+        "| Hand-Crafted (4) | published best (the paper's abstract, GPT-4o) | 53.5% | 14.2% |"]
+    two = {**judged, "judges": ["qwen2.5-coder-0.5b at 0123456", "qwen2.5-coder-0.5b at 89abcde"]}
+    (tmp_path / "summary.json").write_text(json.dumps({"Hand-Crafted": two}))
+    assert tables.attribution_table(tmp_path, tmp_path).startswith("*Withheld: `.` holds rows of 2 judges")
+    # Before the judge has run the floors stand alone.
+    (tmp_path / "summary.json").unlink()
+    floors = {"Hand-Crafted": {"n": 4, "floors": {"last step": floor}}}
+    (tmp_path / "floors.json").write_text(json.dumps(floors))
+    assert "the judge" not in tables.attribution_table(tmp_path, tmp_path)
