@@ -156,6 +156,15 @@ def role_settings(call: StageCall) -> RoleModel:
     return settings
 
 
+def answering_model(call: StageCall) -> str:
+    """Return the name of the model that answers the role's calls, without starting it: a test's scripted
+    model is its class, not the model it stands in for."""
+    if (scripted := call.models.get(call.role) or call.models.get("*")) is not None:
+        return type(scripted).__name__
+    settings = role_settings(call)
+    return embedded(settings) or settings.model or OPENAI_DEFAULT_MODEL
+
+
 def role_style(call: StageCall) -> Style:
     """Return the role's communication style: the run's override over the role spec's style."""
     spec = call.spec

@@ -17,6 +17,17 @@ from pydantic import ValidationError
 from state.artifacts import Frozen
 from state.roles import Style
 
+IDLE_DUTIES: dict[str, frozenset[str]] = {
+    "qwen2.5-coder-0.5b": frozenset({"reviewer.review"}),
+}
+"""Duties off by default for a role's model (``role.duty`` by model name): those whose repairs were zero
+on the dev split for that model. The Reviewer's review on qwen2.5-coder-0.5b repaired 0 of 41 wrong inputs
+(for 6,657 tokens) in ``accountable`` and 0 of 30 (5,519 tokens) in ``accountable@BCBBB`` on HumanEval's 164
+dev problems (``evals/results/humaneval-164-goals``, one commit; the Debugger on that model repaired 2 of 55
+there and stays on).
+An idle duty's stage still runs what it executes; only its model call is left out. ``every_duty`` turns
+them all back on."""
+
 
 class RoleModel(Frozen):
     """The model one role talks to: ``Context``'s defaults (same names) with the role's overrides."""
@@ -104,6 +115,9 @@ class Context:
     """Seconds one model request may take before it counts as a (retried) timeout."""
     sandbox_timeout_s: float = 10.0
     """Wall-clock limit for one sandboxed program."""
+    every_duty: bool = False
+    """Run every duty, also those ``IDLE_DUTIES`` turns off for a role's model (measured to repair nothing
+    on the dev split)."""
     max_llm_calls: int = 0
     """Run budget: model calls (0: no limit). Each budget, once spent, ends the run in ``failed``."""
     max_run_tokens: int = 0
@@ -128,6 +142,10 @@ class Context:
         """Return the role's model settings: its override over the run's defaults."""
         defaults = {name: getattr(self, name) for name in RoleModel.model_fields}
         return RoleModel.model_validate({**defaults, **self.role_models.get(role.lower(), {})})
+
+    def idle(self, role: str, duty: str, model: str) -> bool:
+        """Return whether ``role``'s ``duty`` is off on ``model`` (``IDLE_DUTIES``, unless ``every_duty``)."""
+        return not self.every_duty and f"{role.lower()}.{duty}" in IDLE_DUTIES.get(model, frozenset())
 
     def counter_limits(self) -> dict[str, int]:
         """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""

@@ -9,7 +9,9 @@ static analysis is Accord's MCP server (ruff and bandit; the code is read, never
 the local undefined-names check when the server cannot be started. The model's review lists issues with
 a severity and a location; the gate, not the model, decides whether the run is approved (see
 ``graphs.development``). A function whose cases all pass is approved on that evidence without analysis
-or a model review.
+or a model review, and so is any code where the review is an idle duty of the Reviewer's model
+(``state.context.IDLE_DUTIES``): there the integration run alone decides, its failures going back to
+the Coder.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from nodes import interface, sessions, static_check, testing
-from nodes.llm import structured
+from nodes.llm import answering_model, structured
 from nodes.verification import chosen_tests, limits, test_code
 from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
 from runtime.executor import Executor, role_spec
@@ -109,6 +111,10 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         # A function's executed cases decide its review: on the local model, blocking issues raised
         # against code whose cases all pass never led to a repair, so that review is not paid for.
         return {"review": dump(ReviewReport(decision="approve", integration=integration))}
+    if call.context.idle(call.role, "review", model := answering_model(call)):
+        call.record("action", outcome="idle", detail=f"review: an idle duty on {model} (every_duty runs it)")
+        decision = "approve" if integration.passed else "request_changes"
+        return {"review": dump(ReviewReport(decision=decision, integration=integration))}
     analysis = actions.run("analyse", files=dict(code.files))
     draft = actions.run("ReviewDraft", task=task, code=code, test_report=integration, analysis=analysis)
     # Small models repeat themselves; an issue said twice is still one issue.

@@ -7,6 +7,7 @@ from nodes.development import debugger
 from nodes.development.roles import SPECS
 from nodes.intake import parse_request
 from state.artifacts import CaseResult, CodeArtifact, TestReport
+from state import context as context_module
 from state.context import Context
 from state.graph_state import code_versions, dump
 from state.stage import StageCall
@@ -400,3 +401,30 @@ def test_an_application_fix_that_repeats_the_code_is_drawn_again_sampled():
     assert "return sum(_items)" in update["code"]["files"]["app.py"]
     assert model.calls == 2 and model.prompts[1] == model.prompts[0]  # the same question, sampled
     assert any("repeats a version already tried" in e.detail for e in call.ledger if e.kind == "retry")
+
+
+def test_an_idle_review_leaves_the_decision_to_the_integration_run(scripted, monkeypatch):
+    # The Reviewer's model is measured to repair nothing: no review call, the executed checks decide.
+    monkeypatch.setitem(context_module.IDLE_DUTIES, "ScriptedChatModel", frozenset({"reviewer.review"}))
+    run = scripted(planner=[PLAN], coder=BUILT, reviewer=[CHANGES])
+    values = run(TASK)
+    assert values["status"] == "completed" and run.models["reviewer"].prompts == []
+    idle = [e for e in values["ledger"] if e["role"] == "reviewer" and e["outcome"] == "idle"]
+    assert idle and "ScriptedChatModel" in idle[0]["detail"]
+    # every_duty turns it back on: the same script's review now asks for changes.
+    run = scripted(planner=[PLAN], coder=BUILT, reviewer=[CHANGES])
+    values = run(TASK, every_duty=True, max_rounds=1)
+    assert values["status"] == "failed" and len(run.models["reviewer"].prompts) == 1
+
+
+def test_an_idle_review_of_failing_code_sends_the_failures_back_without_a_call(scripted, monkeypatch):
+    monkeypatch.setitem(context_module.IDLE_DUTIES, "ScriptedChatModel", frozenset({"reviewer.review"}))
+    # The session's add(1) crashes; the review's model, were it asked, would approve.
+    crash = fenced("_items = []\n\ndef add(n):\n    _items.append(n if n != 1 else 1 / 0)\n")
+    fixed = fenced("def add(n):\n    _items.append(n)\n")
+    run = scripted(planner=[PLAN], coder=[crash, STEP2, TESTS, TEST_TOTAL, fixed], reviewer=[APPROVE])
+    values = run(TASK, max_rounds=2)
+    reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
+    assert [r["outcome"] for r in reviews] == ["changes", "pass"] and run.models["reviewer"].prompts == []
+    # The Coder's revision was shown the session's failure.
+    assert "session: add 1, total, quit" in run.models["coder"].prompts[4]
