@@ -160,7 +160,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     """Assemble, serve or report on the embedded local model."""
     if args.action == "setup":
-        for name in sorted(local_model.MODELS) if args.all else [args.name]:
+        chosen = [args.name] if args.name else local_model.default_team()
+        for name in sorted(local_model.MODELS) if args.all else chosen:
             path = local_model.assemble(name, log=console.print)
             console.print(f"{name}: {path}")
         return 0
@@ -168,7 +169,8 @@ def cmd_model(args: argparse.Namespace) -> int:
         if (server := model_server.running_server()) is not None:
             console.print(f"already serving {server.model} at {server.base_url} (pid {server.pid})")
             return 0
-        server = model_server.start_server(args.name, port=args.port, detach=True)
+        name = args.name or local_model.DEFAULT_MODEL
+        server = model_server.start_server(name, port=args.port, detach=True)
         console.print(f"serving {server.model} at {server.base_url} (pid {server.pid}); "
                       f"stop with: accord model stop")
         return 0
@@ -179,10 +181,11 @@ def cmd_model(args: argparse.Namespace) -> int:
         server.stop()
         console.print(f"stopped pid {server.pid}")
         return 0
-    path = local_model.gguf_path(args.name)
+    for name in [args.name] if args.name else local_model.default_team():
+        path = local_model.gguf_path(name)
+        state = "(assembled)" if path.exists() else "(not assembled: run `accord model setup`)"
+        print(f"model {name}: {path} {state}")
     server = model_server.running_server()
-    state = "(assembled)" if path.exists() else "(not assembled: run `accord model setup`)"
-    print(f"model {args.name}: {path} {state}")
     print(f"server: {server.base_url} pid {server.pid} ({server.model})" if server else "server: not running")
     return 0
 
@@ -244,7 +247,9 @@ def parser() -> argparse.ArgumentParser:
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])
-    model.add_argument("--name", default=local_model.DEFAULT_MODEL, choices=sorted(local_model.MODELS))
+    model.add_argument("--name", choices=sorted(local_model.MODELS),
+                       help="one embedded model (default: setup and status the default team's, "
+                            f"serve {local_model.DEFAULT_MODEL})")
     model.add_argument("--all", action="store_true", help="with setup: every embedded model")
     model.add_argument("--port", type=int)
     model.set_defaults(func=cmd_model)

@@ -57,12 +57,12 @@ def process_limit() -> Check:
 
 
 def models() -> list[Check]:
-    """Check each assembled local model's size and SHA-256 (the default one must be there)."""
+    """Check each assembled local model's size and SHA-256 (the default team's must be there)."""
     found = []
     for name, model in local_model.MODELS.items():
         path = local_model.gguf_path(name)
         if not path.exists():
-            if name == local_model.DEFAULT_MODEL:
+            if name in local_model.default_team():
                 found.append(Check(f"model {name}", "warn", f"not assembled at {path}",
                                    f"accord model setup --name {name}"))
             continue

@@ -39,7 +39,7 @@ from graphs.duties import Duty, Role
 from graphs.oracle import Oracle
 from nodes.development import baseline, peers
 from nodes.development.roles import BASELINE_CODER, SPECS
-from runtime.local_model import DEFAULT_MODEL, LETTER_OF
+from runtime.local_model import LETTER_OF, default_model
 from state.context import Context
 from state.lifecycle import BUDGET, Lifecycle, Transition
 from state.roles import ActionType
@@ -340,13 +340,14 @@ def speakers(config: Configuration) -> list[str]:
 
 
 def on_models(config: Configuration, context: Context) -> Configuration:
-    """Return ``config`` named after the models its roles run on, unless every one runs on the embedded
-    default: one model for all (``single@qwen2.5-coder-1.5b``), the paper's letters for a mix of lettered
-    models (``accountable@ABC``, roles in stage order), else each role's (``accountable@critic=gpt-4o``).
-    Results, threads and reports then keep runs on different models apart in one folder."""
+    """Return ``config`` named after the models its roles run on, unless every one runs on its embedded
+    default (``local_model.default_model``): one model for all (``single@qwen2.5-coder-0.5b``), the paper's
+    letters for a mix of lettered models (``accountable@ABC``, roles in stage order), else each role's
+    (``accountable@critic=gpt-4o``). Results, threads and reports then keep runs on different models apart
+    in one folder."""
     roles = speakers(config)
-    models = {role: context.model_for(role).model or DEFAULT_MODEL for role in roles}
-    if set(models.values()) <= {DEFAULT_MODEL}:
+    models = {role: context.model_for(role).model or default_model(role) for role in roles}
+    if all(model == default_model(role) for role, model in models.items()):
         return config
     if len(set(models.values())) == 1:
         mix = next(iter(models.values()))

@@ -148,11 +148,14 @@ def _settings(call: StageCall, temperature: float | None,
 
 def role_settings(call: StageCall) -> RoleModel:
     """Return the role's model settings: the run's override for the role, else the role spec's model,
-    else the run's default."""
+    else the run's default, else (no endpoint) the role's embedded default (``local_model.ROLE_MODELS``)."""
     settings = call.context.model_for(call.role)
     spec = call.spec
     if spec and spec.model and "model" not in call.context.role_models.get(call.role, {}):
         settings = settings.model_copy(update={"model": spec.model})
+    if settings.model is None and embedded(settings) is not None:
+        # Nothing names a model and no endpoint serves one: the embedded default team plays the role.
+        settings = settings.model_copy(update={"model": local_model.default_model(call.role)})
     return settings
 
 

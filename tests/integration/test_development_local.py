@@ -7,6 +7,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from evals.humaneval import passes_hidden_tests, problems
 from graphs.development import LIFECYCLE, build_graph
+from runtime import local_model
 from state.artifacts import CodeArtifact
 from state.context import Context
 
@@ -37,7 +38,9 @@ def test_graph_reaches_a_terminal_stage_with_a_consistent_ledger(task_id, server
 
     ledger = values["ledger"]
     llm = [e for e in ledger if e["kind"] == "llm"]
-    assert llm and all(e["model"] == server.model and e["tokens_in"] > 0 and e["latency_s"] > 0 for e in llm)
+    # Each role on the default team's model for it (the 1.5B Coder, the 0.5B model elsewhere).
+    assert llm and all(e["model"] == local_model.default_model(e["role"]) for e in llm)
+    assert all(e["tokens_in"] > 0 and e["latency_s"] > 0 for e in llm)
     assert all(e["tokens_out"] > 0 for e in llm if e["outcome"] == "ok")
     assert len([e for e in ledger if e["kind"] == "gate"]) == len(decisions)
     assert {e["round"] for e in ledger} <= set(range(1, 3))

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from runtime import local_model
+
 pytestmark = pytest.mark.integration
 
 
@@ -45,7 +47,7 @@ def test_an_eval_killed_mid_run_resumes_and_reports(tmp_path, gguf):
     assert rows[:len(finished)] == finished  # finished tasks were not rerun
     ids = [json.loads(r)["id"] for r in rows]
     assert sorted(ids) == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
-    assert all(json.loads(r)["model"] == "qwen2.5-coder-0.5b" for r in rows)
+    assert all(json.loads(r)["model"] == local_model.default_model("coder") for r in rows)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["single"]["tasks"] == 3
     assert "| single | 3 |" in (out / "report.md").read_text()

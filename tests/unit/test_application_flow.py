@@ -6,8 +6,8 @@ from nodes.coding.writing import fix_one_file, merged
 from nodes.development import debugger
 from nodes.development.roles import SPECS
 from nodes.intake import parse_request
-from state.artifacts import CaseResult, CodeArtifact, TestReport
 from state import context as context_module
+from state.artifacts import CaseResult, CodeArtifact, TestReport
 from state.context import Context
 from state.graph_state import code_versions, dump
 from state.stage import StageCall

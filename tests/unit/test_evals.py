@@ -451,9 +451,13 @@ def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_pat
 def test_a_run_on_named_models_carries_them_in_its_configuration_name():
     single, pipeline = CONFIGURATIONS["single"], pipeline_configs.CONFIGURATIONS["accountable"]
     assert configs.on_models(single, Context()) is single
-    assert configs.on_models(single, Context(model=DEFAULT_MODEL)) is single
-    larger = configs.on_models(single, Context(model="qwen2.5-coder-1.5b"))
-    assert larger.name == "single@qwen2.5-coder-1.5b" and configs.base_name(larger.name) == "single"
+    # The default team's Coder is the 1.5B model: naming it names the default; the 0.5B model is not.
+    assert configs.on_models(single, Context(model="qwen2.5-coder-1.5b")) is single
+    smaller = configs.on_models(single, Context(model=DEFAULT_MODEL))
+    assert smaller.name == "single@qwen2.5-coder-0.5b" and configs.base_name(smaller.name) == "single"
+    team = CONFIGURATIONS["accountable"]
+    assert configs.on_models(team, Context()) is team
+    assert configs.on_models(team, Context(model=DEFAULT_MODEL)).name == "accountable@qwen2.5-coder-0.5b"
     assert configs.speakers(pipeline) == ["planner", "executor", "critic"]  # stage order, no intake
     mix = {"planner": {"model": "gemma3-270m"}, "critic": {"model": "qwen2.5-coder-1.5b"}}
     assert configs.on_models(pipeline, Context(role_models=mix)).name == "accountable@ABC"

@@ -85,6 +85,25 @@ def test_endpoint_resolution_order(monkeypatch):
     assert started == [local_model.DEFAULT_MODEL]
 
 
+def test_a_role_the_run_names_no_model_for_plays_on_its_embedded_default(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+    def model_of(role: str, context: Context) -> str | None:
+        return llm.role_settings(StageCall(stage="s", role=role, round=1, context=context, models={})).model
+
+    # The default team: the 1.5B Coder, the 0.5B model in every other role.
+    assert model_of("coder", Context()) == "qwen2.5-coder-1.5b" == local_model.default_model("coder")
+    assert model_of("planner", Context()) == local_model.DEFAULT_MODEL
+    # A model the run names, for every role or for one, comes first.
+    assert model_of("coder", Context(model=local_model.DEFAULT_MODEL)) == local_model.DEFAULT_MODEL
+    assert model_of("planner", Context(role_models={"planner": {"model": "gemma3-270m"}})) == "gemma3-270m"
+    # An endpoint serves its own default: no embedded model's name is sent to it.
+    assert model_of("coder", Context(base_url="http://ctx:2/v1")) is None
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert model_of("coder", Context()) is None
+
+
 def test_a_schema_whose_bound_the_local_grammar_drops_is_refused():
     from pydantic import BaseModel, Field
 

@@ -224,7 +224,7 @@ def test_embedded_models_generate_one_at_a_time_and_endpoints_at_once():
     assert not overlap("qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b", parallel=True)
 
 
-def test_setup_all_assembles_every_embedded_model(monkeypatch, tmp_path, capsys):
+def test_setup_assembles_the_default_team_and_with_all_every_embedded_model(monkeypatch, tmp_path, capsys):
     from accord import cli
 
     assembled = []
@@ -233,6 +233,13 @@ def test_setup_all_assembles_every_embedded_model(monkeypatch, tmp_path, capsys)
     assert assembled == sorted(local_model.MODELS)
     assert assembled == ["gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
     assert set(local_model.MIX.values()) == set(local_model.MODELS)  # every letter names an embedded model
+    # Without --all, setup assembles what the default team runs on; --name one model.
+    assembled.clear()
+    assert cli.main(["model", "setup"]) == 0
+    assert assembled == ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+    assembled.clear()
+    assert cli.main(["model", "setup", "--name", "gemma3-270m"]) == 0
+    assert assembled == ["gemma3-270m"]
 
 
 def test_gemma_is_served_in_its_own_turns_where_its_gguf_states_none():
