@@ -184,11 +184,19 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         return 2
     require_sandbox(console)
     marks = {"experiment": experiment.name, "dev": bool(args.dev and changed), "split": experiment.split}
-    for run, context in runs:
+    names = [configs.on_models(benchmark.configurations[run.config], context).name for run, context in runs]
+    for i, (run, context) in enumerate(runs):
         config = configs.on_models(benchmark.configurations[run.config], context)
+        own = dict(run.settings)
+        if run.same_tokens_as is not None:
+            team, plain = (names[j] for j in declared.budget_pair(experiment.configurations[:i], run))
+            own["best_of"] = declared.matched_best_of(runner.read_rows(out), team, plain)
+            context = dataclasses.replace(context, best_of=own["best_of"])
+            console.print(f"{config.name}: best_of = {own['best_of']}, "
+                          f"{team}'s tokens per task over {plain}'s")
         # What the experiment sets for this configuration alone is the configuration's own, as
         # no-diversity's max_candidates is: compare lets it differ between columns.
-        config = dataclasses.replace(config, settings={**config.settings, **run.settings})
+        config = dataclasses.replace(config, settings={**config.settings, **own})
         try:
             rows = runner.run(benchmark, config, tasks, out, context, marks=marks)
         except RuntimeError as exc:

@@ -17,6 +17,10 @@ A file holds::
     models = { coder = "qwen2.5-coder-1.5b" }   # a model per role (or model = "..." for every role)
     settings = { max_candidates = 4 }
 
+    [[configurations]]
+    config = "best-of-n"
+    same_tokens_as = "accountable"     # best_of: that team's tokens per task over single's, in this run
+
 The run refuses a working copy whose code or data differ from its commit (``--dev`` runs it anyway and
 marks every row ``dev``, which no published table takes); every row records the full commit, each
 embedded model's SHA-256 and its settings.
@@ -25,11 +29,13 @@ embedded model's SHA-256 and its settings.
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evals import splits
 from evals.benchmarks import BENCHMARKS, Benchmark, user_set
@@ -55,6 +61,10 @@ class ConfigurationRun(Strict):
     """A model per role."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """Context fields this configuration runs with, over the experiment's."""
+    same_tokens_as: str | None = None
+    """A team declared before this configuration (e.g. ``accountable``): when this one's turn comes, its
+    ``best_of`` is set to that team's mean tokens per task over ``single``'s on this one's models, in this
+    run's own rows (``matched_best_of``), so that the plain call is given the team's tokens."""
 
 
 class Experiment(Strict):
@@ -71,6 +81,48 @@ class Experiment(Strict):
     ids: tuple[str, ...] = ()
     settings: dict[str, Any] = Field(default_factory=dict)
     configurations: tuple[ConfigurationRun, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _matched_after_their_team(self) -> Experiment:
+        for i, run in enumerate(self.configurations):
+            if run.same_tokens_as is not None:
+                budget_pair(self.configurations[:i], run)
+        return self
+
+
+def budget_pair(earlier: tuple[ConfigurationRun, ...], run: ConfigurationRun) -> tuple[int, int]:
+    """Return where in ``earlier`` the team a configuration matches in tokens is, and the ``single`` run on
+    its models.
+
+    Raises:
+        ValueError: either is missing or ambiguous, or the configuration also sets ``best_of`` itself.
+    """
+    teams = [i for i, r in enumerate(earlier) if r.config == run.same_tokens_as]
+    plain = [i for i, r in enumerate(earlier)
+             if r.config == "single" and (r.model, r.models) == (run.model, run.models)]
+    if "best_of" in run.settings:
+        raise ValueError(f"{run.config}: same_tokens_as sets best_of; the configuration sets it too")
+    if len(teams) != 1 or len(plain) != 1:
+        raise ValueError(f"{run.config}: same_tokens_as needs one {run.same_tokens_as} and one single on its "
+                         f"models declared before it ({len(teams)} and {len(plain)} are)")
+    return teams[0], plain[0]
+
+
+def matched_best_of(rows: Iterable[Mapping[str, Any]], team: str, plain: str) -> int:
+    """Return how many plain calls spend ``team``'s tokens: its mean tokens per task over ``plain``'s in
+    ``rows`` (input and output), rounded, at least 1.
+
+    Raises:
+        ValueError: either configuration has no rows.
+    """
+    rows = list(rows)
+
+    def per_task(name: str) -> float:
+        if not (mine := [r["tokens_in"] + r["tokens_out"] for r in rows if r["config"] == name]):
+            raise ValueError(f"no rows of {name} to match its tokens")
+        return float(statistics.mean(mine))
+
+    return max(1, round(per_task(team) / per_task(plain)))
 
 
 def path_of(name: str) -> Path:

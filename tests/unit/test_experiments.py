@@ -163,3 +163,61 @@ def test_a_model_no_endpoint_serves_is_refused_before_anything_runs(tmp_path: Pa
     monkeypatch.delenv("ACCORD_BASE_URL", raising=False)
     assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", str(tmp_path / "out")]) == 2
     assert "fake-a" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+MATCHED = """description = "the plain call given another configuration's tokens, the first HumanEval task"
+benchmark = "humaneval"
+limit = 1
+
+[[configurations]]
+config = "single"
+model = "fake"
+
+[[configurations]]
+config = "best-of-n"
+model = "fake"
+settings = { best_of = 3 }
+
+[[configurations]]
+config = "self-repair"
+model = "fake"
+same_tokens_as = "best-of-n"
+"""
+
+
+def test_a_baseline_given_a_teams_tokens_gets_its_n_from_the_runs_own_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: [])
+    out = tmp_path / "out"
+    with FakeEndpoint([Text(SOLUTION)]) as endpoint:
+        assert main(["eval", "run", experiment(tmp_path, MATCHED), "--out", str(out),
+                     "--base-url", endpoint.url]) == 0
+    rows = {r["config"]: r for r in runner.read_rows(out)}
+    # best-of-n made its three calls, each as many tokens as single's one.
+    assert rows["best-of-n@fake"]["llm_calls"] == 3
+    assert declared.matched_best_of(rows.values(), "best-of-n@fake", "single@fake") == 3
+    assert rows["self-repair@fake"]["own_settings"] == {"best_of": 3}
+    assert rows["self-repair@fake"]["settings"]["best_of"] == 3
+    said = capsys.readouterr().err
+    assert "self-repair@fake: best_of = 3, best-of-n@fake's tokens per task over single@fake's" in said
+
+
+def test_matched_tokens_are_the_teams_mean_over_the_plain_calls_and_need_both_declared_first() -> None:
+    rows = [row("single", "T/0", tokens_in=300, tokens_out=31), row("single", "T/1", tokens_in=300,
+                                                                    tokens_out=31),
+            row("accountable", "T/0", tokens_in=300, tokens_out=31), row("accountable", "T/1",
+                                                                         tokens_in=2000, tokens_out=293)]
+    # (331 + 2,293) / 2 = 1,312 tokens a task against 331: four plain calls.
+    assert declared.matched_best_of(rows, "accountable", "single") == 4
+    assert declared.matched_best_of(rows[:2], "single", "single") == 1
+    with pytest.raises(ValueError, match="no rows of team"):
+        declared.matched_best_of(rows, "team", "single")
+    runs = [declared.ConfigurationRun(config=c) for c in ("single", "accountable")]
+    matched = declared.ConfigurationRun(config="best-of-n", same_tokens_as="accountable")
+    assert declared.budget_pair(tuple(runs), matched) == (1, 0)
+    with pytest.raises(ValueError, match="needs one accountable and one single on its models"):
+        declared.budget_pair(tuple(runs[:1]), matched)
+    with pytest.raises(ValueError, match="needs one accountable and one single"):
+        declared.budget_pair(tuple(runs), matched.model_copy(update={"model": "other"}))
+    with pytest.raises(ValueError, match="sets best_of; the configuration sets it too"):
+        declared.budget_pair(tuple(runs), matched.model_copy(update={"settings": {"best_of": 2}}))
