@@ -8,12 +8,15 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from runtime import local_model
 from state.roles import RoleSpec
 
 
-def describe(spec: RoleSpec, default_model: str) -> str:
-    """Return a role spec as readable text."""
-    lines = [f"{spec.name}: {spec.goal} ({spec.domain}); model: {spec.model or default_model}"]
+def describe(spec: RoleSpec) -> str:
+    """Return a role spec as readable text, its model the spec's own or the run's (the embedded default
+    team's for the role where the run names none and no endpoint serves it)."""
+    model = spec.model or f"the run's ({local_model.default_model(spec.name)} unless configured)"
+    lines = [f"{spec.name}: {spec.goal} ({spec.domain}); model: {model}"]
     if spec.team:
         lines.append(f"  identity: {spec.identity()}")
     for duty in spec.duties:
@@ -68,12 +71,10 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
 def cmd_roles(args: argparse.Namespace) -> int:
     """Print every role of a workflow from its spec, or each role's state in a thread."""
     from graphs.catalog import workflows
-    from state.context import Context
 
     if args.thread:
         return _thread_roles(args)
     specs = workflows()[args.workflow].specs
-    default = Context().model or "the run's model (local model unless configured)"
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
 
@@ -84,7 +85,7 @@ def cmd_roles(args: argparse.Namespace) -> int:
         data: list[dict[str, Any]] = [spec.model_dump(mode="json") for spec in specs.values()]
         print(json.dumps(data, indent=2))
     else:
-        print("\n\n".join(describe(spec, default) for spec in specs.values()))
+        print("\n\n".join(describe(spec) for spec in specs.values()))
     return 0
 
 

@@ -76,6 +76,11 @@ def test_roles_json_is_the_specs(capsys):
     text = capsys.readouterr().out
     assert "tester: test the task's behaviour" in text and "action tests [LLM](task: TaskSpec)" in text
     assert "must never: see any candidate's code" in text
+    # Each role names the embedded model it plays on where a run names none: the default team's.
+    assert "coder: write code that meets the task and the plan (implementation); model: the run's " \
+           "(qwen2.5-coder-1.5b unless configured)" in text
+    assert "reviewer: approve only code that works and meets the task (code review); model: the run's " \
+           "(qwen2.5-coder-0.5b unless configured)" in text
 
 
 def test_a_roles_model_override_sits_between_the_runs_default_and_its_per_role_setting(monkeypatch):
