@@ -184,9 +184,9 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         return 2
     require_sandbox(console)
     marks = {"experiment": experiment.name, "dev": bool(args.dev and changed), "split": experiment.split}
-    names = [configs.on_models(benchmark.configurations[run.config], context).name for run, context in runs]
-    for i, (run, context) in enumerate(runs):
-        config = configs.on_models(benchmark.configurations[run.config], context)
+    named = [configs.on_models(benchmark.configurations[run.config], context) for run, context in runs]
+    names = [config.name for config in named]
+    for i, ((run, context), config) in enumerate(zip(runs, named, strict=True)):
         own = dict(run.settings)
         if run.same_tokens_as is not None:
             team, plain = (names[j] for j in declared.budget_pair(experiment.configurations[:i], run))
