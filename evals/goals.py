@@ -185,11 +185,26 @@ SAME_BUDGET = {"best-of-n": "the plain call sampled to the same tokens and chose
                "self-repair": "the plain call with its failing stated example fed back, to the same tokens"}
 """The baselines that give the plain model a team's tokens, and what each does with them."""
 
+PEERS = {"mapcoder": "MapCoder", "agentcoder": "AgentCoder"}
+"""The published multi-agent coders run from their released code (``nodes.development.peers``)."""
+
+
+def _ahead(a: Summary, name: str, b: Summary) -> Measured:
+    """Return ``a`` against a peer: ahead means better by the paired test at no more tokens per solved
+    task."""
+    points, (test, better) = 100 * (a["pass@1"] - b["pass@1"]), _paired(a, b)
+    ours, theirs = a["tokens_per_solved"], b["tokens_per_solved"]
+    cheaper = bool(ours) and (not theirs or ours <= theirs)
+    spent = f"tokens per solved task {ours or 0:,} against {theirs:,}" if theirs else "the peer solved none"
+    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{name}` {b['pass@1']:.1%}; {test}; {spent})",
+            better and cheaper)
+
 
 def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
     """Return the goals judged on function tasks stating one example each (a test split, never tuned on):
     ``accountable`` ahead of ``single`` by 15 points and of each same-budget baseline by 5, each at
-    p < 0.05, at most twice ``single``'s tokens per solved task and median wall time."""
+    p < 0.05, ahead of each peer at no more tokens per solved task, at most twice ``single``'s tokens per
+    solved task and median wall time."""
     team, alone = runs.get("accountable"), runs.get("single")
     where = "function tasks stating one example each (test split: never tuned on)"
     return [
@@ -199,6 +214,10 @@ def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
         *(Goal(f"`accountable` − `{name}`, {what}", "≥ +5 points, p < 0.05",
                _same_budget(team, name, runs[name], 5) if team and name in runs else None,
                ["accountable", name]) for name, what in SAME_BUDGET.items()),
+        *(Goal(f"`accountable` − `{name}`, {peer}'s released code on the Coder's model",
+               "better, p < 0.05, at no more tokens per solved task",
+               _ahead(team, name, runs[name]) if team and name in runs else None, ["accountable", name])
+          for name, peer in PEERS.items()),
         Goal("tokens per solved task on those tasks, `accountable` ÷ `single`", "≤ 2×",
              _tokens(team, alone, 2) if team and alone else None, ["accountable", "single"]),
         Goal("median wall time per task on those tasks, `accountable` ÷ `single`", "≤ 2×",

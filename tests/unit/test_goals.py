@@ -135,3 +135,23 @@ def test_the_team_is_held_to_the_plain_call_given_the_same_tokens():
     assert ("| `accountable` − `self-repair`, the plain call with its failing stated example fed back, to "
             "the same tokens | ≥ +5 points, p < 0.05 | +20.0 points (50.0% against `self-repair` 30.0%; +8 "
             "−0, p = 0.0078: better; tokens per task 1,500 against 900) | yes |") in table
+
+
+def test_the_team_is_held_to_each_peer_at_no_more_tokens():
+    humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    checkset = {"single": _summary(10, 300, SMALL, tasks=40),
+                "accountable": _summary(20, 3000, SMALL, tasks=40),
+                "mapcoder": _summary(8, 9000, SMALL, tasks=40),
+                "agentcoder": _summary(20, 2000, SMALL, tasks=40)}
+    table = goals(humaneval, checkset)
+    assert ("| `accountable` − `mapcoder`, MapCoder's released code on the Coder's model | better, p < 0.05, "
+            "at no more tokens per solved task | +30.0 points (50.0% against `mapcoder` 20.0%; +12 −0, "
+            "p = 0.00049: better; tokens per solved task 3,000 against 9,000) | yes |") in table
+    # As many solved is not ahead, and more tokens per solved task is not at no more.
+    assert ("| +0.0 points (50.0% against `agentcoder` 50.0%; +0 −0, p = 1: no difference measured; tokens "
+            "per solved task 3,000 against 2,000) | no |") in table
+    checkset["mapcoder"] = _summary(0, 0, SMALL, tasks=40)
+    assert "+20 −0, p = 1.9e-06: better; the peer solved none) | yes |" in goals(humaneval, checkset)
+    del checkset["agentcoder"]
+    assert "AgentCoder's released code on the Coder's model | better, p < 0.05, at no more tokens per " \
+        "solved task | not run yet | — |" in goals(humaneval, checkset)
