@@ -155,3 +155,19 @@ def test_the_team_is_held_to_each_peer_at_no_more_tokens():
     del checkset["agentcoder"]
     assert "AgentCoder's released code on the Coder's model | better, p < 0.05, at no more tokens per " \
         "solved task | not run yet | — |" in goals(humaneval, checkset)
+
+
+def test_the_small_models_goals_read_the_configurations_that_ran_it_in_every_role():
+    # A folder at a default team with another Coder: plain `accountable` mixes models, and the 0.5B model
+    # in every role is the configuration named for it.
+    summaries = {"single": _summary(60, 800, BIG),
+                 "accountable": _summary(75, 4000, SMALL, BIG, latency=50.0),
+                 "accountable@qwen2.5-coder-0.5b": _summary(71, 5000, SMALL, latency=28.0, mast=0.3),
+                 "simple@qwen2.5-coder-0.5b": _summary(60, 9000, SMALL, mast=0.4),
+                 "single@qwen2.5-coder-0.5b": _summary(52, 900, SMALL)}
+    table = goals(summaries)
+    assert ("| HumanEval-164 (dev split), qwen2.5-coder-0.5b in every role | ≥ 70% | 71.0% [61.5–79.0] "
+            "(`accountable@qwen2.5-coder-0.5b`, 71 / 100) | yes |") in table
+    assert "| 28.0 s (`accountable@qwen2.5-coder-0.5b`) | yes |" in table
+    assert ("| MAST failures per task, `accountable@qwen2.5-coder-0.5b` against `simple@qwen2.5-coder-0.5b`, "
+            "the same detectors | fewer |") in table
