@@ -24,7 +24,8 @@ IDLE_DUTIES: dict[str, frozenset[str]] = {
 on the dev split for that model. The Reviewer's review on qwen2.5-coder-0.5b repaired 0 of 41 wrong inputs
 (for 6,657 tokens) in ``accountable`` and 0 of 30 (5,519 tokens) in ``accountable@BCBBB`` on HumanEval's 164
 dev problems (``evals/results/humaneval-164-goals``, one commit; the Debugger on that model repaired 2 of 55
-there and stays on).
+there and stays on), and 0 of 51 on ProgramDev's 30 applications (``evals/results/programdev``, the 0.5B
+model in every role), so it is off for functions and applications alike.
 An idle duty's stage still runs what it executes; only its model call is left out. ``every_duty`` turns
 them all back on."""
 
