@@ -89,12 +89,18 @@ def _paired(a: Summary, b: Summary) -> tuple[str, bool]:
     return f"+{pairs[0]} −{pairs[1]}, p = {stats.mcnemar(*pairs):.2g}: {verdict}", verdict == "better"
 
 
+def _points(points: float) -> str:
+    """Return a difference in points, signed as the tables sign it (a minus sign, not a hyphen)."""
+    return f"{points:+.1f}".replace("-", "−")
+
+
 def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") -> tuple[str, bool]:
     """Return ``a``'s gain over ``s`` in points with its paired test (and ``also``, said beside them): met at
     ``aim`` points and p < 0.05."""
     points = 100 * (a["pass@1"] - s["pass@1"])
     test, better = _paired(a, s)
-    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}; {test}{also})",
+    against = f"{a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}"
+    return (f"{_points(points)} points ({against}; {test}{also})",
             points >= aim and better)
 
 
@@ -196,7 +202,8 @@ def _ahead(a: Summary, name: str, b: Summary) -> Measured:
     ours, theirs = a["tokens_per_solved"], b["tokens_per_solved"]
     cheaper = bool(ours) and (not theirs or ours <= theirs)
     spent = f"tokens per solved task {ours or 0:,} against {theirs:,}" if theirs else "the peer solved none"
-    return (f"{points:+.1f} points ({a['pass@1']:.1%} against `{name}` {b['pass@1']:.1%}; {test}; {spent})",
+    against = f"{a['pass@1']:.1%} against `{name}` {b['pass@1']:.1%}"
+    return (f"{_points(points)} points ({against}; {test}; {spent})",
             better and cheaper)
 
 
