@@ -198,13 +198,11 @@ PEERS = {"mapcoder": "MapCoder", "agentcoder": "AgentCoder"}
 def _ahead(a: Summary, name: str, b: Summary) -> Measured:
     """Return ``a`` against a peer: ahead means better by the paired test at no more tokens per solved
     task."""
-    points, (test, better) = 100 * (a["pass@1"] - b["pass@1"]), _paired(a, b)
     ours, theirs = a["tokens_per_solved"], b["tokens_per_solved"]
     cheaper = bool(ours) and (not theirs or ours <= theirs)
     spent = f"tokens per solved task {ours or 0:,} against {theirs:,}" if theirs else "the peer solved none"
-    against = f"{a['pass@1']:.1%} against `{name}` {b['pass@1']:.1%}"
-    return (f"{_points(points)} points ({against}; {test}; {spent})",
-            better and cheaper)
+    said, better = _gain(a, name, b, 0, f"; {spent}")  # better by the paired test is also ≥ 0 points
+    return said, better and cheaper
 
 
 def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
