@@ -2,18 +2,19 @@
 
 A task that states examples is first given to one plain call (``single``'s prompt, on the Coder's model):
 attempting → checking runs the stated examples in the sandbox, and an attempt that passes them all goes to
-the Reviewer's executed-evidence review and ``completed``; a failing one escalates to the team, the attempt
-kept as its first candidate (``Context.first_attempt`` off sends every task to the team at once). The
-team: initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
-review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the
-test-and-fix loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour:
-implementing → designing_tests (once) → selecting → testing, where the Tester writes cases from the
-specification and keeps the candidate with the most executed evidence. When no candidate of several passes
-every example, the Coder draws fresh ones (at most ``max_resamples`` times) and then the run fails on that
-evidence; a single candidate goes on to testing and repair. A run that asks for it
-(``approve_plan``) puts the plan to a person before implementing: approving → implementing, or back to
-planning with the person's reason (round + 1). ``LIFECYCLE`` is the single source of truth: the compiled
-graph's edges are exactly its transitions.
+the Reviewer's executed-evidence review and ``completed``; a failing one is sampled again (checking →
+attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one before it did), and
+only then escalates to the team, the last attempt kept as its first candidate (``Context.first_attempt``
+off sends every task to the team at once). The team: initialized → planning → implementing → testing ⇄
+debugging → reviewing → completed | failed, with review-requested changes going back to implementing
+(round + 1, at most ``max_rounds``) and the test-and-fix loop bounded by ``max_debug_attempts`` per round.
+A function's candidates take a detour: implementing → designing_tests (once) → selecting → testing, where
+the Tester writes cases from the specification and keeps the candidate with the most executed evidence.
+When no candidate of several passes every example, the Coder draws fresh ones (at most ``max_resamples``
+times) and then the run fails on that evidence; a single candidate goes on to testing and repair. A run
+that asks for it (``approve_plan``) puts the plan to a person before implementing: approving →
+implementing, or back to planning with the person's reason (round + 1). ``LIFECYCLE`` is the single source
+of truth: the compiled graph's edges are exactly its transitions.
 """
 
 from __future__ import annotations
@@ -49,13 +50,18 @@ from state.graph_state import code_versions, dump, read
 from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 from state.stage import StageCall
 
+SAMPLED_ATTEMPTS = 3
+"""Plain attempts sampled after the first fails the task's examples, before the team is called in
+(``Context.max_samples`` sets another number; 0 escalates at once)."""
+
 LIFECYCLE = with_budget(Lifecycle(
     name="development",
     initial="initialized",
     stages=(
         Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "attempt", "fail")),
         Stage(name="attempting", roles=("coder",), duty="attempt", outcomes=("pass", "fail")),
-        Stage(name="checking", roles=("debugger",), duty="run_tests", outcomes=("pass", "escalate", "fail")),
+        Stage(name="checking", roles=("debugger",), duty="run_tests",
+              outcomes=("pass", "retry", "escalate", "fail")),
         Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
         Stage(name="approving", roles=("human",), duty="approve",
               outcomes=("approved", "rejected", "exhausted", "fail")),
@@ -80,6 +86,9 @@ LIFECYCLE = with_budget(Lifecycle(
         # An attempt that gave no usable code is one the team makes anyway.
         Transition(source="attempting", outcome="fail", target="planning"),
         Transition(source="checking", outcome="pass", target="reviewing"),
+        # A failed attempt is sampled again before the team is called in: over the function tasks the
+        # plain call's samples, chosen by the stated examples, repaired what the team's plans did not.
+        Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
         Transition(source="checking", outcome="escalate", target="planning"),
         Transition(source="checking", outcome="fail", target="failed"),
         Transition(source="planning", outcome="pass", target="implementing"),
@@ -122,6 +131,8 @@ LIFECYCLE = with_budget(Lifecycle(
                 reason="debug attempts exhausted"),
         Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
         Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
+        Counter(name="sample", start=0, limit=SAMPLED_ATTEMPTS, exhausted="escalate",
+                reason="no sampled attempt left"),
     ),
 ), target="failed")
 
@@ -142,15 +153,21 @@ def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Keep the plain attempt that passes every example the task states; escalate any other to the team."""
+    """Keep the plain attempt that passes every example the task states; sample any other again (the
+    ``sample`` counter escalates to the team once its attempts are spent, or once an attempt fails as the
+    one before it did)."""
     report = read(state, "test_report", TestReport)
     assert report is not None
     passed = sum(c.passed for c in report.cases)
     summary = f"{passed}/{len(report.cases)} examples passed"
     if report.passed:
         return "pass", summary
-    failing = "; ".join(c.name for c in report.failures()[:3])
-    return "escalate", f"{summary} ({report.ending}): {failing}".rstrip(": ")
+    failures = report.failures()
+    # How the first example failed, not only which: a sample failing alike is no new evidence.
+    failing = "; ".join(c.name for c in failures[:3])
+    said = (failures[0].got or failures[0].message).strip().splitlines() if failures else []
+    got = f" (got {said[-1][:200]})" if said else ""
+    return "retry", f"{summary} ({report.ending}): {failing}".rstrip(": ") + got
 
 
 def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:

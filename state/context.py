@@ -76,6 +76,10 @@ class Context:
     """Give a task that states examples to one plain call first (the ``single`` prompt, on the Coder's
     model), checked on those examples in the sandbox, and bring in the team only when it fails them; off,
     every task goes to the team at once."""
+    max_samples: int | None = None
+    """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
+    them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its
+    ``sample`` counter."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
@@ -151,7 +155,7 @@ class Context:
     def counter_limits(self) -> dict[str, int]:
         """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""
         limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples,
-                  "attempt": None if self.first_attempt else 0}
+                  "attempt": None if self.first_attempt else 0, "sample": self.max_samples}
         return {name: limit for name, limit in limits.items() if limit is not None}
 
 

@@ -12,9 +12,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.coding.application import build_application, repair_step
-from nodes.coding.function import fixed_class, fresh_candidates, new_function, resampling, write_candidates
+from nodes.coding.function import (
+    SAMPLE_TEMPERATURE,
+    fixed_class,
+    fresh_candidates,
+    new_function,
+    resampling,
+    write_candidates,
+)
 from nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
-from nodes.coding.writing import fix_one_file, write_class, write_plainly
+from nodes.coding.writing import fix_one_file, tried_versions, unrepeated, write_class, write_plainly
 from nodes.views import artifacts, code_view, plan_view, review_view, task_view
 from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
 from state.graph_state import dump, read
@@ -25,10 +32,21 @@ __all__ = ["SYSTEM", "attempt", "implement", "revise"]
 
 def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Write a function or class as one plain call does, from the task alone: the try the team is called
-    in for only when it fails the task's examples (then it is the pool's first candidate)."""
-    task, _, _ = artifacts(state)
-    code = write_class(call, task) if task.level == "class" else write_plainly(call, task)
-    return {"code": dump(code)}
+    in for only when it and its sampled successors fail the task's examples (then the last is the pool's
+    first candidate). The first attempt is at the role's temperature; one after a failed attempt is
+    sampled, drawn again while it repeats a version already tried."""
+    task, _, earlier = artifacts(state)
+    if earlier is None:
+        code = write_class(call, task) if task.level == "class" else write_plainly(call, task)
+        return {"code": dump(code)}
+
+    def draw(_: float | None) -> CodeArtifact:
+        # Every draw is a sample, its redraws too: at the candidates' temperature, as best-of-n samples.
+        if task.level == "class":
+            return write_class(call, task, None, SAMPLE_TEMPERATURE)
+        return write_plainly(call, task, SAMPLE_TEMPERATURE)
+
+    return {"code": dump(unrepeated(call, draw, tried_versions(state, earlier)))}
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

@@ -74,8 +74,11 @@ REVIEW = Contract(role="reviewer", duty="review", inputs=("task", "code"),
                   optional_inputs=("plan", "test_report", "tests", "selection"), outputs=("review",))
 BASELINE_CODER = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
 """The monolithic baseline's one duty: code from the task alone, no plan."""
-ATTEMPT = BASELINE_CODER.model_copy(update={"duty": "attempt"})
-"""The team's first try: the baseline's call, before any plan."""
+ATTEMPT = BASELINE_CODER.model_copy(update={"duty": "attempt", "optional_inputs": ("code", "test_report")})
+"""The team's first tries: the baseline's call, before any plan. A sample comes after a failed check (its
+report is handed over with the attempt) and reads the attempts before it only so as not to repeat them:
+the call itself is the plain one, since fed its failing examples back the plain model solved no more of
+HumanEval's dev problems than one call did (89 against 90 of 164 on the 0.5B model)."""
 
 TEAM = ("planner", "coder", "tester", "debugger", "reviewer")
 """The development team in the order work flows; each member's system prompt names it."""
@@ -119,7 +122,8 @@ SPECS: dict[str, RoleSpec] = {spec.name: spec for spec in (
     RoleSpec(
         name="coder", team=TEAM, goal="write code that meets the task and the plan", domain="implementation",
         duties=(DutySpec(name="attempt", description="one plain try from the task alone, as the single "
-                         "call makes it, before any plan", contract=ATTEMPT, actions=("code", "methods")),
+                         "call makes it, before any plan; sampled again after a failed check",
+                         contract=ATTEMPT, actions=("code", "methods")),
                 DutySpec(name="implement", description="write candidates (function) or the application's "
                          "files; revise them against review issues", contract=IMPLEMENT,
                          actions=("code", "methods", "piece", "interface", "test", "FileFix", "MethodFix",

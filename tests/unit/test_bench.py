@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from evals import bench
-from state.context import Context
 
 
 def test_both_graphs_take_the_same_thirteen_transitions_to_completed():
     accord, bare = bench.accord_graph(), bench.bare_graph()
     config = {"configurable": {"thread_id": "b"}}
-    a = [next(iter(c)) for c in accord.stream({"request": bench.STUB}, config, context=Context(),
+    a = [next(iter(c)) for c in accord.stream({"request": bench.STUB}, config, context=bench.TEAM_PATH,
                                               stream_mode="updates")]
     b = [next(iter(c)) for c in bare.stream({"request": bench.STUB}, config, stream_mode="updates")]
     assert a == b == ["initialized", "attempting", "checking", "planning", "implementing", "testing",

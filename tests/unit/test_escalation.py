@@ -1,4 +1,5 @@
-"""The plain attempt first: one call checked on the task's examples, the team only when it fails them."""
+"""The plain attempt first: one call checked on the task's examples, sampled again while it fails them, the
+team only when its samples are spent or fail alike."""
 
 from __future__ import annotations
 
@@ -6,9 +7,14 @@ from accountability.blame import blame
 from graphs.development import LIFECYCLE
 from state.context import Context
 from state.history import from_graph
-from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
+from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB, fenced
 
 ATTEMPT = ["initialized", "attempting", "checking", "reviewing", "completed"]
+ALIKE = fenced("def add(a, b):\n    return -(b - a)\n")
+"""Other code than BAD that fails the examples exactly as BAD does."""
+TIMES = fenced("def add(a, b):\n    return a * b\n")
+"""Fails the examples otherwise than BAD."""
+SAMPLED_THEN_ESCALATED = [("retry", "attempting"), ("escalate", "planning")]
 
 
 def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted):
@@ -25,9 +31,38 @@ def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted
     assert "subtasks" not in run.models["coder"].prompts[0]
 
 
+def test_a_failed_attempt_is_sampled_again_and_a_passing_sample_completes_without_the_team(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=True)
+    assert run.path(values) == ["initialized", "attempting", "checking", "attempting", "checking",
+                                "reviewing", "completed"]
+    assert values["status"] == "completed" and "return a + b" in values["code"]["files"]["solution.py"]
+    retry, passed = [v for v in values["verdicts"] if v["stage"] == "checking"]
+    assert retry["outcome"] == "retry" and "add(1, 2)" in retry["evidence"] and "got -1" in retry["evidence"]
+    assert passed["outcome"] == "pass"
+    assert run.models["coder"].calls == 2 and run.models["planner"].calls == 0
+    # The sample is asked for as the first attempt was: the stub alone.
+    assert run.models["coder"].prompts[1] == run.models["coder"].prompts[0]
+
+
+def test_samples_end_when_spent_or_when_one_fails_as_the_one_before(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, TIMES, GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=True, max_samples=1, max_candidates=2)
+    checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
+    assert [(v["outcome"], v["target"]) for v in checks] == SAMPLED_THEN_ESCALATED
+    assert checks[1]["evidence"].startswith("no sampled attempt left")
+
+    run = scripted(planner=[PLAN], coder=[BAD, ALIKE, GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=True, max_candidates=2)
+    checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
+    assert [(v["outcome"], v["target"]) for v in checks] == SAMPLED_THEN_ESCALATED
+    assert checks[1]["evidence"].startswith("evidence repeats: attempting changed nothing checking checks")
+    assert values["status"] == "completed" and run.models["coder"].calls == 3
+
+
 def test_an_attempt_that_fails_an_example_escalates_and_is_the_pools_plain_candidate(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
-    values = run(first_attempt=True, max_candidates=2)
+    values = run(first_attempt=True, max_samples=0, max_candidates=2)
     path = run.path(values)
     assert path[:5] == ["initialized", "attempting", "checking", "planning", "implementing"]
     assert values["status"] == "completed" and "return a + b" in values["code"]["files"]["solution.py"]
@@ -42,7 +77,7 @@ def test_an_attempt_that_fails_an_example_escalates_and_is_the_pools_plain_candi
 
 def test_blame_judges_the_attempt_like_any_stage(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
-    run(first_attempt=True, max_candidates=2)
+    run(first_attempt=True, max_samples=0, max_candidates=2)
     report = blame(from_graph(run.graph, "test"), LIFECYCLE)
     attempt = next(s for s in report.stages if s.stage == "attempting")
     assert attempt.correct is False and attempt.role == "coder"
@@ -64,3 +99,12 @@ def test_the_team_at_once_when_asked_or_when_there_is_nothing_to_check(scripted)
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     run.graph.invoke({"request": STUB, "approve_plan": True}, run.config, context=Context(first_attempt=True))
     assert run.graph.get_state(run.config).next == ("approving",)
+
+
+def test_blame_credits_a_passing_sample_with_the_repair(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
+    run(first_attempt=True)
+    report = blame(from_graph(run.graph, "test"), LIFECYCLE)
+    attempts = [s for s in report.stages if s.stage == "attempting"]
+    assert [s.correct for s in attempts] == [False, True]
+    assert report.final_correct is True and report.rates()["coder"]["repairs"] == 1

@@ -19,6 +19,7 @@ from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
 from evals.humaneval import problems
 from graphs.development import LIFECYCLE
+from nodes.development import peers
 from runtime.local_model import DEFAULT_MODEL
 from state.artifacts import Example, Plan, Subtask
 from state.context import Context
@@ -233,7 +234,23 @@ def test_accountable_blames_the_coder_for_wrong_code_and_the_debugger_for_nothin
     assert row["rounds"] == 2 and row["reason"].startswith("evidence repeats:")
 
 
-@pytest.mark.parametrize("config", CONFIGURATIONS)
+def _released(peer: peers.Peer) -> bool:
+    try:
+        peer.checkout()
+    except peers.PeerUnavailable:
+        return False
+    return True
+
+
+PEERS = {"mapcoder": peers.MAPCODER, "agentcoder": peers.AGENTCODER}
+"""The configurations that run a peer's released code, which only a checkout of it makes runnable."""
+
+
+@pytest.mark.parametrize("config", [
+    pytest.param(name, marks=pytest.mark.skipif(name in PEERS and not _released(PEERS[name]),
+                                                reason=f"{name}'s released code is not checked out "
+                                                       "(ACCORD_PEERS)"))
+    for name in CONFIGURATIONS])
 def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path, config):
     test = problems()["HumanEval/0"]["test"]
     hidden = [line.strip() for line in test.splitlines() if len(line.strip()) > 12]
