@@ -86,8 +86,8 @@ LIFECYCLE = with_budget(Lifecycle(
         # An attempt that gave no usable code is one the team makes anyway.
         Transition(source="attempting", outcome="fail", target="planning"),
         Transition(source="checking", outcome="pass", target="reviewing"),
-        # A failed attempt is sampled again before the team is called in: over the function tasks the
-        # plain call's samples, chosen by the stated examples, repaired what the team's plans did not.
+        # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
+        # samples repaired most of the wrong attempts they followed (evals/results/humaneval-40-ladder).
         Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
         Transition(source="checking", outcome="escalate", target="planning"),
         Transition(source="checking", outcome="fail", target="failed"),

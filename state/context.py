@@ -79,7 +79,8 @@ class Context:
     max_samples: int | None = None
     """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
     them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its
-    ``sample`` counter."""
+    ``sample`` counter (3: with the first, as many plain calls as the team's pool of candidates holds;
+    measured on the dev split in ``evals/results/humaneval-40-ladder``)."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
