@@ -1,7 +1,7 @@
 """The development graph on scripted models, for a LangGraph server in tests (no model needed).
 
-The Coder's code (the plain attempt, then the team's round 1) is wrong and the Debugger repairs it, so blame
-on the server's thread has a known answer.
+The Coder's code (the plain attempt, its sample, then the team's round 1) is wrong and the Debugger repairs
+it, so blame on the server's thread has a known answer.
 """
 
 from __future__ import annotations
