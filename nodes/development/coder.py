@@ -36,16 +36,16 @@ def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     first candidate). The first attempt is at the role's temperature; one after a failed attempt is
     sampled, drawn again while it repeats a version already tried."""
     task, _, earlier = artifacts(state)
-    if earlier is None:
-        code = write_class(call, task) if task.level == "class" else write_plainly(call, task)
-        return {"code": dump(code)}
+    # A sample and its redraws are at the candidates' temperature, as best-of-n samples.
+    temperature = None if earlier is None else SAMPLE_TEMPERATURE
 
     def draw(_: float | None) -> CodeArtifact:
-        # Every draw is a sample, its redraws too: at the candidates' temperature, as best-of-n samples.
         if task.level == "class":
-            return write_class(call, task, None, SAMPLE_TEMPERATURE)
-        return write_plainly(call, task, SAMPLE_TEMPERATURE)
+            return write_class(call, task, None, temperature)
+        return write_plainly(call, task, temperature)
 
+    if earlier is None:
+        return {"code": dump(draw(None))}
     return {"code": dump(unrepeated(call, draw, tried_versions(state, earlier)))}
 
 
