@@ -13,6 +13,10 @@ PICKS = re.compile(r"(^|_)(id|index|idx|number|num|no|position|pos)$")
 """Parameter names that pick an item (``task_id``, ``index``): the interface passes the user's 1-based
 number as a Python index."""
 FILE_PARAMETERS = frozenset({"path", "file", "filename", "file_path", "filepath"})
+SIGNATURE = r'^(def )?[A-Za-z_][A-Za-z0-9_]*\([^()"\\\n]*\):?$'
+"""A function's name and parameters, ``add_item(items, text='')`` (``def`` and the colon allowed): a draft's
+schema holds a planned function to it, and the local server's grammar with it, so that the local model
+writes a signature where it wrote the unit's description."""
 
 
 def parameters(signature: str) -> list[str]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from nodes import sessions
 from nodes.llm import retry_temperature, structured, text
-from nodes.signatures import FILE_PARAMETERS, PICKS, STORAGE_NAMES, parameters
+from nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, parameters
 from nodes.views import artifacts, code_block, plan_view, task_view, turn_view
 from runtime.executor import perform
 from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
@@ -113,9 +113,12 @@ CODE_LINE = re.compile(r"^\s*(def |class |import |from \w+ import |if __name__)"
 DATA_FILE = re.compile(r"^[\w.-]+\.(txt|csv|tsv|json|log|md|dat|ini|xml|ya?ml)$", re.I)
 """A word of a session's input that names a data file the program reads: the design must supply it (the
 local model's sessions name ``example.txt`` and expect its most frequent word, with no such file; the
-Planner is asked for each one left out, ``input_file``)."""
+Planner is asked for each one, ``input_file``)."""
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
+COMMAND = re.compile(r"^\s*(\$\s*)?python3?\s+([\w.-]+/)*[\w.-]+\.py\b\s*|^\s+|\s+$")
+"""The command a session's turn starts with (``python count_lines.py notes.txt``), and its spaces: the 1.5B
+model, planning, writes the whole command line a user types where the program's arguments go."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
 """A session input that reads like the program's question or instruction ("Enter your move", "Press arrow
 keys to slide tiles"): the local model writes the program's prompts as what the user types, and a program
@@ -134,7 +137,8 @@ class FeatureDraft(BaseModel):
     """One feature of the application: the function the user's command calls."""
 
     title: str
-    function: str = Field(description="the function it writes, with parameters, e.g. add_item(items, text)")
+    function: str = Field(pattern=SIGNATURE,
+                          description="the function it writes, with parameters, e.g. add_item(items, text)")
     acceptance_criteria: list[str] = Field(max_length=3)
 
 
@@ -142,7 +146,8 @@ class UnitDraft(BaseModel):
     """One unit of a program's design: a function and the examples it must satisfy."""
 
     title: str
-    function: str = Field(description="the function with its parameters, e.g. count_vowels(text)")
+    function: str = Field(pattern=SIGNATURE,
+                          description="the function with its parameters, e.g. count_vowels(text)")
     examples: list[str] = Field(max_length=3, description="a call and the value it must return, "
                                                           "e.g. count_vowels('banana') == 3")
 
@@ -218,15 +223,14 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     """Return the features as subtasks, without the ones the storage and interface steps already cover.
 
     Raises:
-        OutputError: no feature is left, or two features write the same function.
+        OutputError: no feature is left.
     """
     kept, names = [], []
     for feature in draft.features:
-        signature = feature.function.strip()
-        name = signature.split("(")[0].strip()
-        if not name:
-            raise OutputError(f"the feature {feature.title!r} names no function")
-        if name in STORAGE_NAMES or FILE_PARAMETERS & set(parameters(signature)):
+        signature = feature.function.strip().removeprefix("def ").rstrip(":")
+        name = signature.split("(")[0]
+        # A repeat adds nothing to write: the local model lists one function several times.
+        if name in STORAGE_NAMES or name in names or FILE_PARAMETERS & set(parameters(signature)):
             continue
         criteria = tuple(c.strip() for c in feature.acceptance_criteria if not echoes(c, FEATURES_SYSTEM))
         kept.append(Subtask(title=feature.title.strip() or name, description=feature.title.strip(),
@@ -236,8 +240,6 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     if not kept:
         raise OutputError("no feature left: list what the user can do, each as a function of the items "
                           "(storage and the command-line interface are separate steps)")
-    if repeated := sorted({n for n in names if names.count(n) > 1}):
-        raise OutputError(f"two features write the same function: {repeated}")
     return tuple(kept)
 
 
@@ -250,6 +252,23 @@ def example(statement: str) -> Example | None:
     if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
         return None
     return Example(call=ast.unparse(tree.left), expected=ast.unparse(tree.comparators[0]))
+
+
+DESIGN_CALLS = frozenset(re.findall(r"(\w+)\(", DESIGN_SYSTEM))
+"""The functions the design's instructions call in their example and rules (``count_vowels``)."""
+
+
+def _copied(statement: str) -> bool:
+    """Return whether a unit's example is the design instructions' own: a run of their words, or a call of
+    a function they name with other arguments (``count_vowels('apple') == 2``)."""
+    stated = example(statement)
+    return echoes(statement, DESIGN_SYSTEM) or (stated is not None and _called(stated) in DESIGN_CALLS)
+
+
+def _called(each: Example) -> str | None:
+    """Return the name of the function an example calls (``f`` of ``f(1)``), or None for another call."""
+    call = ast.parse(each.call, mode="eval").body
+    return call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
 
 
 def consistent(examples: Iterable[Example]) -> tuple[Example, ...]:
@@ -277,33 +296,40 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     the draft says; input files keep plain names that are not Python files (code comes from the Coder).
 
     Raises:
-        OutputError: no unit names a function, or two units write the same function.
+        OutputError: no unit is left besides main().
     """
     units, names = [], []
     for unit in draft.units:
-        signature = unit.function.strip().removeprefix("def ").rstrip(":")
-        name = signature.split("(")[0].strip()
-        if not name.isidentifier():
-            raise OutputError(f"the unit {unit.title!r} names no function: give its signature, e.g. f(x)")
-        if name == "main":
-            continue  # main() is the entry point, written from the design's interface and session
-        # An example copied from the instructions says nothing about this program.
-        said = tuple(e.strip() for e in unit.examples if e.strip() and not echoes(e, DESIGN_SYSTEM))
+        # An example copied from the instructions says nothing about this program, and a unit whose every
+        # example is one is the instructions' own (count_vowels in a program that counts words).
+        said = tuple(e.strip() for e in unit.examples if e.strip() and not _copied(e))
+        if unit.examples and not said:
+            continue
         found = consistent(e for e in map(example, said) if e is not None)
+        signature = unit.function.strip().removeprefix("def ").rstrip(":")
+        if len(called := {_called(e) for e in found} - {None}) == 1:
+            # The examples run, so their name is the function's: the local model names it in its examples
+            # and describes it in the signature (read_file('notes.txt') beside Readstextfile(filename)).
+            signature = f"{called.pop()}{signature[signature.index('('):]}"
+        name = signature.split("(")[0]
+        # main() is the entry point, written from the design's interface and session; a repeat adds
+        # nothing to write (the local model lists one function six times).
+        if name == "main" or name in names:
+            continue
         units.append(Subtask(title=unit.title.strip() or name, description=unit.title.strip(),
-                             function=signature if "(" in signature else f"{signature}()",
+                             function=signature,
                              acceptance_criteria=said or (unit.title.strip() or name,), examples=found))
         names.append(name)
     if not units:
         raise OutputError("no unit left: list the functions the program needs besides main()")
-    if repeated := sorted({n for n in names if names.count(n) > 1}):
-        raise OutputError(f"two units write the same function: {repeated}")
-    # An input that is the program's question, or its own answer echoed, is not what a user types.
-    session = tuple(Turn(input=t.input.strip(), expect=t.expect.strip()) for t in draft.session
+    used = "arguments" if ARGUMENTS.search(request) else draft.interface
+    # An input that is the program's question, or its own answer echoed, is not what a user types; the
+    # command that starts the program is not one of its arguments.
+    session = tuple(Turn(input=COMMAND.sub("", t.input) if used == "arguments" else t.input.strip(),
+                         expect=t.expect.strip()) for t in draft.session
                     if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect))
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
         "a session with it runs to its end without a crash"]
-    used = "arguments" if ARGUMENTS.search(request) else draft.interface
     files = {f.name.strip(): f.text for f in draft.files
              if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")}
     entry = Subtask(title="Entry point", function="main()", description=ENTRY[used],
@@ -311,16 +337,18 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     return (*units, entry), Design(shape="program", interface=used, session=session, files=files)
 
 
-def unsupplied(design: Design) -> list[str]:
-    """Return the data files the session names that the design does not give (``DATA_FILE``)."""
+def session_files(design: Design) -> list[str]:
+    """Return the data files the session names (``DATA_FILE``)."""
     named = {w.strip("'\"") for t in design.session for w in t.input.split()}
-    return sorted(n for n in named if DATA_FILE.match(n) and n not in design.files)
+    return sorted(n for n in named if DATA_FILE.match(n))
 
 
 def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> str:
     """Ask for the text of a data file the session names, shown the runs that read it and what they must
-    print (the local model leaves a design's files out even when told to give them). A reply with no text,
-    or one that is code, is asked for again, sampled.
+    print. The design's own text is not kept: the local model leaves a design's files out even when told
+    to give them, and writes those it gives apart from what the session expects of them (``notes.txt``
+    "This is a sample text file with some words." for a run that must print ``banana``), a session no
+    code can pass. A reply with no text, or one that is code, is asked for again, sampled.
 
     Raises:
         OutputError: none of ``INPUT_FILE_TRIES`` replies is data; the run fails in planning with the
@@ -400,7 +428,7 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         else:
             drafted = perform(call, "DesignDraft", draft_design, task=task)
             subtasks, design = design_plan(drafted, task.request)
-            written = {name: input_file(call, task, design, name) for name in unsupplied(design)}
+            written = {name: input_file(call, task, design, name) for name in session_files(design)}
             design = design.model_copy(update={"files": {**design.files, **written}})
     else:
 

@@ -3,15 +3,14 @@ its main() written by the model and checked by the design's session."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from pydantic import ValidationError
 
 from nodes import sessions
 from nodes.coding.application import holds
 from nodes.coding.writing import code_written, merged
 from nodes.development import debugger
-from nodes.development.planner import DesignDraft, design_plan, example, shape, unsupplied
+from nodes.development.planner import DesignDraft, FeaturesDraft, design_plan, example, session_files, shape
 from nodes.development.roles import SPECS
 from nodes.intake import parse_request
 from nodes.views import plan_view
@@ -59,15 +58,47 @@ def test_a_design_becomes_units_with_their_examples_then_main():
                                      Turn(input="quit")))
 
 
-@pytest.mark.parametrize("units, reason", [
-    ([{"title": "Play", "function": "", "examples": []}], "names no function"),
-    ([{"title": "Run", "function": "main()", "examples": []}], "no unit left"),
-    ([{"title": "A", "function": "f(x)", "examples": []}, {"title": "B", "function": "f(y)", "examples": []}],
-     "two units write the same function: ['f']"),
-])
-def test_a_design_without_usable_units_is_refused_with_the_reason(units, reason):
-    with pytest.raises(OutputError, match=re.escape(reason)):
-        design_plan(DesignDraft.model_validate({**DESIGN, "units": units}))
+def test_a_design_without_a_unit_besides_main_is_refused_with_the_reason():
+    with pytest.raises(OutputError, match="no unit left"):
+        design_plan(DesignDraft.model_validate(
+            {**DESIGN, "units": [{"title": "Run", "function": "main()", "examples": []}]}))
+
+
+@pytest.mark.parametrize("written", ["", "reads a text file and prints its five most frequent words", "count",
+                                     "count(words) -> int", 'f(x="a")'])
+def test_a_planned_function_is_a_signature_or_the_draft_is_refused(written):
+    unit = {"title": "Count words", "function": written, "examples": []}
+    with pytest.raises(ValidationError, match="pattern"):
+        DesignDraft.model_validate({**DESIGN, "units": [unit]})
+    with pytest.raises(ValidationError, match="pattern"):
+        FeaturesDraft.model_validate({"features": [{**unit, "acceptance_criteria": []}]})
+
+
+def test_a_unit_repeating_a_function_adds_nothing_and_def_is_dropped():
+    units = [{"title": "A", "function": "def f(x):", "examples": ["f(1) == 2"]},
+             {"title": "B", "function": "f(y)", "examples": []},
+             {"title": "C", "function": "g()", "examples": []}]
+    subtasks, _ = design_plan(DesignDraft.model_validate({**DESIGN, "units": units}))
+    assert [(s.title, s.function) for s in subtasks] == [
+        ("A", "f(x)"), ("C", "g()"), ("Entry point", "main()")]
+    assert subtasks[0].examples == (Example(call="f(1)", expected="2"),)
+
+
+def test_a_unit_is_named_by_the_function_its_examples_call():
+    units = [{"title": "read_file", "function": "Readstextfile(filename)",
+              "examples": ["read_file('notes.txt') == 'a b'", "read_file('x.txt') == ''"]},
+             {"title": "Both", "function": "pair(a, b)", "examples": ["f(1) == 1", "g(2) == 2"]}]
+    subtasks, _ = design_plan(DesignDraft.model_validate({**DESIGN, "units": units}))
+    assert [s.function for s in subtasks] == ["read_file(filename)", "pair(a, b)", "main()"]
+
+
+def test_a_unit_whose_every_example_is_the_instructions_own_is_left_out():
+    copied = {"title": "count_vowels", "function": "Countsvowels(text)",
+              "examples": ["count_vowels('banana') == 3", "count_vowels('apple') == 2"]}
+    subtasks, _ = design_plan(DesignDraft.model_validate({**DESIGN, "units": [copied, *DESIGN["units"]]}))
+    assert [s.function for s in subtasks] == ["add(a, b)", "main()"]
+    with pytest.raises(OutputError, match="no unit left"):
+        design_plan(DesignDraft.model_validate({**DESIGN, "units": [copied]}))
 
 
 def test_only_one_equality_is_an_example():
@@ -145,19 +176,31 @@ def test_a_program_named_a_file_on_its_command_line_is_played_with_the_designs_f
     [missing] = sessions.play(program, "app.py", design.model_copy(update={"files": {}}), LIMITS)
     assert not missing.passed and "FileNotFoundError" in missing.message  # the file is the design's
     assert design_plan(DesignDraft.model_validate(WORDS_DESIGN))[1].interface == "interactive"
-    assert unsupplied(design) == []
+    assert session_files(design) == ["words.txt"]
     left_out = {**WORDS_DESIGN, "files": [], "session": [{"input": "notes.txt data.csv -n 3", "expect": ""}]}
-    assert unsupplied(design_plan(DesignDraft.model_validate(left_out), WORDS_TASK)[1]) == ["data.csv",
-                                                                                          "notes.txt"]
+    assert session_files(design_plan(DesignDraft.model_validate(left_out), WORDS_TASK)[1]) == [
+        "data.csv", "notes.txt"]
+
+
+def test_the_command_that_starts_an_arguments_program_is_not_one_of_its_arguments():
+    typed = {**WORDS_DESIGN, "session": [{"input": "python frequency.py words.txt", "expect": "b 2"},
+                                         {"input": "$ python3 src/frequency.py other.txt", "expect": ""}]}
+    _, design = design_plan(DesignDraft.model_validate(typed), WORDS_TASK)
+    assert [t.input for t in design.session] == ["words.txt", "other.txt"]
+    _, design = design_plan(DesignDraft.model_validate(typed))  # typed into an interactive program: kept
+    assert design.session[0].input == "python frequency.py words.txt"
 
 
 def test_a_program_that_reads_a_file_on_its_command_line_is_built_and_checked_through_it(scripted):
     test = fenced("def test_most_frequent():\n    assert most_frequent('b a b') == ('b', 2)\n")
-    run = scripted(planner=[WORDS_DESIGN], coder=[MOST_FREQUENT, fenced(WORDS_MAIN_SOURCE), test],
-                   reviewer=[APPROVE])
+    # The draft's text for the file its session reads is written again, shown the runs that read it.
+    drafted = {**WORDS_DESIGN, "files": [{"name": "words.txt", "text": "A sample text with some words."}]}
+    run = scripted(planner=[drafted, "```\nb a b\n```"],
+                   coder=[MOST_FREQUENT, fenced(WORDS_MAIN_SOURCE), test], reviewer=[APPROVE])
     values = run(WORDS_TASK)
     assert values["status"] == "completed", values.get("error")
     assert values["plan"]["design"]["files"] == {"words.txt": "b a b\n"}
+    assert "$ python app.py words.txt   → prints 'b 2'" in run.models["planner"].prompts[1]
     assert "words.txt" not in values["code"]["files"]  # an input of the session, not part of the program
     runs = [e["detail"] for e in values["ledger"] if e["kind"] == "sandbox" and e["stage"] == "implementing"]
     assert runs[:2] == ["examples of most_frequent: 1/1 passed", "session of main(): 1/1 passed"]
@@ -310,7 +353,7 @@ def test_a_call_stated_with_two_results_keeps_the_first_and_an_echoed_turn_is_le
     assert design.session == (Turn(input="2 3", expect="5"),)
 
 
-def test_a_file_the_session_names_and_the_design_leaves_out_is_asked_for_alone(scripted):
+def test_a_file_the_session_names_is_asked_for_alone_until_the_reply_is_data(scripted):
     test = fenced("def test_most_frequent():\n    assert most_frequent('b a b') == ('b', 2)\n")
     program = "```python\nimport sys\nprint(open(sys.argv[1]).read())\n```"
     run = scripted(planner=[{**WORDS_DESIGN, "files": []}, program, "Here it is:\n```text\nb a b\n```"],
