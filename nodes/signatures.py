@@ -19,6 +19,11 @@ schema holds a planned function to it, and the local server's grammar with it, s
 writes a signature where it wrote the unit's description."""
 
 
+def bare(signature: str) -> str:
+    """Return a ``SIGNATURE`` without its ``def`` and colon: ``def add(a, b):`` gives ``add(a, b)``."""
+    return signature.strip().removeprefix("def ").rstrip(":")
+
+
 def parameters(signature: str) -> list[str]:
     """Return the parameter names of a signature like ``add_item(items, text='')``."""
     inside = signature.partition("(")[2].rpartition(")")[0]

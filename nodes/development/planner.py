@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from nodes import sessions
 from nodes.llm import retry_temperature, structured, text
-from nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, parameters
+from nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, bare, parameters
 from nodes.views import artifacts, code_block, plan_view, task_view, turn_view
 from runtime.executor import perform
 from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
@@ -116,9 +116,9 @@ local model's sessions name ``example.txt`` and expect its most frequent word, w
 Planner is asked for each one, ``input_file``)."""
 ECHO_RUN = 6
 """Words in a row shared with the instructions that make a criterion a copy of them."""
-COMMAND = re.compile(r"^\s*(\$\s*)?python3?\s+([\w.-]+/)*[\w.-]+\.py\b\s*|^\s+|\s+$")
-"""The command a session's turn starts with (``python count_lines.py notes.txt``), and its spaces: the 1.5B
-model, planning, writes the whole command line a user types where the program's arguments go."""
+COMMAND = re.compile(r"^(\$\s*)?python3?\s+([\w.-]+/)*[\w.-]+\.py\b\s*")
+"""The command a session's turn starts with (``python count_lines.py notes.txt``): the 1.5B model, planning,
+writes the whole command line a user types where the program's arguments go."""
 QUESTION = re.compile(r"^\s*(enter|please|press|type|input|choose|select)\b|[?:]\s*$", re.I)
 """A session input that reads like the program's question or instruction ("Enter your move", "Press arrow
 keys to slide tiles"): the local model writes the program's prompts as what the user types, and a program
@@ -227,7 +227,7 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
     """
     kept, names = [], []
     for feature in draft.features:
-        signature = feature.function.strip().removeprefix("def ").rstrip(":")
+        signature = bare(feature.function)
         name = signature.split("(")[0]
         # A repeat adds nothing to write: the local model lists one function several times.
         if name in STORAGE_NAMES or name in names or FILE_PARAMETERS & set(parameters(signature)):
@@ -306,7 +306,7 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
         if unit.examples and not said:
             continue
         found = consistent(e for e in map(example, said) if e is not None)
-        signature = unit.function.strip().removeprefix("def ").rstrip(":")
+        signature = bare(unit.function)
         if len(called := {_called(e) for e in found} - {None}) == 1:
             # The examples run, so their name is the function's: the local model names it in its examples
             # and describes it in the signature (read_file('notes.txt') beside Readstextfile(filename)).
@@ -325,7 +325,7 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
     used = "arguments" if ARGUMENTS.search(request) else draft.interface
     # An input that is the program's question, or its own answer echoed, is not what a user types; the
     # command that starts the program is not one of its arguments.
-    session = tuple(Turn(input=COMMAND.sub("", t.input) if used == "arguments" else t.input.strip(),
+    session = tuple(Turn(input=COMMAND.sub("", t.input.strip()) if used == "arguments" else t.input.strip(),
                          expect=t.expect.strip()) for t in draft.session
                     if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect))
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
