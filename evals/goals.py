@@ -241,7 +241,8 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     # whatever the folder's default team named them (``accountable`` or ``accountable@<model>``).
     alone = {base_name(n): n for n, s in summaries.items() if set(s.get("models") or []) == {DEFAULT_MODEL}}
     small_name, simple_name = alone.get("accountable", "accountable"), alone.get("simple", "simple")
-    small, simple = summaries.get(small_name), summaries.get(simple_name)
+    # A team with another model in some role is not the default model alone, whatever its name.
+    small, simple = (summaries[alone[base]] if base in alone else None for base in ("accountable", "simple"))
     best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
     # The best mix is judged only once some team has put another model than the default in a role (a
     # summary's models are those of every role's calls).

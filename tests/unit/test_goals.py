@@ -171,3 +171,14 @@ def test_the_small_models_goals_read_the_configurations_that_ran_it_in_every_rol
     assert "| 28.0 s (`accountable@qwen2.5-coder-0.5b`) | yes |" in table
     assert ("| MAST failures per task, `accountable@qwen2.5-coder-0.5b` against `simple@qwen2.5-coder-0.5b`, "
             "the same detectors | fewer |") in table
+
+
+def test_a_team_with_another_model_in_a_role_never_stands_for_the_small_model_alone():
+    # The default team's folder: `accountable` has the 1.5B Coder, and nothing ran the 0.5B model alone.
+    table = goals({"single": _summary(60, 800, BIG),
+                   "accountable": _summary(75, 4000, SMALL, BIG, latency=25.0),
+                   "simple": _summary(60, 9000, SMALL, BIG, mast=0.4)})
+    assert "(dev split), qwen2.5-coder-0.5b in every role | ≥ 70% | not run yet | — |" in table
+    assert "| median wall time per task, qwen2.5-coder-0.5b, 2 cores | ≤ 30 s | not run yet | — |" in table
+    assert "the same detectors | fewer | not run yet | — |" in table
+    assert "| ≥ 80% | 75.0% [65.7–82.5] (`accountable`, 75 / 100) | no |" in table  # the best team is judged
