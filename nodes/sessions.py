@@ -20,9 +20,15 @@ SHOWN = 1200
 """Characters of a failing session's output shown to the model and in the report."""
 
 
+def beside(code: CodeArtifact, design: Design | None) -> CodeArtifact:
+    """Return ``code`` with the design's input files beside it, as every run of the program sees them (the
+    program's own files win a clash)."""
+    return code.model_copy(update={"files": {**design.files, **code.files}}) if design else code
+
+
 def play(code: CodeArtifact, entry_point: str, design: Design, limits: sandbox.Limits) -> list[CaseResult]:
     """Play ``design``'s session against ``entry_point``; return one case per run."""
-    files = {**design.files, **code.files}
+    files = beside(code, design).files
     if design.interface == "arguments":
         runs = design.session or (Turn(input=""),)
         return [_with_arguments(files, entry_point, turn, limits) for turn in runs]

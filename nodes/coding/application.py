@@ -30,7 +30,7 @@ from nodes.views import (
 )
 from runtime import sandbox
 from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, Example, Plan, TaskSpec, TestReport
+from state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, TaskSpec, TestReport
 from state.stage import OutputError, StageCall
 
 PIECE_ATTEMPTS = 3
@@ -87,7 +87,7 @@ def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
     elif name == "main" and plan.design is not None:
         checks.append(plays(call, plan))
     elif subtask is not None and subtask.examples:
-        checks.append(holds(call, name, subtask.examples))
+        checks.append(holds(call, name, subtask.examples, plan.design))
     return _all(checks) if checks else None
 
 
@@ -126,14 +126,15 @@ def bound(plan: Plan, name: str) -> Check:
     return check
 
 
-def holds(call: StageCall, name: str, examples: tuple[Example, ...]) -> Check:
+def holds(call: StageCall, name: str, examples: tuple[Example, ...], design: Design | None = None) -> Check:
     """Return a check that a program's unit satisfies the examples its design states, once every function
-    they call is written (``winner(new_board())`` waits for ``new_board``)."""
+    they call is written (``winner(new_board())`` waits for ``new_board``), the design's input files beside
+    it (``read_words('notes.txt')`` reads the file the session reads)."""
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
     called = _called(examples) - set(dir(builtins))
 
     def run(code: CodeArtifact) -> TestReport:
-        report, result = testing.run_examples(code, APP_FILE, examples, limits)
+        report, result = testing.run_examples(sessions.beside(code, design), APP_FILE, examples, limits)
         passed = sum(c.passed for c in report.cases)
         call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
                     detail=f"examples of {name}: {passed}/{len(examples)} passed")

@@ -280,6 +280,18 @@ def test_a_units_examples_wait_for_the_functions_they_call():
                    "def new_board():\n    return [[0] * 3] * 3\n"))
 
 
+def test_a_units_examples_read_the_input_files_its_design_supplies():
+    call = StageCall(stage="implementing", role="coder", round=1, context=Context(),
+                     models={"coder": ScriptedChatModel(script=[])}, spec=SPECS["coder"])
+    examples = (Example(call="count_lines('notes.txt')", expected="2"),)
+    counter = _app("def count_lines(path):\n    with open(path) as f:\n        return len(f.readlines())\n")
+    supplied = _design(interface="arguments").model_copy(update={"files": {"notes.txt": "a\nb\n"}})
+    holds(call, "count_lines", examples, supplied)(counter)
+    assert "examples of count_lines: 1/1 passed" in [e.detail for e in call.ledger]
+    with pytest.raises(OutputError, match="FileNotFoundError"):
+        holds(call, "count_lines", examples, supplied.model_copy(update={"files": {}}))(counter)
+
+
 @pytest.mark.parametrize("request_, shaped", [
     ("Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and "
      "keep the list in a file so it survives between runs.", "records"),
