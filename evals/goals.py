@@ -237,11 +237,11 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     user-style set the gain must also hold on): its ``accountable`` against its ``single``.
     """
     pairs = teams(summaries)
-    # The goals of the embedded default model in every role read the configurations that ran it alone,
-    # whatever the folder's default team named them (``accountable`` or ``accountable@<model>``).
+    # The goals of the embedded default model in every role read only the configurations that ran it alone,
+    # whatever the folder's default team named them (``accountable`` or ``accountable@<model>``): a team
+    # with another model in some role never stands for it, and without one those goals have not run.
     alone = {base_name(n): n for n, s in summaries.items() if set(s.get("models") or []) == {DEFAULT_MODEL}}
     small_name, simple_name = alone.get("accountable", "accountable"), alone.get("simple", "simple")
-    # A team with another model in some role is not the default model alone, whatever its name.
     small, simple = (summaries[alone[base]] if base in alone else None for base in ("accountable", "simple"))
     best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
     # The best mix is judged only once some team has put another model than the default in a role (a
