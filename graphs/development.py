@@ -330,7 +330,7 @@ def _visible_tests(state: Mapping[str, Any], call: StageCall) -> tuple[bool, str
     assert code is not None
     # The oracle's own sandbox runs are not the stage's: its ledger entry times them instead.
     report = verification.test_code(task, plan.examples if plan else task.examples, code,
-                                dataclasses.replace(call, ledger=[]))
+                                    dataclasses.replace(call, ledger=[]), plan.design if plan else None)
     failures = report.failures()
     if report.passed:
         return True, f"{len(report.cases)}/{len(report.cases)} visible tests passed"

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes import static_check, testing
+from nodes import sessions, static_check, testing
 from nodes.views import FUNCTION_FILE
 from runtime import sandbox
-from state.artifacts import CodeArtifact, Example, Selection, TaskSpec, TestReport, TestSuite
+from state.artifacts import CodeArtifact, Design, Example, Selection, TaskSpec, TestReport, TestSuite
 from state.graph_state import read
 from state.stage import StageCall
 
@@ -22,24 +22,26 @@ def limits(call: StageCall) -> sandbox.Limits:
 
 
 def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-              call: StageCall) -> TestReport:
+              call: StageCall, design: Design | None = None) -> TestReport:
     """Run the examples (function tasks) and the code's pytest files, and check an application's code
     statically; record each sandbox run."""
-    report = executed(task, examples, code, call)
+    report = executed(task, examples, code, call, design=design)
     return testing.merge(report, static_report(code)) if task.level == "application" else report
 
 
 def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-             call: StageCall, traced: int = 0) -> TestReport:
+             call: StageCall, traced: int = 0, design: Design | None = None) -> TestReport:
     """Run the examples (function tasks), the first ``traced`` failing ones again under the tracer, and
-    the code's pytest files; record each sandbox run."""
+    the code's pytest files, with ``design``'s input files beside them as the program's session has them;
+    record each sandbox run."""
     reports = []
     if task.completes_stub:
         defined = Example(call=f"callable({task.entry_point})", expected="True")
         reports.append(_recorded(call, "examples", *testing.run_examples(
             code, FUNCTION_FILE, (defined, *examples), limits(call), traced)))
     if code.test_files or task.level == "application":
-        reports.append(_recorded(call, "pytest", *testing.run_pytest(code, limits(call))))
+        reports.append(_recorded(call, "pytest", *testing.run_pytest(sessions.beside(code, design),
+                                                                     limits(call))))
     return testing.merge(*reports)
 
 

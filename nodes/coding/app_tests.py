@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from nodes import testing
+from nodes import sessions, testing
 from nodes.coding.prompts import TEST_PROMPT
 from nodes.coding.writing import function_name, merged, write_test
 from nodes.llm import retry_temperature
@@ -20,7 +20,7 @@ from nodes.views import (
 )
 from runtime import sandbox
 from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, Plan, TestReport
+from state.artifacts import CaseResult, CodeArtifact, Design, Plan, TestReport
 from state.stage import OutputError, StageCall
 
 TEST_SAMPLES = 3
@@ -39,14 +39,15 @@ def write_tests(call: StageCall, plan: Plan, app: CodeArtifact) -> CodeArtifact:
         if source:
             app = _agreed_test(call, app, name, TEST_PROMPT.format(
                 name=name, app=APP_FILE, source=source, function=subtask.function,
-                criteria="\n".join(f"- {c}" for c in subtask.acceptance_criteria)))
+                criteria="\n".join(f"- {c}" for c in subtask.acceptance_criteria)), plan.design)
     return app
 
-def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str) -> CodeArtifact:
+def _agreed_test(call: StageCall, app: CodeArtifact, name: str, prompt: str,
+                 design: Design | None) -> CodeArtifact:
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
     def run_test(code: CodeArtifact) -> TestReport:
-        report, result = testing.run_pytest(code, limits)
+        report, result = testing.run_pytest(sessions.beside(code, design), limits)
         mine = _tests_of(report, name)
         call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
                     detail=f"test of {name}: {sum(c.passed for c in mine)}/{len(mine)} passed")

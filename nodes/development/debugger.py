@@ -46,7 +46,9 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert code is not None
     examples = (*(plan.examples if plan else task.examples), *chosen_tests(state))
     traced = call.context.traced_failures  # the lines a failing call ran, when the run asks for them
-    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, traced), code=code)
+    design = plan.design if plan else None
+    report = perform(call, "sandbox", lambda code: executed(task, examples, code, call, traced, design),
+                     code=code)
     if task.level == "application":
         report = testing.merge(report, perform(call, "static_check", static_report, code=code))
     return {"test_report": dump(report)}

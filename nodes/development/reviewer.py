@@ -78,7 +78,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     cases = (*(plan.examples if plan else task.examples), *chosen_tests(state))
 
     def integration_run(code: CodeArtifact) -> TestReport:
-        report = test_code(task, cases, code, call)
+        report = test_code(task, cases, code, call, plan.design if plan else None)
         if task.level != "application":
             return report
         assert plan is not None, "an application is always planned (it states no example to attempt on)"

@@ -292,6 +292,26 @@ def test_a_units_examples_read_the_input_files_its_design_supplies():
         holds(call, "count_lines", examples, supplied.model_copy(update={"files": {}}))(counter)
 
 
+def test_a_programs_pytest_tests_read_the_input_files_its_design_supplies():
+    counter = CodeArtifact(files={
+        "app.py": "def count_lines(path):\n    with open(path) as f:\n        return len(f.readlines())\n",
+        "test_app.py": "from app import count_lines\n\n\ndef test_count_lines():\n"
+                       "    assert count_lines('notes.txt') == 2\n"}, entry_points=("app.py",))
+    supplied = _design(interface="arguments").model_copy(update={"files": {"notes.txt": "a\nb\n"}})
+    counting = Subtask(title="Count", acceptance_criteria=("counts lines",), function="count_lines(path)")
+    plan = Plan(subtasks=(counting,), design=supplied)
+    call = StageCall(stage="testing", role="debugger", round=1, context=Context(),
+                     models={"debugger": ScriptedChatModel(script=[])}, spec=SPECS["debugger"])
+
+    def report(plan: Plan) -> TestReport:
+        state = {"task": dump(parse_request(TASK)), "plan": dump(plan), "code": dump(counter)}
+        return TestReport.model_validate(debugger.run_tests(state, call)["test_report"])
+
+    assert [c.name for c in report(plan).cases if not c.passed] == []
+    unsupplied = report(plan.model_copy(update={"design": supplied.model_copy(update={"files": {}})}))
+    assert any("FileNotFoundError" in c.message for c in unsupplied.cases if not c.passed)
+
+
 @pytest.mark.parametrize("request_, shaped", [
     ("Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and "
      "keep the list in a file so it survives between runs.", "records"),
