@@ -1,4 +1,5 @@
-"""The code goals, checked against one HumanEval result folder's summaries (``<!-- goals: DIR -->``).
+"""The code goals, checked against one HumanEval result folder's summaries and the test sets' folders
+(``<!-- goals: DIR [TEST_DIR ...] -->``).
 
 A goal that compares two configurations is met only when the exact McNemar test on the tasks both ran
 says so at p < 0.05 (``evals.stats``); a gain of points without it is reported, not claimed.
@@ -7,13 +8,14 @@ Each goal compares configurations of the same folder, so the same tasks, machine
 ``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
 mix), each against the ``single`` call on its Coder's model, and against ``simple`` for failures. A second
 folder, of function tasks shaped like a user's (one stated example each, a test split), holds
-``accountable`` to ``single`` and to the baselines that give the plain model its tokens (``SAME_BUDGET``).
+``accountable`` to ``single``, to the baselines that give the plain model its tokens (``SAME_BUDGET``) and
+to the published peers (``PEERS``); further test sets (``SETS``) hold ``accountable`` to ``single``.
 A goal whose configurations have not run yet says so; nothing is typed by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from evals import stats
@@ -205,24 +207,28 @@ def _ahead(a: Summary, name: str, b: Summary) -> Measured:
     return said, better and cheaper
 
 
-def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
-    """Return the goals judged on function tasks stating one example each (a test split, never tuned on):
-    ``accountable`` ahead of ``single`` by 15 points and of each same-budget baseline by 5, each at
-    p < 0.05, ahead of each peer at no more tokens per solved task, at most twice ``single``'s tokens per
-    solved task and median wall time."""
+SETS = {"functions40": "function tasks stating one example each",
+        "odex": "ODEX's open-domain function tasks, stating no example"}
+"""What each test set is, as a goal names it (by its rows' benchmark)."""
+
+
+def _test_split(runs: Mapping[str, Summary], where: str, baselines: bool) -> list[Goal]:
+    """Return the goals judged on a test split (never tuned on): ``accountable`` ahead of ``single`` by 15
+    points at p < 0.05, at most twice ``single``'s tokens per solved task and median wall time; with
+    ``baselines``, also ahead of each same-budget baseline by 5 points at p < 0.05 and of each peer at no
+    more tokens per solved task."""
     team, alone = runs.get("accountable"), runs.get("single")
-    where = "function tasks stating one example each (test split: never tuned on)"
     return [
-        Goal(f"`accountable` − `single` on {where}", "≥ +15 points, p < 0.05",
+        Goal(f"`accountable` − `single` on {where} (test split: never tuned on)", "≥ +15 points, p < 0.05",
              _gain(team, "single", alone, 15) if team and alone else None,
              ["accountable", "single"]),
         *(Goal(f"`accountable` − `{name}`, {what}", "≥ +5 points, p < 0.05",
                _same_budget(team, name, runs[name], 5) if team and name in runs else None,
-               ["accountable", name]) for name, what in SAME_BUDGET.items()),
+               ["accountable", name]) for name, what in SAME_BUDGET.items() if baselines),
         *(Goal(f"`accountable` − `{name}`, {peer}'s released code on the Coder's model",
                "better, p < 0.05, at no more tokens per solved task",
                _ahead(team, name, runs[name]) if team and name in runs else None, ["accountable", name])
-          for name, peer in PEERS.items()),
+          for name, peer in PEERS.items() if baselines),
         Goal("tokens per solved task on those tasks, `accountable` ÷ `single`", "≤ 2×",
              _tokens(team, alone, 2) if team and alone else None, ["accountable", "single"]),
         Goal("median wall time per task on those tasks, `accountable` ÷ `single`", "≤ 2×",
@@ -230,11 +236,14 @@ def _test_split(runs: Mapping[str, Summary]) -> list[Goal]:
     ]
 
 
-def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] | None = None) -> str:
+def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] | None = None,
+          others: Sequence[tuple[str, Mapping[str, Summary]]] = ()) -> str:
     """Return the goals table for one HumanEval folder's summaries, then blame's account of each team.
 
     ``one_example`` is a second folder's summaries, on function tasks that state one example each (the
-    user-style set the gain must also hold on): its ``accountable`` against its ``single``.
+    user-style set the gain must also hold on): its ``accountable`` against its ``single``, the same-budget
+    baselines and the peers. ``others`` are further test sets, each (its name in ``SETS``, its summaries):
+    their ``accountable`` against their ``single`` alone (the baselines choose by stated examples).
     """
     pairs = teams(summaries)
     # The goals of the embedded default model in every role read only the configurations that ran it alone,
@@ -268,10 +277,14 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
                                small["mast"]["per_task"] < simple["mast"]["per_task"])
                      if small and simple else None, [small_name, simple_name]))
     table = HEADER + "".join(_line(summaries, *row) for row in rows)
-    if one_example is not None:
-        table += "".join(_line(one_example, *row) for row in _test_split(one_example))
+    tests = [("functions40", one_example, True)] if one_example is not None else []
+    tests += [(name, runs, False) for name, runs in others]
+    for name, runs, baselines in tests:
+        table += "".join(_line(runs, *row) for row in _test_split(runs, SETS.get(name, name), baselines))
     accounts = "".join(account(name, summaries[name]) for name in pairs)
-    if one_example and "accountable" in one_example:
-        accounts += account("accountable", one_example["accountable"], " on the function tasks (test split)")
+    for name, runs, _ in tests:
+        if "accountable" in runs:
+            where = SETS.get(name, name)
+            accounts += account("accountable", runs["accountable"], f" on {where} (test split)")
     return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
                     if accounts else "")

@@ -7,9 +7,10 @@ A document marks each table with the folder it comes from and, optionally, the c
     <!-- /results -->
 
 A ``goals`` mark names one HumanEval result folder, then optionally a folder of function tasks with one
-stated example each, and gets the code goals checked against them (``evals.goals``)::
+stated example each and further test sets' folders, and gets the code goals checked against them
+(``evals.goals``)::
 
-    <!-- goals: evals/results/humaneval-164-goals evals/results/functions40 -->
+    <!-- goals: evals/results/humaneval-164-goals evals/results/functions40 evals/results/odex-test -->
 
 A ``findings`` mark instead names the pipeline's result folders, and gets the accountability paper's
 findings beside Accord's (``evals.findings``); a folder not there yet counts as not run::
@@ -135,6 +136,11 @@ def _summaries(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def _benchmark(folder: Path) -> str:
+    """Return the benchmark a folder's rows ran ("" before it has run)."""
+    return next((r["benchmark"] for r in read_rows(folder)), "") if (folder / RESULTS).exists() else ""
+
+
 def mixed(folder: Path, configurations: Iterable[str] = ()) -> str:
     """Return why ``folder``'s rows (of the named configurations, else all) do not make one table: rows of
     more than one commit, or configurations that ran different tasks; empty when they do."""
@@ -184,11 +190,11 @@ def render(text: str, root: Path = ROOT) -> str:
             return match.group(1) + notes + paper + match.group(5)
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
-            folders = [root / folder, *(root / n for n in names[:1])]
+            folders = [root / folder, *(root / n for n in names)]
             if reasons := [withheld(f, why, root) for f in folders if (why := mixed(f))]:
                 return match.group(1) + "".join(reasons) + match.group(5)
-            body = goals(_summaries(root / folder),
-                         _summaries(root / names[0]) if names else None)
+            body = goals(_summaries(root / folder), _summaries(folders[1]) if names else None,
+                         [(_benchmark(f), _summaries(f)) for f in folders[2:]])
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
         elif why := mixed(root / folder, names):

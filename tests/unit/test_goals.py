@@ -103,7 +103,8 @@ def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given()
             "against 10.0 s) | yes |") in table
     assert "the same tokens | ≥ +5 points, p < 0.05 | not run yet | — |" in table
     # Blame's account covers the team on the function tasks too: what stands in the way of these goals.
-    assert "- `accountable` on the function tasks (test split): 20 of 40 unsolved;" in table
+    assert ("- `accountable` on function tasks stating one example each (test split): 20 of 40 unsolved;"
+            in table)
     checkset["accountable"] |= {"tasks": 12, "pass@1": 4 / 12}
     assert "| not yet (`accountable` 12 of 40 tasks) |" in goals(humaneval, checkset)
     assert "tuned on) | ≥ +15 points, p < 0.05 | not run yet | — |" in goals(humaneval, {})
@@ -155,6 +156,24 @@ def test_the_team_is_held_to_each_peer_at_no_more_tokens():
     del checkset["agentcoder"]
     assert "AgentCoder's released code on the Coder's model | better, p < 0.05, at no more tokens per " \
         "solved task | not run yet | — |" in goals(humaneval, checkset)
+
+
+def test_a_further_test_set_holds_the_team_to_the_single_call_alone():
+    humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    checkset = {"single": _summary(10, 300, SMALL, tasks=40),
+                "accountable": _summary(20, 3000, SMALL, tasks=40)}
+    unstated = {"single": _summary(90, 400, SMALL, tasks=200, latency=5.0),
+                "accountable": _summary(96, 3200, SMALL, tasks=200, latency=40.0)}
+    table = goals(humaneval, checkset, [("odex", unstated)])
+    assert ("| `accountable` − `single` on ODEX's open-domain function tasks, stating no example (test "
+            "split: never tuned on) | ≥ +15 points, p < 0.05 | +3.0 points (48.0% against `single` 45.0%; "
+            "+6 −0, p = 0.031: better) | no |") in table
+    assert "| 8.0× (3,200 against 400) | no |" in table and "| 8.0× (40.0 s against 5.0 s) | no |" in table
+    # The same-budget baselines and the peers choose by stated examples: held on the first test set alone.
+    assert table.count("| `accountable` − `best-of-n`") == 1
+    assert table.count("released code on the Coder") == 2
+    assert ("- `accountable` on ODEX's open-domain function tasks, stating no example (test split): 104 of "
+            "200 unsolved;") in table
 
 
 def test_the_small_models_goals_read_the_configurations_that_ran_it_in_every_role():
