@@ -14,6 +14,7 @@ from evals import runner
 from evals.benchmarks import BENCHMARKS, user_set
 from evals.configs import CONFIGURATIONS
 from evals.humaneval import passes_hidden_tests, problems, read_tasks
+from nodes.intake import parse_request
 from state.artifacts import CodeArtifact
 from state.context import Context
 from tests.conftest import fenced
@@ -117,6 +118,27 @@ def test_odex_tasks_are_stubs_with_their_intent_and_their_tests_tell_right_from_
     assert len(tasks) == 208
     for task_id, task in list(tasks.items())[::10]:  # a tenth of them: each check runs the sandbox twice
         assert task["prompt"].count('"""') == 2 and task["prompt"].startswith(f"def {task['entry_point']}(")
+        right = CodeArtifact(files={"solution.py": task["prompt"] + task["canonical_solution"]})
+        stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
+        assert passes_hidden_tests(task, right) == (True, ""), task_id
+        assert not passes_hidden_tests(task, stub)[0], task_id
+
+
+def test_humaneval_without_its_examples_keeps_each_problem_but_states_no_example():
+    unstated = user_set(Path(__file__).resolve().parents[2] / "data" / "humaneval_unstated"
+                        / "humaneval_unstated.jsonl").problems()
+    originals = problems()
+    assert len(unstated) == len(originals) == 164
+    stated_before = 0
+    for task_id, task in unstated.items():
+        original = originals[task_id.replace("unstated/", "HumanEval/")]
+        assert parse_request(task["prompt"]).examples == () and ">>>" not in task["prompt"], task_id
+        stated_before += bool(parse_request(original["prompt"]).examples)
+        lines = original["prompt"].splitlines()
+        assert all(line in lines for line in task["prompt"].splitlines()), task_id  # removed, none added
+        assert (task["test"], task["entry_point"]) == (original["test"], original["entry_point"])
+    assert stated_before >= 100  # HumanEval's own prompts state examples intake reads
+    for task_id, task in list(unstated.items())[::20]:  # the stripped stubs still tell right from wrong
         right = CodeArtifact(files={"solution.py": task["prompt"] + task["canonical_solution"]})
         stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
         assert passes_hidden_tests(task, right) == (True, ""), task_id

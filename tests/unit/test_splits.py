@@ -15,7 +15,8 @@ from evals.data import REPOSITORY_DATA
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
 JSONL_SETS = {"functions40": FUNCTIONS40, "odex": REPOSITORY_DATA / "odex" / "odex.jsonl"}
-"""The function sets kept as task files, each with its split beside it."""
+"""The held-back function sets kept as task files, each with its split beside it."""
+UNSTATED = REPOSITORY_DATA / "humaneval_unstated" / "humaneval_unstated.jsonl"
 
 
 @pytest.mark.parametrize("name", sorted(splits.FOLDERS))
@@ -35,6 +36,8 @@ def test_what_was_tuned_on_is_dev_and_the_held_back_sets_are_test() -> None:
         assert held_back.dev == () and held_back.test == tuple(t.id for t in user_set(file).tasks()), name
     with pytest.raises(ValueError, match="humaneval has no test tasks"):
         splits.ids("humaneval", "test")
+    unstated = splits.load(splits.path_of("jsonl", UNSTATED))  # HumanEval without its examples: tuned on
+    assert unstated.test == () and unstated.dev == tuple(t.id for t in user_set(UNSTATED).tasks())
 
 
 def test_a_split_with_an_id_in_both_halves_is_refused(tmp_path: Path) -> None:
@@ -68,8 +71,9 @@ def test_eval_refuses_a_split_with_no_tasks_before_anything_runs(tmp_path: Path,
 def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
     rows = dict(re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(),
                            re.M))
-    folders = {folder: name for name, folder in splits.FOLDERS.items()} | dict.fromkeys(JSONL_SETS, "jsonl")
+    task_files = {**JSONL_SETS, "humaneval_unstated": UNSTATED}
+    folders = {folder: name for name, folder in splits.FOLDERS.items()} | dict.fromkeys(task_files, "jsonl")
     assert set(rows) == set(folders)
     for folder, counts in rows.items():
-        split = splits.load(splits.path_of(folders[folder], JSONL_SETS.get(folder)))
+        split = splits.load(splits.path_of(folders[folder], task_files.get(folder)))
         assert counts == f"{len(split.dev)} | {len(split.test)}", folder
