@@ -3,14 +3,18 @@
 A small model asked to return a whole growing module drops what was there; asked for just the new or
 changed definitions, it does well. ``merge_module`` folds such a piece into a module: a definition
 replaces the same-named one, imports are unioned at the top, a ``__main__`` block stays last, other
-statements are appended once; calls at module level ("example usage") are dropped. ``without_calls``
-takes an application's storage calls out of its features, which ``main()`` loads and saves for.
+statements are appended once; calls at module level ("example usage") are dropped. ``without_checks``
+keeps a function task's module to its definitions. ``without_calls`` takes an application's storage calls
+out of its features, which ``main()`` loads and saves for.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
+
+from nodes.views import defines
 
 _MAIN = ("main",)
 _STRAY = (ast.Return, ast.Break, ast.Continue)
@@ -114,6 +118,61 @@ def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
         pieces.append((_key(node, source), "\n".join(lines[first:end]).rstrip()))
         start = end
     return pieces
+
+
+def _checks(node: ast.stmt) -> bool:
+    """Return whether a module-level ``node`` checks or shows the code rather than defining it: an
+    assert, a bare call ("example usage"), a stray ``return``, or a loop that asserts or prints."""
+    if isinstance(node, (ast.Assert, *_STRAY)) or _is_bare_expression(node):
+        return True
+    return isinstance(node, ast.For | ast.While) and any(
+        isinstance(n, ast.Assert) or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                      and n.func.id == "print") for n in ast.walk(node))
+
+
+def _complete_prefix(lines: list[str], name: str) -> list[str] | None:
+    """Return the longest prefix of ``lines`` ending before a module-level line that parses and defines
+    ``name``, where the lines cut off hold no definition of it (a cut-off function is not the stub's);
+    None if there is none."""
+    starts = [i for i, line in enumerate(lines) if line[:1].strip() and not line.startswith("#")]
+    for start in reversed(starts):
+        if defines("\n".join(lines[start:]), name):
+            return None
+        prefix = "\n".join(lines[:start])
+        try:
+            ast.parse(prefix)
+        except SyntaxError:
+            continue
+        if name in defined_names(prefix):
+            return lines[:start]
+    return None
+
+
+def without_checks(source: str, name: str) -> str:
+    """Return a function or class task's module without the checks a model writes after its code, and
+    without a last statement cut off at the length limit.
+
+    The module is what the task asks for: its definitions. A model's own asserts and example calls run on
+    every import, and where the task states no example to copy they are often wrong, so one wrong assert
+    fails a right function before any test runs. A reply cut off inside such a check keeps its complete
+    statements, as long as they define ``name``; text is kept as written, lines only removed.
+
+    Raises:
+        SyntaxError: no complete prefix of ``source`` defines ``name`` (the code itself is cut or broken).
+    """
+    lines = source.splitlines()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as original:
+        if (prefix := _complete_prefix(lines, name)) is None:
+            raise original from None
+        lines, tree = prefix, ast.parse("\n".join(prefix))
+    # A check sharing a line with code (``x = f(); assert x``) stays with it.
+    shared = {b.lineno for a, b in itertools.pairwise(tree.body) if a.end_lineno == b.lineno}
+    drop = [node for node in tree.body if _checks(node) and not {node.lineno, node.end_lineno} & shared]
+    for node in reversed(drop):
+        del lines[node.lineno - 1:node.end_lineno]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _imports_itself(key: tuple[str, ...], module: str | None) -> bool:

@@ -19,6 +19,7 @@ from nodes.merge import (
     repaired,
     with_imports,
     without_calls,
+    without_checks,
 )
 from nodes.signatures import FILE_PARAMETERS, STORAGE_NAMES
 from nodes.views import (
@@ -233,9 +234,10 @@ def write_piece(call: StageCall, prompt: str, temperature: float | None = None) 
     return perform(call, "piece", ask, prompt=prompt, temperature=temperature)
 
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
-    """Return the code artifact for a function task: the stub (its imports and helpers), then the code."""
+    """Return the code artifact for a function task: the stub (its imports and helpers), then the code
+    without the checks the model wrote after it (``without_checks``)."""
     try:
-        source = repaired(strip_fences(body))
+        source = without_checks(repaired(strip_fences(body)), task.entry_point or "")
     except SyntaxError as exc:
         raise OutputError(f"the code does not parse: {_syntax(exc)}") from exc
     if not defines(source, task.entry_point or ""):

@@ -20,6 +20,7 @@ the same chat, up to ``Context.best_of`` calls in all; the answer passing most e
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ from nodes.coding.methods import BODY_TOKENS
 from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
 from nodes.coding.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
 from nodes.llm import continuation, plain_text
+from nodes.merge import without_checks
 from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, failures_view, task_view
 from runtime import sandbox
 from runtime.executor import perform
@@ -173,12 +175,16 @@ def harness_module(task: TaskSpec, reply: str) -> CodeArtifact:
     the entry point (else its first block, else the reply itself); a block that defines no such function
     or class is taken as the stub's body.
 
-    Nothing is repaired or retried: code that does not parse fails the hidden tests, as it would in the
-    harness.
+    The module keeps its definitions: the checks the model wrote after its code, and a last statement cut
+    off at the length limit, are dropped (``without_checks``), as a harness's sanitizer drops them. Nothing
+    is repaired or retried: code that does not parse fails the hidden tests, as it would in the harness.
     """
     code = code_block(reply, task.entry_point or "")
     stub = task.stub or ""
     source = f"{stub}\n\n{code}" if defines(code, task.entry_point or "") else f"{stub.rstrip()}\n{code}"
+    # Code that does not parse is scored as written, and fails as the harness fails it.
+    with contextlib.suppress(SyntaxError):
+        source = without_checks(source, task.entry_point or "")
     return CodeArtifact(files={FUNCTION_FILE: source}, entry_points=(FUNCTION_FILE,))
 
 

@@ -1,4 +1,5 @@
-"""Merging code by definitions: replace same-named, union imports, keep __main__ last."""
+"""Merging code by definitions: replace same-named, union imports, keep __main__ last; a function task's
+module keeps its definitions, not the model's checks."""
 
 from __future__ import annotations
 
@@ -6,7 +7,17 @@ import ast
 
 import pytest
 
-from nodes.merge import clean_test_module, definition, merge_module, named_tests, without_calls
+from nodes.coding.writing import function_module
+from nodes.development.baseline import harness_module
+from nodes.intake import parse_request
+from nodes.merge import (
+    clean_test_module,
+    definition,
+    merge_module,
+    named_tests,
+    without_calls,
+    without_checks,
+)
 from nodes.views import strip_fences
 
 APP = '''import json
@@ -173,3 +184,58 @@ def test_dropped_definitions_are_not_merged():
     piece = "def set_priority(items, i, p):\n    return items\n\n\ndef load():\n    return [2]\n"
     merged = merge_module(APP, piece, drop=frozenset({"set_priority"}))
     assert "set_priority" not in merged and "return [2]" in merged
+
+
+CHECKED = '''from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    # Compare every pair.
+    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])
+
+# Test cases
+assert has_close_elements([-1.0, -2.0, -3.0], 0.4) == True
+print(has_close_elements([1.0, 2.0], 0.5))
+
+
+def test_has_close_elements():
+    assert has_close_elements([1.0, 1.1], 0.5)
+
+test_has_close_elements()
+for case in ([1.0], [2.0]):
+    assert not has_close_elements(case, 0.1)
+LIMIT = 3; assert LIMIT
+'''
+
+
+def test_a_function_module_drops_the_models_checks_and_keeps_its_code_as_written():
+    kept = without_checks(CHECKED, "has_close_elements")
+    # The wrong assert, the print, the call of the test and the asserting loop would run on import.
+    assert "assert has_close_elements([-1.0" not in kept and "print(" not in kept
+    assert "\ntest_has_close_elements()" not in kept and "for case" not in kept
+    # Definitions, comments and a check sharing a line with code stay, character for character.
+    assert kept.startswith(CHECKED.split("# Test cases")[0])
+    assert "    assert has_close_elements([1.0, 1.1], 0.5)" in kept and "LIMIT = 3; assert LIMIT" in kept
+    namespace: dict[str, object] = {}
+    exec(compile(kept, "solution.py", "exec"), namespace)  # the module imports: no check of its own fails
+    assert namespace["has_close_elements"]([1.0, 1.2], 0.3) is True
+
+
+def test_a_reply_cut_off_in_its_checks_keeps_its_function_but_one_cut_in_the_function_is_refused():
+    cut = "def f(x):\n    return x + 1\n\n\nassert f(1) == 2\nassert f([1, 2,\n"
+    assert without_checks(cut, "f") == "def f(x):\n    return x + 1\n"
+    with pytest.raises(SyntaxError):
+        without_checks("def f(x):\n    return [x,\n", "f")
+    # The stub repeated ahead of a cut-off body is not taken for the function.
+    with pytest.raises(SyntaxError):
+        without_checks('def f(x):\n    """Add one."""\n\n\ndef f(x):\n    return [x,\n', "f")
+
+
+def test_every_configuration_scores_a_function_without_the_models_checks():
+    task = parse_request('def inc(x: int) -> int:\n    """Return x plus one."""\n')
+    reply = "```python\ndef inc(x: int) -> int:\n    return x + 1\n\nassert inc(1) == 3\n```"
+    for module in (harness_module(task, reply), function_module(task, "def inc(x):\n    return x + 1\n"
+                                                                "\nprint(inc(1))\nassert inc(1) == 3\n")):
+        source = module.files["solution.py"]
+        assert source.startswith(task.stub) and "return x + 1" in source and "assert" not in source
+        assert "print" not in source
