@@ -131,8 +131,8 @@ def _checks(node: ast.stmt) -> bool:
 
 
 def _complete_prefix(lines: list[str], name: str) -> list[str] | None:
-    """Return the longest prefix of ``lines`` ending before a module-level line that parses and defines
-    ``name``, where the lines cut off hold no definition of it (a cut-off function is not the stub's);
+    """Return the longest prefix of ``lines``, cut before a module-level line, that parses and defines
+    ``name`` while the lines cut off hold no definition of it (a function cut off is not its stub);
     None if there is none."""
     starts = [i for i, line in enumerate(lines) if line[:1].strip() and not line.startswith("#")]
     for start in reversed(starts):
