@@ -138,12 +138,8 @@ def _complete_prefix(lines: list[str], name: str) -> list[str] | None:
     for start in reversed(starts):
         if defines("\n".join(lines[start:]), name):
             return None
-        prefix = "\n".join(lines[:start])
-        try:
-            ast.parse(prefix)
-        except SyntaxError:
-            continue
-        if name in defined_names(prefix):
+        # A prefix that does not parse defines no name.
+        if name in defined_names("\n".join(lines[:start])):
             return lines[:start]
     return None
 
