@@ -27,6 +27,11 @@ accuracy beside the floors (the floors alone until the judge has run)::
 
     <!-- who-and-when: evals/results/who-and-when -->
 
+A ``tester-check`` mark names a folder ``evals.tester_check`` has read and gets how the team's Tester
+cases would have judged the plain call's answers (a line saying it has not run, until it has)::
+
+    <!-- tester-check: evals/results/unstated-dev -->
+
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
 published small models (``evals.findings.anchors``).
 
@@ -44,7 +49,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import classification, comparable, stats, who_and_when
+from evals import classification, comparable, stats, tester_check, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
 from evals.report import live_blame_table
@@ -54,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
-KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", *PAPER))
+KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", "tester-check", *PAPER))
 MARKED = re.compile(rf"(<!-- (?P<kind>{KINDS}): (?P<spec>[^>]*?) -->\n)"
                     r"(?P<body>.*?)"
                     r"(<!-- /(?P=kind) -->)", re.S)
@@ -197,6 +202,8 @@ def render(text: str, root: Path = ROOT) -> str:
                          [(_benchmark(f), _summaries(f)) for f in folders[2:]])
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
+        elif match["kind"] == "tester-check":
+            body = tester_check.table(root / folder)
         elif why := mixed(root / folder, names):
             body = withheld(root / folder, why, root)
         elif match["kind"] == "live-blame":
