@@ -1,7 +1,8 @@
 """The development graph: Planner → Coder → Tester → Debugger → Reviewer under SEMAP's centralized lifecycle.
 
-A task that states examples is first given to one plain call (``single``'s prompt, on the Coder's model):
-attempting → checking runs the stated examples in the sandbox, and an attempt that passes them all goes to
+A function or class task is first given to one plain call (``single``'s prompt, on the Coder's model):
+attempting → checking runs the examples it states in the sandbox (for a task stating none, that the
+entry point is defined), and an attempt that passes them all goes to
 the Reviewer's executed-evidence review and ``completed``; a failing one is sampled again (checking →
 attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one before it did), and
 only then escalates to the team, the last attempt kept as its first candidate (``Context.first_attempt``
@@ -142,13 +143,17 @@ BLOCKING = frozenset({"major", "critical"})
 
 
 def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Send a function or class task that states examples to one plain attempt first; any other task, or
-    one whose plan a person is to approve, to the team."""
+    """Send a function or class task to one plain attempt first; an application, or a task whose plan a
+    person is to approve, to the team.
+
+    A task stating no example goes to the attempt too, checked on its entry point alone: on HumanEval's
+    dev problems with their examples removed the team solved no more than the plain call, for many times
+    its tokens, and the Tester's cases failed most right answers (``evals/results/unstated-dev``).
+    """
     task = read(state, "task", TaskSpec)
     assert task is not None
     detail = f"entry point {task.entry_point}" if task.completes_stub else ""
-    checkable = task.completes_stub and task.examples and not state.get("approve_plan")
-    outcome = "attempt" if checkable else "pass"
+    outcome = "attempt" if task.completes_stub and not state.get("approve_plan") else "pass"
     return outcome, f"{task.level} task, {len(task.examples)} examples {detail}".strip()
 
 

@@ -73,9 +73,9 @@ class Context:
     """Debugger fixes per round before the code goes to review as it is; None: the lifecycle table's limit
     of its ``debug`` counter."""
     first_attempt: bool = True
-    """Give a task that states examples to one plain call first (the ``single`` prompt, on the Coder's
-    model), checked on those examples in the sandbox, and bring in the team only when it fails them; off,
-    every task goes to the team at once."""
+    """Give a function or class task to one plain call first (the ``single`` prompt, on the Coder's
+    model), checked in the sandbox on the examples it states (on its entry point, when it states none),
+    and bring in the team only when it fails them; off, every task goes to the team at once."""
     max_samples: int | None = None
     """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
     them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its

@@ -85,16 +85,11 @@ def test_blame_judges_the_attempt_like_any_stage(scripted):
     assert report.rates()["tester"]["repairs"] == 1
 
 
-def test_the_team_at_once_when_asked_or_when_there_is_nothing_to_check(scripted):
+def test_the_team_at_once_when_asked_or_when_a_person_approves_the_plan(scripted):
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     values = run(first_attempt=False)
     assert run.path(values)[:2] == ["initialized", "planning"]
     assert values["verdicts"][0]["evidence"].startswith("no plain attempt first")
-
-    bare = STUB.replace("    >>> add(1, 2)\n    3\n    >>> add(-1, 1)\n    0\n", "")
-    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    values = run(bare, first_attempt=True)
-    assert run.path(values)[:2] == ["initialized", "planning"]
 
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
     run.graph.invoke({"request": STUB, "approve_plan": True}, run.config, context=Context(first_attempt=True))
@@ -108,3 +103,30 @@ def test_blame_credits_a_passing_sample_with_the_repair(scripted):
     attempts = [s for s in report.stages if s.stage == "attempting"]
     assert [s.correct for s in attempts] == [False, True]
     assert report.final_correct is True and report.rates()["coder"]["repairs"] == 1
+
+
+BARE = STUB.replace("    >>> add(1, 2)\n    3\n    >>> add(-1, 1)\n    0\n", "")
+"""The stub stating no example."""
+
+
+def test_a_task_stating_no_example_is_attempted_and_checked_on_its_entry_point(scripted):
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True)
+    assert values["status"] == "completed" and run.path(values) == ATTEMPT
+    checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
+    assert (checked["outcome"], checked["evidence"]) == ("pass", "1/1 examples passed")
+    assert [run.models[r].calls for r in ("coder", "planner", "tester")] == [1, 0, 0]
+
+
+def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalated(scripted):
+    unloadable = fenced("import no_such_module\n\ndef add(a, b):\n    return a + b\n")
+    run = scripted(planner=[PLAN], coder=[unloadable, GOOD], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True)
+    checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
+    assert [(v["outcome"], v["target"]) for v in checks] == [("retry", "attempting"), ("pass", "reviewing")]
+    assert "0/1 examples passed" in checks[0]["evidence"] and "no_such_module" in checks[0]["evidence"]
+
+    run = scripted(planner=[PLAN], coder=[unloadable, GOOD], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True, max_samples=0, max_candidates=2)
+    assert run.path(values)[:4] == ["initialized", "attempting", "checking", "planning"]
+    assert values["status"] == "completed" and "no_such_module" not in values["code"]["files"]["solution.py"]
