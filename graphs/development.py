@@ -1,21 +1,20 @@
 """The development graph: Planner → Coder → Tester → Debugger → Reviewer under SEMAP's centralized lifecycle.
 
 A function or class task is first given to one plain call (``single``'s prompt, on the Coder's model):
-attempting → checking runs the examples it states in the sandbox (for a task stating none, that the
-entry point is defined), and an attempt that passes them all goes to
-the Reviewer's executed-evidence review and ``completed``; a failing one is sampled again (checking →
-attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one before it did), and
-only then escalates to the team, the last attempt kept as its first candidate (``Context.first_attempt``
-off sends every task to the team at once). The team: initialized → planning → implementing → testing ⇄
-debugging → reviewing → completed | failed, with review-requested changes going back to implementing
-(round + 1, at most ``max_rounds``) and the test-and-fix loop bounded by ``max_debug_attempts`` per round.
-A function's candidates take a detour: implementing → designing_tests (once) → selecting → testing, where
-the Tester writes cases from the specification and keeps the candidate with the most executed evidence.
-When no candidate of several passes every example, the Coder draws fresh ones (at most ``max_resamples``
-times) and then the run fails on that evidence; a single candidate goes on to testing and repair. A run
-that asks for it (``approve_plan``) puts the plan to a person before implementing: approving →
-implementing, or back to planning with the person's reason (round + 1). ``LIFECYCLE`` is the single source
-of truth: the compiled graph's edges are exactly its transitions.
+attempting → checking runs the examples it states in the sandbox (for a task stating none, that the entry
+point is defined), and an attempt that passes them all goes to the Reviewer's executed-evidence review and
+``completed``; a failing one is sampled again (checking → attempting, at most ``max_samples`` times, sooner
+ended when a sample fails as the one before it did), and only then escalates to the team, the last attempt
+kept as its first candidate (``Context.first_attempt`` off sends every task to the team at once). The team:
+initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
+review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix
+loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour: implementing →
+designing_tests (once) → selecting → testing, where the Tester writes cases from the specification and keeps
+the candidate with the most executed evidence. When no candidate of several passes every example, the Coder
+draws fresh ones (at most ``max_resamples`` times) and then the run fails on that evidence; a single
+candidate goes on to testing and repair. A run that asks for it (``approve_plan``) puts the plan to a person
+before implementing: approving → implementing, or back to planning with the person's reason (round + 1).
+``LIFECYCLE`` is the single source of truth: the compiled graph's edges are exactly its transitions.
 """
 
 from __future__ import annotations
