@@ -15,7 +15,7 @@ import argparse
 import json
 import statistics
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +58,14 @@ def _values(saver: Any, thread: str) -> dict[str, Any]:
     return dict(latest.checkpoint["channel_values"]) if latest else {}
 
 
-def summed(tasks: list[Mapping[str, Any]]) -> dict[str, Any]:
+def summed(tasks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Return the sums a gate on the Tester's cases would have met: right answers failing a case (false
     alarms), wrong answers failing one (caught), the share of cases each passed, the Tester's tokens."""
     written = [t for t in tasks if t["cases"]]
     right = [t for t in written if t["right"]]
     wrong = [t for t in written if not t["right"]]
 
-    def share(group: list[Mapping[str, Any]]) -> float | None:
+    def share(group: Sequence[Mapping[str, Any]]) -> float | None:
         return statistics.median(t["passed"] / t["cases"] for t in group) if group else None
 
     return {"tasks": len(tasks), "with_cases": len(written), "right": len(right), "wrong": len(wrong),
