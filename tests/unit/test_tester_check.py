@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 
-from evals import tester_check
+from evals import runner, tester_check
+from evals.benchmarks import BENCHMARKS
+from evals.configs import CONFIGURATIONS
+from state.context import Context
+from tests.scripted import ScriptedChatModel
+from tests.unit.test_evals import PLAN, SOLVED, WRONG
 
 
 def _task(right: bool, cases: int, passed: int, tester: int = 500, single: int = 300) -> dict[str, object]:
@@ -29,3 +34,32 @@ def test_the_table_reads_the_figures_and_says_when_none_were_written(tmp_path):
     table = tester_check.table(tmp_path)
     row = "| 3 of 3 | 1 / 2, 50.0% [9.5–90.5] | 1 / 1, 100.0% [20.7–100.0] | 88% / 25% | 500 / 300 |"
     assert row in table
+
+
+def _folder(tmp_path, plain_code: str, tester_cases: str):
+    """A result folder with ``single``'s and ``accountable``'s rows on HumanEval/0, scripted models."""
+
+    humaneval = BENCHMARKS["humaneval"]
+    tasks = runner.select(humaneval.tasks(), ("HumanEval/0",))
+    scripts = {"planner": [PLAN], "coder": [SOLVED], "tester": [tester_cases], "debugger": [SOLVED],
+               "reviewer": [{"decision": "approve", "issues": []}]}
+    team = {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
+    runner.run(humaneval, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(first_attempt=False),
+               models=team)
+    plain = {"coder": ScriptedChatModel(script=[plain_code], repeat_last=True)}
+    runner.run(humaneval, CONFIGURATIONS["single"], tasks, tmp_path, Context(), models=plain)
+    return tmp_path
+
+
+def test_check_runs_the_plain_answer_on_the_teams_cases_and_tells_a_false_alarm(tmp_path):
+    right = ("```python\nassert has_close_elements([1.0, 2.0], 0.5) == False\n"
+             "assert has_close_elements([1.0, 1.1], 0.5) == True\n```")
+    s = tester_check.check(_folder(tmp_path / "a", SOLVED, right))["sum"]
+    assert (s["with_cases"], s["right"], s["right_failing"], s["right_share"]) == (1, 1, 0, 1.0)
+
+    wrong_case = "```python\nassert has_close_elements([1.0, 1.1], 0.5) == False\n```"
+    s = tester_check.check(_folder(tmp_path / "b", SOLVED, wrong_case))["sum"]
+    assert (s["right"], s["right_failing"], s["right_share"]) == (1, 1, 0.0)
+
+    s = tester_check.check(_folder(tmp_path / "c", WRONG, right))["sum"]
+    assert (s["wrong"], s["wrong_failing"], s["wrong_share"]) == (1, 1, 0.5)
