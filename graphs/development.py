@@ -160,10 +160,14 @@ def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
     """Keep the plain attempt that passes every example the task states; sample any other again (the
     ``sample`` counter escalates to the team once its attempts are spent, or once an attempt fails as the
     one before it did)."""
-    report = read(state, "test_report", TestReport)
-    assert report is not None
+    report, task = read(state, "test_report", TestReport), read(state, "task", TaskSpec)
+    assert report is not None and task is not None
     passed = sum(c.passed for c in report.cases)
-    summary = f"{passed}/{len(report.cases)} examples passed"
+    # The checks are the entry point's definition, then the stated examples: name both, so that a task
+    # stating none does not read as one whose example passed.
+    stated = len(task.examples)
+    summary = (f"{passed}/{len(report.cases)} checks passed (the entry point's definition and "
+               f"{stated} stated example{'' if stated == 1 else 's'})")
     if report.passed:
         return "pass", summary
     failures = report.failures()

@@ -25,7 +25,8 @@ def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted
     assert run.models["coder"].calls == 1
     assert [run.models[r].calls for r in ("planner", "tester", "debugger", "reviewer")] == [0, 0, 0, 0]
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
-    assert (checked["outcome"], checked["evidence"]) == ("pass", "3/3 examples passed")
+    assert (checked["outcome"], checked["evidence"]) == (
+        "pass", "3/3 checks passed (the entry point's definition and 2 stated examples)")
     # The attempt is asked for as the single baseline asks: the stub alone, no plan, no role identity.
     assert "add(a: int, b: int)" in run.models["coder"].prompts[0]
     assert "subtasks" not in run.models["coder"].prompts[0]
@@ -114,7 +115,8 @@ def test_a_task_stating_no_example_is_attempted_and_checked_on_its_entry_point(s
     values = run(BARE, first_attempt=True)
     assert values["status"] == "completed" and run.path(values) == ATTEMPT
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
-    assert (checked["outcome"], checked["evidence"]) == ("pass", "1/1 examples passed")
+    assert (checked["outcome"], checked["evidence"]) == (
+        "pass", "1/1 checks passed (the entry point's definition and 0 stated examples)")
     assert [run.models[r].calls for r in ("coder", "planner", "tester")] == [1, 0, 0]
 
 
@@ -124,7 +126,8 @@ def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalate
     values = run(BARE, first_attempt=True)
     checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
     assert [(v["outcome"], v["target"]) for v in checks] == [("retry", "attempting"), ("pass", "reviewing")]
-    assert "0/1 examples passed" in checks[0]["evidence"] and "no_such_module" in checks[0]["evidence"]
+    assert checks[0]["evidence"].startswith("0/1 checks passed (the entry point's definition and 0 stated")
+    assert "no_such_module" in checks[0]["evidence"]
 
     run = scripted(planner=[PLAN], coder=[unloadable, GOOD], reviewer=[APPROVE])
     values = run(BARE, first_attempt=True, max_samples=0, max_candidates=2)
