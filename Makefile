@@ -9,9 +9,17 @@ TODO_TASK := Build a command-line to-do list application: add tasks, mark them d
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
+# On x86-64, llama.cpp is built for the features every recent CPU has (AVX2, FMA, F16C), not for the build
+# machine's own: a native build on a CPU with AMX issues tile instructions that a virtual machine may refuse
+# (the server dies at its first token), and a wheel pip cached on one machine would be reused on the next.
+# So it is built afresh for each venv, with these flags, from the version pyproject.toml pins.
+LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
+
 $(BIN)/accord: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir --no-deps \
+	  "$$(grep -o 'llama-cpp-python\[server\]==[0-9.]*' pyproject.toml)"
 	$(BIN)/pip install -q -e ".[local,dev]"
 	@touch $@
 

@@ -134,10 +134,11 @@ class Configuration:
     needs: Callable[[], object] | None = None
     """A check that what this configuration runs is on this machine (a published coder's checkout), called
     before any task runs; it raises with the fix."""
-    live_oracle: Oracle | None = None
-    """What a run of this workflow can judge its stages by without the benchmark's answers (the stated
-    examples, for code): the runner also blames by it, to measure how often that agrees with blame by the
-    benchmark's oracle. None: the workflow has no such evidence."""
+    live_oracle: Callable[[Mapping[str, Any]], Oracle] | None = None
+    """What a run of this workflow can judge its stages by without the benchmark's answers, given the values
+    it ended with (the stated examples, for code; the Critic's word, for a question): the runner also blames
+    by it, to measure how often that agrees with blame by the benchmark's oracle. None: the workflow has no
+    such evidence."""
 
     def build(
         self,
@@ -158,6 +159,12 @@ class Configuration:
         return compiler.build().compile(checkpointer=checkpointer, name=f"{self.lifecycle.name}-{self.name}")
 
 
+def visible_tests(values: Mapping[str, Any]) -> Oracle:
+    """Return the oracle a code task's run has without the hidden tests: its stated examples, its own tests
+    and the static checks, whatever the run ended with."""
+    return development.VISIBLE_TESTS
+
+
 _SEQUENCE = fixed_sequence(development.LIFECYCLE, PIPELINE)
 _IGNORED = {stage: ignoring(gate) for stage, gate in development.GATES.items()}
 _ONE_CALL = fixed_sequence(development.LIFECYCLE, ("initialized", "implementing"))
@@ -170,7 +177,7 @@ def _one_call(implement: Work) -> dict[str, Role]:
 
 
 CONFIGURATIONS: dict[str, Configuration] = {
-    c.name: dataclasses.replace(c, live_oracle=development.VISIBLE_TESTS)
+    c.name: dataclasses.replace(c, live_oracle=visible_tests)
     for c in (
         Configuration(
             "single",

@@ -12,9 +12,14 @@ it, and the run's name carries it (``evals.configs.on_models``).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
 from evals.configs import Configuration
-from graphs import pipeline
+from graphs import development, pipeline
 from graphs.duties import Duty, Role, roles_from_specs
+from graphs.oracle import Oracle
 from nodes.development import baseline
 from nodes.pipeline import work
 from nodes.pipeline.roles import SPECS
@@ -48,16 +53,24 @@ SINGLE_ROLES = {
 }
 
 
-CONFIGURATIONS: dict[str, Configuration] = {c.name: c for c in (
-    Configuration("single", "one model call from the question or stub alone", SINGLE, SINGLE_ROLES,
-                  {"initialized": pipeline.gate_request, "executing": pipeline.gate_answer,
-                   "executing_code": pipeline.gate_code},
-                  contracts=False, typed_messages=False),
-    Configuration("simple", "Planner, Executor and Critic once each, free-text handoffs, no contracts",
-                  pipeline.LIFECYCLE, roles_from_specs(SPECS, pipeline.duties_work(free_text=True)),
-                  pipeline.GATES,
-                  contracts=False, typed_messages=False),
-    Configuration("accountable", "Accord's pipeline: typed handoffs, contracts, strict answers",
-                  pipeline.LIFECYCLE, pipeline.ROLES, pipeline.GATES),
-)}
+def run_time_oracle(values: Mapping[str, Any]) -> Oracle:
+    """Return what a pipeline run can judge its stages by without the benchmark's answer: a function's
+    stated examples, as in development; for a question, the Critic's word (``pipeline.critics_word``)."""
+    return development.VISIBLE_TESTS if values.get("code") else pipeline.critics_word(values)
+
+
+CONFIGURATIONS: dict[str, Configuration] = {
+    c.name: dataclasses.replace(c, live_oracle=run_time_oracle) for c in (
+        Configuration("single", "one model call from the question or stub alone", SINGLE, SINGLE_ROLES,
+                      {"initialized": pipeline.gate_request, "executing": pipeline.gate_answer,
+                       "executing_code": pipeline.gate_code},
+                      contracts=False, typed_messages=False),
+        Configuration("simple", "Planner, Executor and Critic once each, free-text handoffs, no contracts",
+                      pipeline.LIFECYCLE, roles_from_specs(SPECS, pipeline.duties_work(free_text=True)),
+                      pipeline.GATES,
+                      contracts=False, typed_messages=False),
+        Configuration("accountable", "Accord's pipeline: typed handoffs, contracts, strict answers",
+                      pipeline.LIFECYCLE, pipeline.ROLES, pipeline.GATES),
+    )
+}
 """Every pipeline configuration by name, in the order reports list them."""

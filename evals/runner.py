@@ -194,7 +194,7 @@ def run_task(
     trace = steps(chain, config.lifecycle)
     findings = mast.classify(trace, values, judge)
     verdict = blame(chain, config.lifecycle)
-    live = None if config.live_oracle is None else blame(chain, config.lifecycle, config.live_oracle)
+    live = None if config.live_oracle is None else blame(chain, config.lifecycle, config.live_oracle(values))
     totals = store.totals(values.get("ledger", []))
     calls = [e for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]]
     models_used = sorted({e["model"] for e in calls})

@@ -152,6 +152,22 @@ def gold_oracle(gold: str, name: str = "gold option") -> Oracle:
     return Oracle(name=name, judges={"plan": plan_right, "answer": answer_right}, candidate=candidate)
 
 
+NO_OPTION = "none"
+"""What ``critics_word`` takes as the option of a run that ended without an answer: no plan or answer
+chooses it, so every stage of such a run is judged wrong."""
+
+
+def critics_word(values: Mapping[str, Any]) -> Oracle:
+    """Return the oracle a question's run has without its gold answer: the option the run ended on, as its
+    Critic approved or corrected it (the Executor's, where no Critic ran).
+
+    Blame by it is what a user can compute at run time; evals set it beside blame by the gold option to
+    measure how often the two agree.
+    """
+    final = (values.get("answer") or {}).get("choice") or NO_OPTION
+    return gold_oracle(final, name="the Critic's word")
+
+
 def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
                 oracle: Oracle | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the pipeline graph.

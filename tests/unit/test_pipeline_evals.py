@@ -159,3 +159,29 @@ def test_each_set_s_best_configuration_is_set_beside_chance_and_the_aim(tmp_path
     doc = "<!-- anchors: results/logiqa results/agieval -->\nold\n<!-- /anchors -->\n"
     rendered = tables.render(doc, tmp_path).splitlines()
     assert rendered[3] == table[2] and rendered[4].endswith("| not run | ≥ 35% | not run |")
+
+
+def test_blame_by_the_critic_s_word_is_set_beside_blame_by_the_gold_option(tmp_path):
+    tasks = runner.select(LOGIQA.tasks(), limit=3)  # gold A, A, D
+    # The plan leads to A, the Executor says B, the Critic corrects it back to A.
+    corrected = roles(plan("A"), answer("B"), critique("A"))
+    rows = runner.run(LOGIQA, LOGIQA.configurations["accountable"], tasks, tmp_path, Context(),
+                      models=corrected)
+    right, wrong = rows[0], rows[2]
+    # Where the Critic is right, its word blames as the gold does: the Executor harmed, the Critic repaired.
+    assert right["live_blame"] == right["blame"]
+    assert right["live_blame"]["roles"]["critic"]["repairs"] == 1
+    # Where it is wrong, a run cannot tell: the final answer reads right and no stage is the origin, and
+    # the Executor's departure from the plan reads as a harm the Critic repaired.
+    assert wrong["blame"]["final_correct"] is False and wrong["blame"]["origin"]["role"] == "planner"
+    assert wrong["live_blame"]["final_correct"] is True and wrong["live_blame"]["origin"] is None
+    assert wrong["live_blame"]["roles"]["executor"]["harms"] == 1
+    assert wrong["blame"]["roles"]["executor"]["harms"] == 0
+    # A run that ends without an answer has no word to go by: every stage of it reads wrong.
+    unparsed = roles("Think.", "I am not sure which one.", "Answer: A")
+    [lost] = runner.run(LOGIQA, LOGIQA.configurations["simple"], tasks[:1], tmp_path, Context(),
+                        models=unparsed)
+    assert lost["live_blame"]["final_correct"] is False and lost["live_blame"]["origin"]["role"] == "planner"
+    agreement = report.summarize(report.collect([tmp_path]))["accountable"]["live_blame"]
+    assert (agreement["tasks"], agreement["same_origin"], agreement["same_final"]) == (3, 2, 2)
+    assert (agreement["role_runs"], agreement["same_acts"]) == (6, 4)
