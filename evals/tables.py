@@ -52,7 +52,7 @@ from typing import Any
 from evals import classification, comparable, stats, tester_check, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
-from evals.report import live_blame_table
+from evals.report import above_majority, live_blame_table
 from evals.runner import RESULTS, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,11 @@ def _row(name: str, s: Mapping[str, Any]) -> str:
             f"| {agreement} "
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
 
+ANSWERED_HEADER = ("| configuration | questions | accuracy [95% CI] | paired with `accountable` | unanswered "
+                   "| answers given | above the majority answer | tokens / task | median latency (s) "
+                   "| LLM calls / task | model | run |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+
 
 def f(value: float | None) -> str:
     """Return a metric with two decimals, or a dash where it is undefined."""
@@ -111,9 +116,28 @@ def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
             f"| {', '.join(s.get('dates', []))} |\n")
 
 
+def _answered_row(name: str, s: Mapping[str, Any]) -> str:
+    a = s["answers"]
+    given = ", ".join(f"{letter} {count}" for letter, count in a["distribution"].items()) or "—"
+    above = "yes" if above_majority(s) else "no"
+    return (f"| `{name}` | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {paired(s)} "
+            f"| {a['unanswered']} | {given} | {above} | {s['tokens_per_task']:,} "
+            f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
+            f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
+
+
+def _floors(s: Mapping[str, Any]) -> str:
+    """Return the line under a multiple-choice table: what answering at random or always the most frequent
+    gold option scores on the same questions."""
+    floors = s["answers"]["floors"]
+    return (f"\nFloors on these {s['tasks']} questions: a random answer {floors['random']:.1%}; always "
+            f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}.\n")
+
+
 def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     """Return the markdown table of ``folder``'s ``summary.json``: the named configurations, else all.
-    Labelled verdicts (vulnerability sets) get the classification columns instead of pass@1."""
+    Labelled verdicts (vulnerability sets) get the classification columns instead of pass@1, and
+    multiple-choice answers their distribution and the set's floors."""
     summary = json.loads((folder / "summary.json").read_text())
     names = list(configurations) or list(summary)
     if missing := [n for n in names if n not in summary]:
@@ -121,6 +145,9 @@ def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     if all("classification" in summary[n] for n in names):
         return (LABELLED_HEADER + "".join(_labelled_row(name, summary[name]) for name in names)
                 + _constant_rows(summary[names[0]]))
+    if all("answers" in summary[n] for n in names):
+        return (ANSWERED_HEADER + "".join(_answered_row(name, summary[name]) for name in names)
+                + _floors(summary[names[0]]))
     return HEADER + "".join(_row(name, summary[name]) for name in names)
 
 
@@ -188,7 +215,8 @@ def render(text: str, root: Path = ROOT) -> str:
         if match["kind"] in PAPER:
             folders = [root / folder for folder in match["spec"].split()]
             out = [f for f in folders if mixed(f)]
-            summaries = {f.name: _summaries(f) for f in folders
+            # A folder stands for the set its rows ran (``logiqa-test`` is LogiQA), else for its name.
+            summaries = {_benchmark(f) or f.name: _summaries(f) for f in folders
                          if (f / "summary.json").exists() and f not in out}
             notes = "".join(withheld(f, mixed(f), root) for f in out)
             paper = PAPER[match["kind"]](summaries) if summaries else ""

@@ -149,14 +149,22 @@ def test_each_set_s_best_configuration_is_set_beside_chance_and_the_aim(tmp_path
     agieval = report.summarize([_run("simple", f"q{i}", i < 1, "BBB") for i in range(3)])
     table = findings.anchors({"logiqa": logiqa, "agieval": agieval}).splitlines()
     # Ties are all named; 100% meets LogiQA's 40% aim, one in three misses AGIEval's 35%.
-    assert table[2] == "| logiqa | 25% | — | accountable CBA, simple ABC: 2 / 2 (100.0%) | ≥ 40% | yes |"
+    assert table[2] == "| logiqa | 25% | — | — | accountable CBA, simple ABC: 2 / 2 (100.0%) | ≥ 40% | yes |"
     assert table[3].startswith(
-        "| agieval | about 22% | Llama 3.2 1B 23.3%, Gemma 2 2B 30.6% | simple BBB: 1 / 3 ")
+        "| agieval | about 22% | — | Llama 3.2 1B 23.3%, Gemma 2 2B 30.6% | simple BBB: 1 / 3 ")
     assert table[3].endswith("(33.3%) | ≥ 35% | no |")
-    assert findings.anchors({}).count("not run") == 4
-    (tmp_path / "results" / "logiqa").mkdir(parents=True)
-    (tmp_path / "results" / "logiqa" / "summary.json").write_text(json.dumps(logiqa))
-    doc = "<!-- anchors: results/logiqa results/agieval -->\nold\n<!-- /anchors -->\n"
+    assert findings.anchors({}).count("not run") == 6
+    # Where the rows carry the gold answers, the majority floor stands beside the best configuration.
+    agieval["simple"]["answers"] = {"distribution": {"A": 3}, "unanswered": 0,
+                                    "floors": {"random": 0.22, "majority": 2 / 3, "majority_answer": "C"}}
+    assert "| agieval | about 22% | C: 66.7% |" in findings.anchors({"agieval": agieval})
+    # A folder stands for the set its rows ran, whatever it is called.
+    folder = tmp_path / "results" / "logiqa-test"
+    folder.mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps(logiqa))
+    (folder / "results.jsonl").write_text(json.dumps({"benchmark": "logiqa", **_run("simple", "q1", False,
+                                                                                    "BBB")}) + "\n")
+    doc = "<!-- anchors: results/logiqa-test results/agieval -->\nold\n<!-- /anchors -->\n"
     rendered = tables.render(doc, tmp_path).splitlines()
     assert rendered[3] == table[2] and rendered[4].endswith("| not run | ≥ 35% | not run |")
 
@@ -185,3 +193,21 @@ def test_blame_by_the_critic_s_word_is_set_beside_blame_by_the_gold_option(tmp_p
     agreement = report.summarize(report.collect([tmp_path]))["accountable"]["live_blame"]
     assert (agreement["tasks"], agreement["same_origin"], agreement["same_final"]) == (3, 2, 2)
     assert (agreement["role_runs"], agreement["same_acts"]) == (6, 4)
+
+
+def test_a_multiple_choice_table_shows_each_configuration_s_answers_beside_the_floors(tmp_path):
+    tasks = runner.select(LOGIQA.tasks(), limit=3)  # gold A, A, D
+    runner.run(LOGIQA, LOGIQA.configurations["accountable"], tasks, tmp_path,
+               Context(), models=roles(plan("A"), answer("A"), critique("A")))
+    runner.run(LOGIQA, LOGIQA.configurations["single"], tasks, tmp_path, Context(),
+               models=roles(None, answer("D"), None))
+    (tmp_path / "summary.json").write_text(json.dumps(report.summarize(report.collect([tmp_path]))))
+    lines = tables.table(tmp_path).splitlines()
+    assert lines[0].startswith("| configuration | questions | accuracy [95% CI] | paired with `accountable` "
+                               "| unanswered | answers given | above the majority answer |")
+    # always A scores 2 of 3, as accountable does: not above the floor; single's constant D is below it.
+    assert lines[2].startswith("| `single` | 3 | 33.3% [6.1–79.2] "
+                               "| +1 −2 of 3, p = 1: no difference measured | 0 | D 3 | no |")
+    assert lines[3].startswith("| `accountable` | 3 | 66.7% [20.8–93.9] | — | 0 | A 3 | no |")
+    assert lines[-1] == ("Floors on these 3 questions: a random answer 25.0%; always A (the most frequent "
+                         "gold answer) 66.7%.")
