@@ -20,7 +20,7 @@ from accountability import cost, exports, mast, page
 from accountability.blame import Blame, blame
 from accountability.trace import steps
 from graphs import store
-from graphs.catalog import thread_workflow, workflow_of
+from graphs.catalog import blame_oracle, thread_workflow, workflow_of
 from graphs.oracle import Oracle
 from runtime import model_server
 from state.history import Checkpoint, from_graph, from_server
@@ -50,18 +50,18 @@ def _lifecycle(chain: list[Checkpoint]) -> Lifecycle:
     return workflow_of(chain[-1].values).lifecycle
 
 
-def _oracle(args: argparse.Namespace) -> Oracle | None:
-    """Return the oracle ``--hidden`` names (a HumanEval problem's hidden tests), else None: the stored
-    judgments."""
+def _oracle(args: argparse.Namespace, chain: list[Checkpoint]) -> Oracle | None:
+    """Return the oracle ``--hidden`` names (a HumanEval problem's hidden tests), else the one the thread's
+    workflow blames an ended thread by (``catalog.blame_oracle``), else None: the stored judgments."""
     if not getattr(args, "hidden", None):
-        return None
+        return blame_oracle(chain[-1].values)
     from evals.humaneval import hidden_tests_oracle, problems
 
     return hidden_tests_oracle(problems()[args.hidden])
 
 
 def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
-    return blame(chain, _lifecycle(chain), _oracle(args))
+    return blame(chain, _lifecycle(chain), _oracle(args, chain))
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
@@ -217,7 +217,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
-        html = page.of_branch(args.thread, chain, _lifecycle(chain), _oracle(args))
+        html = page.of_branch(args.thread, chain, _lifecycle(chain), _oracle(args, chain))
     out = Path(args.output or f"{args.thread.replace('/', '_')}.html")
     out.write_text(html, encoding="utf-8")
     print(f"wrote {out}: open it in any browser, offline")

@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 
 from accountability import page
 from graphs import store
-from graphs.catalog import thread_workflow
+from graphs.catalog import blame_oracle, thread_workflow
 from state.history import from_graph
 
 LIVE_REFRESH_S = 5
@@ -46,7 +46,8 @@ def thread_page(thread: str) -> str | None:
     if not chain:
         return None
     live = chain[-1].values.get("status") not in ("completed", "failed")
-    return page.of_branch(thread, chain, workflow.lifecycle, refresh_s=LIVE_REFRESH_S if live else None)
+    return page.of_branch(thread, chain, workflow.lifecycle, blame_oracle(chain[-1].values),
+                          refresh_s=LIVE_REFRESH_S if live else None)
 
 
 class Pages(BaseHTTPRequestHandler):

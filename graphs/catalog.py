@@ -24,6 +24,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs import audit, development, pipeline, store
 from graphs.duties import Role
+from graphs.oracle import Oracle
 from nodes.audit.roles import SPECS as AUDIT_SPECS
 from nodes.pipeline.roles import SPECS as PIPELINE_SPECS
 from state.lifecycle import Lifecycle
@@ -53,6 +54,10 @@ class Workflow:
     roles: Mapping[str, Role] = field(default_factory=dict)
     """The roles with their duties' work, where the workflow shares them: a role among them can be served
     as an A2A agent (``accord serve --a2a --role NAME``)."""
+    judged_after: Callable[[Mapping[str, Any]], Oracle] | None = None
+    """The oracle a thread that stored no judgment is blamed by once it has ended, given its last values,
+    where the evidence comes only at the end (the pipeline: its Critic's word); None: the thread's stored
+    judgments alone."""
 
     def __post_init__(self) -> None:
         if self.lifecycle.name != self.name:
@@ -75,7 +80,8 @@ BUILT_IN = {w.name: w for w in (
     Workflow("development", development.LIFECYCLE, development.SPECS, _built_by(development),
              development.SYSTEM_PROMPTS, development.ROLES),
     Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit), roles=audit.ROLES),
-    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline), roles=pipeline.ROLES),
+    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline), roles=pipeline.ROLES,
+             judged_after=pipeline.critics_word),
 )}
 DEFAULT = "development"
 
@@ -127,6 +133,14 @@ def workflow_of(values: Mapping[str, Any]) -> Workflow:
         raise KeyError(f"the thread runs the workflow {name!r}, which is not registered here "
                        f"(registered: {', '.join(sorted(known))})")
     return known[name]
+
+
+def blame_oracle(values: Mapping[str, Any]) -> Oracle | None:
+    """Return what a thread whose last values are ``values`` is blamed by: its workflow's ``judged_after``
+    when it has ended and stored no judgment, else None (the judgments it stored as it ran)."""
+    after = workflow_of(values).judged_after
+    ended = values.get("status") in ("completed", "failed")
+    return after(values) if after is not None and ended and not values.get("judgments") else None
 
 
 def thread_workflow(saver: BaseCheckpointSaver[Any], thread: str) -> Workflow:

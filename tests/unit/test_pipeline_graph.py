@@ -3,6 +3,7 @@ typed handoffs, strict answers, and blame on every stage's answer."""
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Any
 
@@ -144,6 +145,14 @@ def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkey
     shown = capsys.readouterr().out
     assert "path: initialized → planning → executing → critiquing → completed" in shown
     assert "critiquing   critic    corrected" in shown
+    # No gold option here: blame goes by the Critic's word, B, so the Executor's A reads as the mistake the
+    # Critic repaired, and the plan that led to A as the Planner's.
+    assert cli.main(["blame", "p1", "--json"]) == 0
+    blamed = json.loads(capsys.readouterr().out)
+    assert blamed["final_correct"] is True and blamed["origin"] is None
+    assert [(s["role"], s["correct"], s["flag"]) for s in blamed["stages"]] == [
+        ("planner", False, None), ("executor", False, "no-op"), ("critic", True, "repair")]
+    assert {s["oracle"] for s in blamed["stages"]} == {"the Critic's word"}
 
 
 def test_the_schema_a_model_fills_offers_only_the_question_s_letters():
