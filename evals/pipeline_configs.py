@@ -54,9 +54,10 @@ SINGLE_ROLES = {
 
 
 def run_time_oracle(values: Mapping[str, Any]) -> Oracle:
-    """Return what a pipeline run can judge its stages by without the benchmark's answer: a function's
-    stated examples, as in development; for a question, the Critic's word (``pipeline.critics_word``)."""
-    return development.VISIBLE_TESTS if values.get("code") else pipeline.critics_word(values)
+    """Return what a pipeline run can judge its stages by without the benchmark's answer: for a question,
+    the Critic's word (``pipeline.critics_word``); for a function, its stated examples, as in
+    development."""
+    return pipeline.critics_word(values) or development.VISIBLE_TESTS
 
 
 CONFIGURATIONS: dict[str, Configuration] = {

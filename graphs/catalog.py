@@ -54,10 +54,10 @@ class Workflow:
     roles: Mapping[str, Role] = field(default_factory=dict)
     """The roles with their duties' work, where the workflow shares them: a role among them can be served
     as an A2A agent (``accord serve --a2a --role NAME``)."""
-    judged_after: Callable[[Mapping[str, Any]], Oracle] | None = None
+    judged_after: Callable[[Mapping[str, Any]], Oracle | None] | None = None
     """The oracle a thread that stored no judgment is blamed by once it has ended, given its last values,
-    where the evidence comes only at the end (the pipeline: its Critic's word); None: the thread's stored
-    judgments alone."""
+    where the evidence comes only at the end (the pipeline: its Critic's word); None, or an oracle of None
+    for a thread: the thread's stored judgments alone."""
 
     def __post_init__(self) -> None:
         if self.lifecycle.name != self.name:

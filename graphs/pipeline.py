@@ -157,13 +157,16 @@ NO_OPTION = "none"
 chooses it, so every stage of such a run is judged wrong."""
 
 
-def critics_word(values: Mapping[str, Any]) -> Oracle:
+def critics_word(values: Mapping[str, Any]) -> Oracle | None:
     """Return the oracle a question's run has without its gold answer: the option the run ended on, as its
-    Critic approved or corrected it (the Executor's, where no Critic ran).
+    Critic approved or corrected it (the Executor's, where no Critic ran); None for a function's run, whose
+    Critic approves or corrects code, not an option.
 
-    Blame by it is what a user can compute at run time; evals set it beside blame by the gold option to
-    measure how often the two agree.
+    Blame by it is what a user can compute once the run has ended; evals set it beside blame by the gold
+    option to measure how often the two agree.
     """
+    if not values.get("question"):
+        return None
     final = (values.get("answer") or {}).get("choice") or NO_OPTION
     return gold_oracle(final, name="the Critic's word")
 

@@ -153,6 +153,8 @@ def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkey
     assert [(s["role"], s["correct"], s["flag"]) for s in blamed["stages"]] == [
         ("planner", False, None), ("executor", False, "no-op"), ("critic", True, "repair")]
     assert {s["oracle"] for s in blamed["stages"]} == {"the Critic's word"}
+    # A function's Critic approves or corrects code, not an option: its word judges nothing there.
+    assert graphs.pipeline.critics_word({"task": {"kind": "task"}, "code": {"files": {}}}) is None
 
 
 def test_the_schema_a_model_fills_offers_only_the_question_s_letters():
