@@ -574,6 +574,18 @@ def above_majority(s: Mapping[str, Any]) -> bool:
     return bool(s["solved"] > round(s["answers"]["floors"]["majority"] * s["tasks"]))
 
 
+def answers_given(a: Mapping[str, Any]) -> str:
+    """Return how often a multiple-choice configuration gave each answer (``A 13, B 5``)."""
+    return ", ".join(f"{letter} {count}" for letter, count in a["distribution"].items()) or "—"
+
+
+def floors_line(floors: Mapping[str, Any], items: str = "items") -> str:
+    """Return the sentence under a multiple-choice table: what a random answer and always the most frequent
+    gold option score on the same ``items``."""
+    return (f"Floors on these {items}: a random answer {floors['random']:.1%}; always "
+            f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}.")
+
+
 def _answers(summary: Mapping[str, Any]) -> list[str]:
     """Return the report's section on multiple-choice answers and the set's floors, or nothing."""
     found = {name: s["answers"] for name, s in summary.items() if "answers" in s}
@@ -583,13 +595,10 @@ def _answers(summary: Mapping[str, Any]) -> list[str]:
              "| configuration | tasks | accuracy [95% CI] | unanswered | answers given | above the majority "
              "answer |", "|---|---|---|---|---|---|"]
     for name, a in found.items():
-        s, floors = summary[name], a["floors"]
-        given = ", ".join(f"{letter} {count}" for letter, count in a["distribution"].items())
+        s = summary[name]
         lines.append(f"| {name} | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {a['unanswered']} "
-                     f"| {given} | {'yes' if above_majority(s) else 'no'} |")
-    floors = next(iter(found.values()))["floors"]
-    lines += ["", f"Floors on these items: a random answer {floors['random']:.1%}; always "
-                  f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}."]
+                     f"| {answers_given(a)} | {'yes' if above_majority(s) else 'no'} |")
+    lines += ["", floors_line(next(iter(found.values()))["floors"])]
     return lines
 
 

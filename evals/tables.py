@@ -52,7 +52,7 @@ from typing import Any
 from evals import classification, comparable, stats, tester_check, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
-from evals.report import above_majority, live_blame_table
+from evals.report import above_majority, answers_given, floors_line, live_blame_table
 from evals.runner import RESULTS, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,7 @@ def _row(name: str, s: Mapping[str, Any]) -> str:
             f"| {agreement} "
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
 
+
 ANSWERED_HEADER = ("| configuration | questions | accuracy [95% CI] | paired with `accountable` | unanswered "
                    "| answers given | above the majority answer | tokens / task | median latency (s) "
                    "| LLM calls / task | model | run |\n"
@@ -118,20 +119,17 @@ def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
 
 def _answered_row(name: str, s: Mapping[str, Any]) -> str:
     a = s["answers"]
-    given = ", ".join(f"{letter} {count}" for letter, count in a["distribution"].items()) or "—"
     above = "yes" if above_majority(s) else "no"
     return (f"| `{name}` | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {paired(s)} "
-            f"| {a['unanswered']} | {given} | {above} | {s['tokens_per_task']:,} "
+            f"| {a['unanswered']} | {answers_given(a)} | {above} | {s['tokens_per_task']:,} "
             f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
             f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
 
 
 def _floors(s: Mapping[str, Any]) -> str:
-    """Return the line under a multiple-choice table: what answering at random or always the most frequent
-    gold option scores on the same questions."""
-    floors = s["answers"]["floors"]
-    return (f"\nFloors on these {s['tasks']} questions: a random answer {floors['random']:.1%}; always "
-            f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}.\n")
+    """Return the line under a multiple-choice table, after a blank one."""
+    questions = f"{s['tasks']} questions"
+    return f"\n{floors_line(s['answers']['floors'], questions)}\n"
 
 
 def table(folder: Path, configurations: Iterable[str] = ()) -> str:
