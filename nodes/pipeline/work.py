@@ -94,17 +94,30 @@ def option(value: str, question: Question) -> str:
     return match[1].upper()
 
 
-ANSWER_LINE = re.compile(r"answer\s*(?:is|:)\s*(?:option\s*)?\(?([A-J])\b", re.I)
+# How a reply states its option: "Answer: B", "the answer is: (B)", "**Answer:** B", "\boxed{B}". The word
+# is matched in any case, the letter only in capitals: "the answer is a subset" names no option.
+ANSWER_LINE = re.compile(r"(?i:answer)\s*(?:(?i:is)\s*:?|:)\s*(?i:option\s*)?\(?([A-J])\b"
+                         r"|\\boxed\{\s*([A-J])\s*\}")
+LETTER_ALONE = re.compile(r"\s*\(?([A-J])[.)]?\s*")
 
 
 def said_option(reply: str, question: Question) -> str | None:
-    """Return the option a free-text reply gives as its answer (its last ``Answer: X``, else a last line
-    that is a letter alone), or None when it gives none of the question's letters."""
-    found = [m[1].upper() for m in ANSWER_LINE.finditer(reply)]
-    lines = [line for line in reply.strip().splitlines() if line.strip()]
-    if not found and lines and (alone := re.fullmatch(r"\s*\(?([A-J])[.)]?\s*", lines[-1])):
+    """Return the option a free-text reply gives as its answer (its last stated answer, else a last line
+    that is a letter alone), or None when it gives none of the question's letters. Markdown emphasis is
+    read through: ``**B**`` is the letter B."""
+    plain = reply.replace("*", "")
+    found = [m[1] or m[2] for m in ANSWER_LINE.finditer(plain)]
+    lines = [line for line in plain.strip().splitlines() if line.strip()]
+    if not found and lines and (alone := LETTER_ALONE.fullmatch(lines[-1])):
         found = [alone[1]]
     return found[-1] if found and found[-1] in question.letters else None
+
+
+def no_option(reply: str) -> OutputError:
+    """Return the error for a reply that states no option, quoting how it ends: the reply is not stored
+    anywhere else, and its ending shows whether the model answered in a form the reader does not know."""
+    ending = " ".join(reply.split())[-120:]
+    return OutputError(f"the reply gives no option: end with 'Answer: X' (it ends: {ending!r})")
 
 
 def _question(state: Mapping[str, Any]) -> Question:
@@ -156,7 +169,7 @@ def _answer(state: Mapping[str, Any], call: StageCall, system: str, free_text: b
     if free_text:
         reply = _ask(call, state, "AnswerDraft", system, None)
         if (choice := said_option(reply, question)) is None:
-            raise OutputError("the reply gives no option: end with 'Answer: X'")
+            raise no_option(reply)
         return Answer(choice=choice, justification=reply.strip())
     draft = _ask(call, state, "AnswerDraft", system, AnswerDraft)
     if not draft.reasoning.strip():
@@ -182,7 +195,7 @@ def critique(state: Mapping[str, Any], call: StageCall, free_text: bool = False)
         reply = _ask(call, state, "CritiqueDraft", CRITIC, None)
         choice, reason = said_option(reply, question), reply.strip()
         if choice is None:
-            raise OutputError("the reply gives no option: end with 'Answer: X'")
+            raise no_option(reply)
     else:
         draft = _ask(call, state, "CritiqueDraft", CRITIC, CritiqueDraft)
         choice, reason = option(draft.choice, question), draft.check.strip() or "no reason given"

@@ -64,6 +64,7 @@ def test_every_configuration_runs_and_the_gold_scores_the_final_answer(tmp_path)
     rows = runner.run(LOGIQA, LOGIQA.configurations["simple"], tasks[:1], tmp_path / "u", Context(),
                       models=unparsed)
     assert rows[0]["answer"] is None and rows[0]["status"] == "failed" and not rows[0]["passed"]
+    assert "(it ends: 'I am not sure which one.')" in rows[0]["reason"]  # the reply is kept nowhere else
     alone = roles(None, answer("D"), None)
     rows = runner.run(LOGIQA, LOGIQA.configurations["single"], tasks, tmp_path, Context(), models=alone)
     assert [r["passed"] for r in rows] == [False, False, True] and rows[0]["llm_calls"] == 1

@@ -134,6 +134,13 @@ def test_options_are_read_strictly():
     assert said_option("I think A.\nThe answer is B", question) == "B"
     assert said_option("Probably the second.", question) is None
     assert said_option("Answer: E", question) is None
+    # How the local models state an answer in the free-text pipeline's replies.
+    assert said_option("Therefore, the correct answer is \\boxed{D}.", question) == "D"
+    assert said_option("...Li Shan and Zhao Qiang.\n\nThe answer is: B", question) == "B"
+    assert said_option("**Answer:** C", question) == "C"
+    assert said_option("**B**", question) == "B"
+    for none in ("Answer: None", "Answer: AC", "The answer is a subset of the premises."):
+        assert said_option(none, question) is None
 
 
 def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkeypatch, capsys):
