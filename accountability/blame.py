@@ -17,12 +17,13 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from graphs.compiler import VOTE, fan_out_role
 from graphs.oracle import Oracle, judge
 from state.artifacts import Frozen
 from state.context import Context
-from state.graph_state import Judgment
+from state.graph_state import Judgment, updated
 from state.history import Checkpoint
-from state.lifecycle import Lifecycle
+from state.lifecycle import Lifecycle, Stage
 from state.stage import StageCall
 
 Flag = Literal["repair", "harm", "no-op"]
@@ -89,18 +90,37 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
         if oracle is None or (stored and all(j["oracle"] == oracle.name for j in stored)):
             found += [Judgment.model_validate(j) for j in stored]
             continue
-        stage = lifecycle.by_name.get(checkpoint.node or "")
-        if stage is None or stage.terminal or not stage.roles:
-            continue  # offline, a step is judged as one stage: a parallel step keeps what it stored
         # The round the stage ran in: its gate may have started the next one.
-        rounds = before.values.get("counters", {}).get("round", 1)
-        call = StageCall(stage=stage.name, role=stage.roles[0], round=int(rounds), context=Context(),
-                         models={}, step=checkpoint.step)
-        # Offline: earlier judgments by this oracle are carried along so a candidate is judged once.
-        values = {**checkpoint.values, "judgments": [j.model_dump() for j in found]}
-        if (judgment := judge(oracle, values, call)) is not None:
-            found.append(judgment)
+        rounds = int(before.values.get("counters", {}).get("round", 1))
+        for stage, role, values in _role_runs(before, checkpoint, lifecycle):
+            call = StageCall(stage=stage.name, role=role, round=rounds, context=Context(), models={},
+                             step=checkpoint.step)
+            # Offline: earlier judgments by this oracle are carried along so a candidate is judged once.
+            judged = {**values, "judgments": [j.model_dump() for j in found]}
+            if (judgment := judge(oracle, judged, call)) is not None:
+                found.append(judgment)
     return found
+
+
+def _role_runs(before: Checkpoint, after: Checkpoint,
+               lifecycle: Lifecycle) -> list[tuple[Stage, str, Mapping[str, Any]]]:
+    """Return the role runs of the step between two checkpoints, each with the state the compiler judges
+    it by as the graph runs: a one-role stage on the state after it; in a fan-out stage, each role on the
+    state before the step with its own update (the history's writes), and the vote joining them on the
+    state it reads. A fan-out stage's own node only starts its roles and is not judged."""
+    stage = lifecycle.by_name.get(after.node or "")
+    if stage is not None:
+        one_role = not stage.terminal and len(stage.roles) == 1
+        return [(stage, stage.roles[0], after.values)] if one_role else []
+    runs: list[tuple[Stage, str, Mapping[str, Any]]] = []
+    for node, update in before.ran.items():
+        if (ran := fan_out_role(node)) is None or (stage := lifecycle.by_name.get(ran[0])) is None:
+            continue
+        if ran[1] in stage.roles:
+            runs.append((stage, ran[1], updated(before.values, update)))
+        elif ran[1] == VOTE:
+            runs.append((stage, VOTE, before.values))
+    return runs
 
 
 def _evidence(judgment: Judgment, values: Mapping[str, Any]) -> str:

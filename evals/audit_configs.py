@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -86,20 +87,24 @@ def _roles(free_text: bool = False, tools: bool = True, tool_calling: bool = Fal
 
 GATES: dict[str, Gate] = dict(audit.GATES)
 
-CONFIGURATIONS: dict[str, Configuration] = {c.name: c for c in (
-    Configuration("single", "one model call from the code alone", SINGLE, SINGLE_ROLES,
-                  {"initialized": audit.gate_task, "judging": gate_judged}, contracts=False,
-                  typed_messages=False),
-    Configuration("simple", "the three analysts once each, free-text replies by string match, majority vote, "
-                  "no contracts", ONCE, _roles(free_text=True),
-                  {"initialized": audit.gate_task, "analysing": gate_once}, contracts=False,
-                  typed_messages=False),
-    Configuration("accountable", "Accord's audit: contracts, typed findings, vote, bounded deliberation",
-                  audit.LIFECYCLE, audit.ROLES, GATES),
-    Configuration("no-tools", "Accord's audit with a Tester that has no static analysers", audit.LIFECYCLE,
-                  _roles(tools=False), GATES),
-    Configuration("tool-calling", "Accord's audit with a Tester whose model calls the language's analysers "
-                  "itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it judges",
-                  audit.LIFECYCLE, _roles(tool_calling=True), GATES),
-)}
+CONFIGURATIONS: dict[str, Configuration] = {
+    c.name: dataclasses.replace(c, live_oracle=audit.votes_word) for c in (
+        Configuration("single", "one model call from the code alone", SINGLE, SINGLE_ROLES,
+                      {"initialized": audit.gate_task, "judging": gate_judged}, contracts=False,
+                      typed_messages=False),
+        Configuration("simple", "the three analysts once each, free-text replies by string match, majority "
+                      "vote, no contracts", ONCE, _roles(free_text=True),
+                      {"initialized": audit.gate_task, "analysing": gate_once}, contracts=False,
+                      typed_messages=False),
+        Configuration("accountable", "Accord's audit: contracts, typed findings, vote, bounded deliberation",
+                      audit.LIFECYCLE, audit.ROLES, GATES),
+        Configuration("no-tools", "Accord's audit with a Tester that has no static analysers",
+                      audit.LIFECYCLE, _roles(tools=False), GATES),
+        Configuration("tool-calling", "Accord's audit with a Tester whose model calls the language's "
+                      "analysers itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it "
+                      "judges",
+                      audit.LIFECYCLE, _roles(tool_calling=True), GATES),
+
+    )
+}
 """Every audit configuration by name, in the order reports list them."""

@@ -124,8 +124,9 @@ def audit_candidate(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | No
     return "verdict", {"vulnerable": majority(findings), "by_role": sorted(findings)}
 
 
-def label_oracle(vulnerable: bool, name: str = "label") -> Oracle:
-    """Return the eval oracle for a labelled sample: a candidate verdict is right when it matches."""
+def label_oracle(vulnerable: bool | None, name: str = "label") -> Oracle:
+    """Return the eval oracle for a labelled sample: a candidate verdict is right when it matches (None:
+    no verdict is right)."""
 
     def judge(state: Mapping[str, Any], call: Any) -> tuple[bool, str]:
         found = audit_candidate(state)
@@ -134,6 +135,17 @@ def label_oracle(vulnerable: bool, name: str = "label") -> Oracle:
         return said == vulnerable, f"says {'vulnerable' if said else 'safe'}"
 
     return Oracle(name=name, judges={"verdict": judge}, candidate=audit_candidate)
+
+
+def votes_word(values: Mapping[str, Any]) -> Oracle:
+    """Return the oracle an audit's run has without the sample's label: the verdict its vote ended on. A
+    run that ended without one (too few findings) has no word, and every finding is judged wrong by it.
+
+    Blame by it is what a user can compute once the run has ended; evals set it beside blame by the label
+    to measure how often the two agree.
+    """
+    ended = verdict(values) if values.get("status") == "completed" else None
+    return label_oracle(ended, name="the vote's word")
 
 
 def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,

@@ -56,8 +56,8 @@ class Workflow:
     as an A2A agent (``accord serve --a2a --role NAME``)."""
     judged_after: Callable[[Mapping[str, Any]], Oracle | None] | None = None
     """The oracle a thread that stored no judgment is blamed by once it has ended, given its last values,
-    where the evidence comes only at the end (the pipeline: its Critic's word); None, or an oracle of None
-    for a thread: the thread's stored judgments alone."""
+    where the evidence comes only at the end (the pipeline: its Critic's word; the audit: its vote's word);
+    None, or an oracle of None for a thread: the thread's stored judgments alone."""
 
     def __post_init__(self) -> None:
         if self.lifecycle.name != self.name:
@@ -79,7 +79,8 @@ def _built_by(module: ModuleType) -> Callable[..., CompiledStateGraph[Any, Any, 
 BUILT_IN = {w.name: w for w in (
     Workflow("development", development.LIFECYCLE, development.SPECS, _built_by(development),
              development.SYSTEM_PROMPTS, development.ROLES),
-    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit), roles=audit.ROLES),
+    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit), roles=audit.ROLES,
+             judged_after=audit.votes_word),
     Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline), roles=pipeline.ROLES,
              judged_after=pipeline.critics_word),
 )}

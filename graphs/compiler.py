@@ -67,6 +67,21 @@ Gate = Callable[[Mapping[str, Any]], tuple[str, str]]
 RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=is_transient)
 
 
+VOTE = "vote"
+"""The role a fan-out stage's joined votes are recorded under (its verdicts, its gate, its judgment)."""
+
+
+def fan_out_node(stage: str, role: str) -> str:
+    """Return the graph node of ``role`` in the fan-out stage ``stage`` (``VOTE``: the node joining them)."""
+    return f"{stage}.{role}"
+
+
+def fan_out_role(node: str) -> tuple[str, str] | None:
+    """Return the (stage, role) a fan-out node runs, or None for a node of no fan-out role."""
+    stage, dot, role = node.partition(".")
+    return (stage, role) if dot else None
+
+
 def _round(state: Mapping[str, Any]) -> int:
     return int(state.get("counters", {}).get("round", 1))
 
@@ -165,14 +180,15 @@ class Compiler:
 
     def _add_fan_out(self, builder: Builder, stage: Stage) -> None:
         builder.add_node(stage.name, lambda state: {"stage": stage.name})
-        voters = [f"{stage.name}.{role}" for role in stage.roles]
+        voters = [fan_out_node(stage.name, role) for role in stage.roles]
         for role, node in zip(stage.roles, voters, strict=True):
             builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY,
                              metadata=_trace_metadata(stage, role))
             builder.add_edge(stage.name, node)
-        builder.add_node(f"{stage.name}.vote", self._vote_node(stage))
-        builder.add_edge(voters, f"{stage.name}.vote")
-        self._add_gate_edge(builder, f"{stage.name}.vote", stage)
+        vote = fan_out_node(stage.name, VOTE)
+        builder.add_node(vote, self._vote_node(stage))
+        builder.add_edge(voters, vote)
+        self._add_gate_edge(builder, vote, stage)
 
     def _decide(self, stage: Stage, role: str, state: Mapping[str, Any], context: Context,
                 outcome: str, evidence: str, latency_s: float = 0.0) -> dict[str, Any]:
@@ -326,13 +342,13 @@ class Compiler:
                 outcome, evidence = BUDGET, "a run budget is spent"  # it holds for every voter
             else:
                 outcome, evidence = gate(state)
-            decision = self._decide(stage, "vote", state, context, outcome, evidence)
+            decision = self._decide(stage, VOTE, state, context, outcome, evidence)
             messages = voter_handoffs(self.lifecycle, stage, decision["stage"], state,
                                       {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
                                       _round(state))
-            decision = self._deliver(stage, "vote", state, context, decision, messages)
+            decision = self._deliver(stage, VOTE, state, context, decision, messages)
             if self.oracle is not None:  # the joined result is a candidate of its own
-                call = StageCall(stage=stage.name, role="vote", round=_round(state), context=context,
+                call = StageCall(stage=stage.name, role=VOTE, round=_round(state), context=context,
                                  models=self.models, step=_step())
                 decision["judgments"] = records(self._judge(state, call))
                 decision["ledger"] = records(call.ledger) + decision["ledger"]

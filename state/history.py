@@ -8,7 +8,7 @@ following parent links, so a fork's branch never mixes with the run it was forke
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -28,6 +28,9 @@ class Checkpoint:
     created_at: str | None = None
     source: str = "loop"
     """How it was made: ``input``, ``loop`` (a node ran), ``update`` (a fork's write) or ``fork``."""
+    ran: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The update each node that ran from this checkpoint wrote, by node name, where the history keeps
+    them: the writes the next checkpoint is made of, one per node of a parallel step."""
 
 
 def branch(items: Iterable[Checkpoint], head: str | None = None) -> list[Checkpoint]:
@@ -63,7 +66,8 @@ def from_graph(graph: Any, thread_id: str, head: str | None = None) -> list[Chec
                                 checkpoint_id=snap.config["configurable"]["checkpoint_id"],
                                 parent_id=parent, node=None, values=dict(snap.values),
                                 next=tuple(snap.next), created_at=snap.created_at,
-                                source=str(snap.metadata.get("source", "loop"))))
+                                source=str(snap.metadata.get("source", "loop")),
+                                ran={t.name: t.result for t in snap.tasks if isinstance(t.result, Mapping)}))
     return branch(items, head)
 
 
@@ -77,7 +81,9 @@ def from_server_history(states: Iterable[Mapping[str, Any]], head: str | None = 
                                 checkpoint_id=state["checkpoint"]["checkpoint_id"], parent_id=parent,
                                 node=None, values=state.get("values") or {},
                                 next=tuple(state.get("next") or ()), created_at=state.get("created_at"),
-                                source=str(metadata.get("source", "loop"))))
+                                source=str(metadata.get("source", "loop")),
+                                ran={t["name"]: t["result"] for t in state.get("tasks") or ()
+                                     if isinstance(t.get("result"), Mapping)}))
     return branch(items, head)
 
 

@@ -73,9 +73,15 @@ def test_show_cost_and_blame_read_an_audit_thread(overflow, monkeypatch, capsys)
     assert shown["path"] == ["initialized", "analysing", "deliberating", "completed"]
     assert cli.main(["cost", "a4", "--json"]) == 0
     assert {"auditor", "critic", "tester"} <= set(json.loads(capsys.readouterr().out)["by_role"])
+    # No label here: blame goes by the vote's word, vulnerable, so the first round's majority reads as the
+    # mistake and the Tester, whose second vote turned it, as the repair.
     assert cli.main(["blame", "a4", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["final_correct"] is None and out["failures"] is not None  # no label: nothing judged
+    assert out["final_correct"] is True and out["failures"] is not None
+    flagged = {(s["stage"], s["role"]): (s["correct"], s["flag"]) for s in out["stages"]}
+    assert flagged[("analysing", "vote")] == (False, None)
+    assert flagged[("deliberating", "tester")] == (True, "repair")
+    assert {s["oracle"] for s in out["stages"]} == {"the vote's word"}
 
 
 def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow, monkeypatch):
@@ -88,7 +94,14 @@ def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow,
         graph = build_graph(models, saver, oracle=graphs.audit.label_oracle(True))
         graph.invoke({"request": overflow.read_text(), "source": "overflow.c"}, store.config("b"))
         result = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE)
+        # Judged again after the run, from the checkpoints and each role's writes, by another oracle
+        # with the same verdicts: each parallel role is judged as it was while the graph ran.
+        again = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE,
+                      graphs.audit.label_oracle(True, name="the label, after the run"))
     flagged = {(s.stage, s.role): (s.correct, s.flag) for s in result.stages}
+    assert [(s.stage, s.role, s.correct, s.flag, s.evidence) for s in again.stages] == [
+        (s.stage, s.role, s.correct, s.flag, s.evidence) for s in result.stages]
+    assert len(result.stages) == 8 and again.final_correct is result.final_correct is True
     assert flagged[("analysing", "auditor")] == (True, None)
     assert flagged[("analysing", "tester")] == (False, None)
     assert flagged[("analysing", "vote")] == (False, None)  # a vote receives several results: not flagged

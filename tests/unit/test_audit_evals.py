@@ -42,6 +42,9 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
         assert [(r["predicted"], r["passed"]) for r in rows] == [(True, True), (True, False)]
         assert rows[0]["votes"] == {"auditor": True, "critic": True, "tester": True}
         assert rows[0]["blame"]["final_correct"] is True and rows[1]["blame"]["final_correct"] is False
+        # Run-time blame by the vote's word: it cannot see that the safe sample's verdict is wrong.
+        assert [r["live_blame"]["final_correct"] for r in rows] == [True, True]
+        assert rows[1]["live_blame"]["origin"] is None and rows[1]["blame"]["origin"]["role"] == "auditor"
     plain = analysts("The pointer is checked before use, so it is not vulnerable.\nVERDICT: SAFE",
                      "A vulnerable read? No: the length is bounded. Verdict: safe",
                      "It could look vulnerable, but the copy is bounded; not vulnerable.")
