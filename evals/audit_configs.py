@@ -104,7 +104,6 @@ CONFIGURATIONS: dict[str, Configuration] = {
                       "analysers itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it "
                       "judges",
                       audit.LIFECYCLE, _roles(tool_calling=True), GATES),
-
     )
 }
 """Every audit configuration by name, in the order reports list them."""
