@@ -14,7 +14,7 @@ from accord import cli
 from accountability.blame import blame
 from graphs import store
 from graphs.audit import build_graph
-from state.history import from_graph
+from state.history import from_graph, from_server_history
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_audit_graph import FIXTURES, SAFE, VULNERABLE, critique
 
@@ -96,8 +96,16 @@ def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow,
         result = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE)
         # Judged again after the run, from the checkpoints and each role's writes, by another oracle
         # with the same verdicts: each parallel role is judged as it was while the graph ran.
-        again = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE,
-                      graphs.audit.label_oracle(True, name="the label, after the run"))
+        after_run = graphs.audit.label_oracle(True, name="the label, after the run")
+        again = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE, after_run)
+        # The same history as a LangGraph server returns it (``accord blame --url``).
+        served = [{"values": s.values, "next": list(s.next), "metadata": s.metadata,
+                   "created_at": s.created_at, "checkpoint": s.config["configurable"],
+                   "parent_checkpoint": (s.parent_config or {}).get("configurable"),
+                   "tasks": [{"id": t.id, "name": t.name, "result": t.result} for t in s.tasks]}
+                  for s in graph.get_state_history(store.config("b"))]
+        from_url = blame(from_server_history(served), graphs.audit.LIFECYCLE, after_run)
+    assert from_url.stages == again.stages
     flagged = {(s.stage, s.role): (s.correct, s.flag) for s in result.stages}
     assert [(s.stage, s.role, s.correct, s.flag, s.evidence) for s in again.stages] == [
         (s.stage, s.role, s.correct, s.flag, s.evidence) for s in result.stages]
