@@ -77,6 +77,24 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
     return found
 
 
+def in_progress(rows: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Return the configurations of a declared experiment that have not run all its tasks yet, by name, with
+    how many they ran of how many any of them ran.
+
+    A declared experiment runs its configurations one after another and a session may end inside one; its
+    rows are committed as they come and left out of tables until it has run every task. Rows run outside a
+    declared experiment have no such state: a configuration with fewer tasks there ran different tasks.
+    """
+    rows = list(rows)
+    if not rows or not all(r.get("experiment") for r in rows):
+        return {}
+    tasks: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        tasks[row["config"]].add(row["id"])
+    every = set().union(*tasks.values())
+    return {config: (len(ids), len(every)) for config, ids in tasks.items() if ids < every}
+
+
 def separately(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return ``rows`` with each configuration named by its code too (``single@3f2a1b7``) when they hold
     more than one commit, so each commit's rows are columns of their own."""

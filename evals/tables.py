@@ -136,7 +136,7 @@ def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     """Return the markdown table of ``folder``'s ``summary.json``: the named configurations, else all.
     Labelled verdicts (vulnerability sets) get the classification columns instead of pass@1, and
     multiple-choice answers their distribution and the set's floors."""
-    summary = json.loads((folder / "summary.json").read_text())
+    summary = _summaries(folder)
     names = list(configurations) or list(summary)
     if missing := [n for n in names if n not in summary]:
         raise KeyError(f"{folder}/summary.json has no configuration {missing}")
@@ -161,9 +161,25 @@ def _constant_rows(s: Mapping[str, Any]) -> str:
 
 
 def _summaries(folder: Path) -> dict[str, Any]:
-    """Return a folder's summaries by configuration (none when it has not run yet)."""
+    """Return a folder's summaries by configuration (none when it has not run yet), but those still in
+    progress (``comparable.in_progress``)."""
     path = folder / "summary.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    running = _in_progress(folder)
+    return {name: s for name, s in json.loads(path.read_text()).items()
+            if name not in running} if path.exists() else {}
+
+
+def _in_progress(folder: Path) -> dict[str, tuple[int, int]]:
+    return comparable.in_progress(read_rows(folder)) if (folder / RESULTS).exists() else {}
+
+
+def in_progress_note(folder: Path, root: Path = ROOT) -> str:
+    """Return the line that names a folder's configurations still in progress (none: empty)."""
+    if not (running := _in_progress(folder)):
+        return ""
+    listed = "; ".join(f"`{name}` {ran} of {every} tasks" for name, (ran, every) in running.items())
+    return (f"\n*In progress in `{folder.relative_to(root)}`: {listed}, left out until every task has run "
+            "(its rows resume).*\n")
 
 
 def _benchmark(folder: Path) -> str:
@@ -173,11 +189,14 @@ def _benchmark(folder: Path) -> str:
 
 def mixed(folder: Path, configurations: Iterable[str] = ()) -> str:
     """Return why ``folder``'s rows (of the named configurations, else all) do not make one table: rows of
-    more than one commit, or configurations that ran different tasks; empty when they do."""
+    more than one commit, or configurations that ran different tasks; empty when they do. Configurations
+    still in progress are left out."""
     if not (folder / RESULTS).exists():
         return ""
     wanted = set(configurations)
-    rows = [r for r in read_rows(folder) if not wanted or r["config"] in wanted]
+    rows = read_rows(folder)
+    running = comparable.in_progress(rows)
+    rows = [r for r in rows if (not wanted or r["config"] in wanted) and r["config"] not in running]
     codes = {comparable.code_of(r) for r in rows}
     tasks: dict[str, set[str]] = {}
     for r in rows:
@@ -235,7 +254,7 @@ def render(text: str, root: Path = ROOT) -> str:
         elif match["kind"] == "live-blame":
             body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
         else:
-            body = table(root / folder, names)
+            body = table(root / folder, names) + in_progress_note(root / folder, root)
         return match.group(1) + body + match.group(5)
 
     return MARKED.sub(fill, text)

@@ -92,7 +92,10 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
                         judges.setdefault(r["subset"], set()).add(who_and_when.judge(r))
                     assert all(len(j) == 1 for j in judges.values()), f"{folder} mixes judges"
                     continue
-                rows = [r for r in runner.read_rows(folder) if not configs or r["config"] in configs]
+                rows = runner.read_rows(folder)
+                running = comparable.in_progress(rows)  # left out of the table, named under it
+                rows = [r for r in rows
+                        if (not configs or r["config"] in configs) and r["config"] not in running]
                 shown.append(folder.name)
                 assert len({comparable.code_of(r) for r in rows}) == 1, f"{doc.name}: {folder} mixes code"
                 per_config: dict[str, set[str]] = {}
@@ -100,6 +103,28 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
                     per_config.setdefault(r["config"], set()).add(r["id"])
                 assert len({frozenset(ids) for ids in per_config.values()}) == 1, f"{folder} mixes task sets"
     assert "humaneval-164-goals" in shown
+
+
+def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp_path: Path) -> None:
+    folder = tmp_path / "evals" / "results" / "running"
+    folder.mkdir(parents=True)
+    done = {"tasks": 2, "solved": 1, "pass@1": 0.5, "tokens_per_solved": 10, "median_latency_s": 1.0,
+            "llm_calls_per_task": 1.0, "models": ["m"], "dates": ["2026-01-02"]}
+    (folder / "summary.json").write_text(json.dumps({"single": done, "peer": {**done, "tasks": 1}}))
+
+    def rows(experiment: str | None) -> str:
+        ran = [("single", "T/0"), ("single", "T/1"), ("peer", "T/0")]
+        return "".join(json.dumps({"config": c, "id": i, "commit": "a" * 40, "experiment": experiment}) + "\n"
+                       for c, i in ran)
+
+    doc = "<!-- results: evals/results/running -->\n| old table |\n<!-- /results -->\n"
+    (folder / "results.jsonl").write_text(rows("an-experiment"))
+    rendered = tables.render(doc, tmp_path)
+    assert "| `single` | 1 / 2 |" in rendered and "`peer` |" not in rendered
+    assert "*In progress in `evals/results/running`: `peer` 1 of 2 tasks" in rendered
+    # Outside a declared experiment nothing says the configuration is unfinished: it ran other tasks.
+    (folder / "results.jsonl").write_text(rows(None))
+    assert "holds configurations that ran different tasks" in tables.render(doc, tmp_path)
 
 
 def test_a_folder_whose_rows_mix_commits_is_withheld_with_its_reason(tmp_path: Path) -> None:
