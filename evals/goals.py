@@ -96,12 +96,26 @@ def _points(points: float) -> str:
     return f"{points:+.1f}".replace("-", "−")
 
 
+def _rates(a: Summary, b: Summary) -> tuple[float, float, str]:
+    """Return the pass@1 of ``a`` and ``b`` on the tasks both ran, and how a table says which tasks those
+    are: while one has run only some of the other's tasks, its rate beside the other's whole set would
+    compare different tasks."""
+    if "solved_ids" not in a or "solved_ids" not in b or set(a["ids"]) == set(b["ids"]):
+        return a["pass@1"], b["pass@1"], ""
+    shared = set(a["ids"]) & set(b["ids"])
+    if not shared:
+        return a["pass@1"], b["pass@1"], ""
+    mine, theirs = (len(set(s["solved_ids"]) & shared) / len(shared) for s in (a, b))
+    return mine, theirs, f" on the {len(shared)} tasks both ran"
+
+
 def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") -> tuple[str, bool]:
-    """Return ``a``'s gain over ``s`` in points with its paired test (and ``also``, said beside them): met at
-    ``aim`` points and p < 0.05."""
-    points = 100 * (a["pass@1"] - s["pass@1"])
+    """Return ``a``'s gain over ``s`` in points (on the tasks both ran) with its paired test (and ``also``,
+    said beside them): met at ``aim`` points and p < 0.05."""
+    mine, theirs, where = _rates(a, s)
+    points = 100 * (mine - theirs)
     test, better = _paired(a, s)
-    against = f"{a['pass@1']:.1%} against `{single}` {s['pass@1']:.1%}"
+    against = f"{mine:.1%} against `{single}` {theirs:.1%}{where}"
     return (f"{_points(points)} points ({against}; {test}{also})",
             points >= aim and better)
 

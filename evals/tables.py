@@ -160,13 +160,14 @@ def _constant_rows(s: Mapping[str, Any]) -> str:
     return "".join(rows)
 
 
-def _summaries(folder: Path) -> dict[str, Any]:
+def _summaries(folder: Path, running: bool = False) -> dict[str, Any]:
     """Return a folder's summaries by configuration (none when it has not run yet), but those still in
-    progress (``comparable.in_progress``)."""
+    progress (``comparable.in_progress``) unless ``running`` keeps them (goals judge no configuration
+    that is, and say how far it has run)."""
     path = folder / "summary.json"
-    running = _in_progress(folder)
+    left_out = {} if running else _in_progress(folder)
     return {name: s for name, s in json.loads(path.read_text()).items()
-            if name not in running} if path.exists() else {}
+            if name not in left_out} if path.exists() else {}
 
 
 def _in_progress(folder: Path) -> dict[str, tuple[int, int]]:
@@ -243,8 +244,9 @@ def render(text: str, root: Path = ROOT) -> str:
             folders = [root / folder, *(root / n for n in names)]
             if reasons := [withheld(f, why, root) for f in folders if (why := mixed(f))]:
                 return match.group(1) + "".join(reasons) + match.group(5)
-            body = goals(_summaries(root / folder), _summaries(folders[1]) if names else None,
-                         [(_benchmark(f), _summaries(f)) for f in folders[2:]])
+            first, *tests = (_summaries(f, running=True) for f in folders)
+            body = goals(first, tests[0] if tests else None,
+                         [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)])
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
         elif match["kind"] == "tester-check":

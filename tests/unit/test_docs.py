@@ -127,6 +127,31 @@ def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp
     assert "holds configurations that ran different tasks" in tables.render(doc, tmp_path)
 
 
+def test_a_goal_names_a_configuration_still_running_and_compares_it_on_tasks_both_ran(tmp_path: Path) -> None:
+    results = tmp_path / "evals" / "results"
+    humaneval, functions = results / "humaneval", results / "functions"
+    for folder in (humaneval, functions):
+        folder.mkdir(parents=True)
+    (humaneval / "summary.json").write_text("{}")
+
+    def summary(solved: list[str], ids: list[str]) -> dict:
+        return {"tasks": len(ids), "solved": len(solved), "pass@1": len(solved) / len(ids), "ids": ids,
+                "solved_ids": solved, "tokens_per_solved": 100 if solved else None, "median_latency_s": 1.0}
+
+    every = ["T/0", "T/1", "T/2", "T/3"]
+    (functions / "summary.json").write_text(json.dumps({
+        "single": summary(["T/0"], every), "accountable": summary(every[:3], every),
+        "mapcoder": summary([], every[:2])}))
+    ran = [(c, i) for c in ("single", "accountable") for i in every] + [("mapcoder", i) for i in every[:2]]
+    (functions / "results.jsonl").write_text("".join(
+        json.dumps({"config": c, "id": i, "commit": "a" * 40, "experiment": "goals"}) + "\n" for c, i in ran))
+    doc = "<!-- goals: evals/results/humaneval evals/results/functions -->\n| old |\n<!-- /goals -->\n"
+    rendered = tables.render(doc, tmp_path)
+    # 2 of the 2 tasks both ran against none: not 3 of 4 against 0 of 2
+    assert ("| +100.0 points (100.0% against `mapcoder` 0.0% on the 2 tasks both ran; +2 −0, p = 0.5: no "
+            "difference measured; the peer solved none) | not yet (`mapcoder` 2 of 4 tasks) |") in rendered
+
+
 def test_a_folder_whose_rows_mix_commits_is_withheld_with_its_reason(tmp_path: Path) -> None:
     folder = tmp_path / "evals" / "results" / "mixed"
     folder.mkdir(parents=True)

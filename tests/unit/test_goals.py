@@ -77,8 +77,9 @@ def test_a_goal_whose_configurations_have_not_run_says_so():
 def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
     partial = _summary(18, 2500, SMALL, tasks=19)
     table = goals({"single": _summary(55, 1000, SMALL), "accountable": partial})
-    assert ("| ≥ +10 points, p < 0.05 | +39.7 points (94.7% against `single` 55.0%; +0 −1, p = 1: no "
-            "difference measured) | not yet (`accountable` 19 of 100 tasks) |") in table
+    # compared on the 19 tasks both ran, not 18 of 19 against 55 of 100
+    assert ("| ≥ +10 points, p < 0.05 | −5.3 points (94.7% against `single` 100.0% on the 19 tasks both ran; "
+            "+0 −1, p = 1: no difference measured) | not yet (`accountable` 19 of 100 tasks) |") in table
     assert ("| ≥ 80% | 94.7% [75.4–99.1] (`accountable`, 18 / 19) | not yet (`accountable` 19 of 100 tasks, "
             "no team "
             "with another model per role has run) |") in table
