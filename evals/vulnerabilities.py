@@ -1,4 +1,6 @@
-"""Vulnerability-detection sets: devign100 (C) and vuln-python100 (Python), 50 vulnerable and 50 safe each.
+"""Vulnerability-detection sets: devign100 (C) and vuln-python100 (Python), each 100 samples that shaped the
+audit (its dev split, 50 vulnerable and 50 safe) and fresh ones that only measure it (its test split: 50 and
+50 in C, 39 and 39 in Python; ``data/*/SPLIT.json``).
 
 The agents see only a sample's code, under a neutral file name that tells its language. The label and the
 CWE id stay here, in the oracle that judges each finding and vote and in the score; a test checks that
