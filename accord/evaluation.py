@@ -204,7 +204,8 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
             return 1
         solved = sum(r["passed"] for r in rows)
         console.print(f"{config.name}: {solved}/{len(rows)} solved; results in {out}")
-    paths = report.write(report.collect([out]), out)
+        # The report after each configuration: an experiment that spans sessions shows what has finished.
+        paths = report.write(report.collect([out]), out)
     console.print(f"report: {', '.join(str(p) for p in paths)}")
     return 0
 

@@ -6,6 +6,9 @@ A document marks each table with the folder it comes from and, optionally, the c
     ...generated table...
     <!-- /results -->
 
+A folder with no summary yet (a declared experiment not started, or in its first configuration) gets a line
+that says so.
+
 A ``goals`` mark names one HumanEval result folder, then optionally a folder of function tasks with one
 stated example each and further test sets' folders, and gets the code goals checked against them
 (``evals.goals``)::
@@ -253,6 +256,10 @@ def render(text: str, root: Path = ROOT) -> str:
             body = tester_check.table(root / folder)
         elif why := mixed(root / folder, names):
             body = withheld(root / folder, why, root)
+        elif not (root / folder / "summary.json").exists():
+            started = (root / folder / RESULTS).exists()
+            body = (f"*In progress: `{folder}` holds rows, none of a finished configuration yet.*\n"
+                    if started else f"*Not run yet: `{folder}` holds no results.*\n")
         elif match["kind"] == "live-blame":
             body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
         else:

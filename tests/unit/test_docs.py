@@ -105,6 +105,20 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
     assert "humaneval-164-goals" in shown
 
 
+def test_a_table_whose_experiment_has_not_finished_a_configuration_says_so(tmp_path: Path) -> None:
+    doc = "<!-- {0}: evals/results/fresh -->\n| old table |\n<!-- /{0} -->\n"
+    rendered = tables.render(doc.format("results"), tmp_path)
+    assert "*Not run yet: `evals/results/fresh` holds no results.*\n<!-- /results -->" in rendered
+    folder = tmp_path / "evals" / "results" / "fresh"
+    folder.mkdir(parents=True)
+    row = {"config": "single", "id": "T/0", "commit": "a" * 40}
+    (folder / "results.jsonl").write_text(json.dumps(row) + "\n")
+    rendered = tables.render(doc.format("live-blame"), tmp_path)
+    assert "*In progress: `evals/results/fresh` holds rows, none of a finished configuration yet.*" in (
+        rendered)
+    assert "old table" not in rendered
+
+
 def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp_path: Path) -> None:
     folder = tmp_path / "evals" / "results" / "running"
     folder.mkdir(parents=True)

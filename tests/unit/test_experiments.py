@@ -127,6 +127,25 @@ def test_an_experiment_runs_every_configuration_and_records_its_code(tmp_path: P
     assert main(["eval", "compare", str(out), "--dev"]) == 0
 
 
+def test_an_interrupted_experiment_reports_the_configurations_that_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
+    run = runner.run
+
+    def second_fails(benchmark: Any, config: Any, *args: Any, **kwargs: Any) -> Any:
+        if config.name == "single@fake-b":
+            raise RuntimeError("the model server went away")
+        return run(benchmark, config, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run", second_fails)
+    out = tmp_path / "out"
+    with FakeEndpoint([Text(SOLUTION)]) as endpoint:
+        assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--dev", "--out", str(out),
+                     "--base-url", endpoint.url]) == 1
+    # A run spanning sessions shows what has finished while its rows resume.
+    assert list(json.loads((out / "summary.json").read_text())) == ["single@fake-a"]
+
+
 @pytest.mark.parametrize(("body", "problem"), [
     (TWO_MODELS.replace('config = "single"\nmodel = "fake-b"', 'config = "best"'),
      "humaneval has no configuration best"),
