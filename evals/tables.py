@@ -70,10 +70,11 @@ HEADER = ("| configuration | solved | pass@1 [95% CI] | paired with `accountable
           "| median latency (s) | LLM calls / task | verdict agrees with hidden tests | model | run |\n"
           "|---|---|---|---|---|---|---|---|---|---|\n")
 
-LABELLED_HEADER = ("| configuration | tasks | accuracy [95% CI] | precision | recall | F1 "
-                   "| balanced accuracy | MCC | TP / FP / TN / FN / no verdict | MAST failures / task "
-                   "| tokens / task | median latency (s) | LLM calls / task | model | run |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+LABELLED_HEADER = ("| configuration | tasks | accuracy [95% CI] | paired with `accountable` | precision "
+                   "| recall | F1 | balanced accuracy | MCC | TP / FP / TN / FN / no verdict "
+                   "| MAST failures / task | tokens / task | median latency (s) | LLM calls / task "
+                   "| model | run |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 
 
 def paired(s: Mapping[str, Any]) -> str:
@@ -112,7 +113,7 @@ def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
     c = s["classification"]
     m = c["confusion"]
     flag = "" if classification.beats_constants(c) else " (no better than a constant)"
-    return (f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} "
+    return (f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} | {paired(s)} "
             f"| {f(c['precision'])} | {f(c['recall'])} | {f(c['f1'])} | {f(c['balanced_accuracy'])} "
             f"| {f(c.get('mcc'))} | {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
             f"| {s['mast']['per_task']:.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
@@ -158,7 +159,7 @@ def _constant_rows(s: Mapping[str, Any]) -> str:
     rows = []
     for verdict, score in classification.constants(c).items():
         right = c["positives"] if verdict == "all-vulnerable" else c["negatives"]
-        rows.append(f"| {verdict} (constant) | {n} | {stats.rate(right, n)} | — | — | {f(score['f1'])} "
+        rows.append(f"| {verdict} (constant) | {n} | {stats.rate(right, n)} | — | — | — | {f(score['f1'])} "
                     f"| 0.50 | — | — | — | — | — | — | — | — |\n")
     return "".join(rows)
 

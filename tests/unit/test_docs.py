@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from evals import comparable, runner, tables, who_and_when
+from evals import classification, comparable, runner, tables, who_and_when
 from graphs import diagram
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,6 +103,30 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
                     per_config.setdefault(r["config"], set()).add(r["id"])
                 assert len({frozenset(ids) for ids in per_config.values()}) == 1, f"{folder} mixes task sets"
     assert "humaneval-164-goals" in shown
+
+
+def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Path) -> None:
+    folder = tmp_path / "evals" / "results" / "audit"
+    folder.mkdir(parents=True)
+    labels = [True, True, False, False]
+
+    def summary(predicted: list[bool], versus: dict | None = None) -> dict:
+        rows = [{"label": label, "predicted": said, "votes": {}, "final_votes": {}}
+                for label, said in zip(labels, predicted, strict=True)]
+        right = sum(r["label"] == r["predicted"] for r in rows)
+        return {"tasks": 4, "solved": right, "classification": classification.metrics(rows),
+                "mast": {"per_task": 0.0}, "tokens_per_task": 10, "median_latency_s": 1.0,
+                "llm_calls_per_task": 1.0, **({"versus": versus} if versus else {})}
+
+    versus = {"reference": "accountable", "tasks": 4, "both": 2, "only_this": [],
+              "only_reference": ["a", "b"]}
+    (folder / "summary.json").write_text(json.dumps({"accountable": summary([True, True, False, False]),
+                                                     "single": summary([True, True, True, True], versus)}))
+    rendered = tables.render("<!-- results: evals/results/audit -->\n<!-- /results -->\n", tmp_path)
+    assert ("| `single` (no better than a constant) | 4 | 50.0% [15.0–85.0] | +0 −2 of 4, p = 0.5: "
+            "no difference measured | 0.50 |") in rendered
+    assert "| `accountable` | 4 | 100.0% [51.0–100.0] | — | 1.00 |" in rendered
+    assert "| all-vulnerable (constant) | 4 | 50.0% [15.0–85.0] | — | — | — | 0.67 | 0.50 |" in rendered
 
 
 def test_a_table_whose_experiment_has_not_finished_a_configuration_says_so(tmp_path: Path) -> None:
