@@ -72,13 +72,20 @@ def _solved(name: str, s: Summary, aim: float) -> Measured:
     return _pass(name, s), s["pass@1"] >= aim
 
 
-def discordant(a: Summary, b: Summary) -> tuple[int, int] | None:
-    """Return the tasks both ran that only ``a`` solved and that only ``b`` solved; None when a summary
-    does not list its solved tasks (written before summaries did), so the two cannot be paired."""
+def _shared(a: Summary, b: Summary) -> tuple[set[str], set[str], set[str]] | None:
+    """Return the tasks both ran, and those of them each solved; None when a summary does not list its
+    solved tasks (written before summaries did), so the two cannot be paired."""
     if "solved_ids" not in a or "solved_ids" not in b:
         return None
     shared = set(a["ids"]) & set(b["ids"])
-    mine, theirs = set(a["solved_ids"]) & shared, set(b["solved_ids"]) & shared
+    return shared, set(a["solved_ids"]) & shared, set(b["solved_ids"]) & shared
+
+
+def discordant(a: Summary, b: Summary) -> tuple[int, int] | None:
+    """Return the tasks both ran that only ``a`` solved and that only ``b`` solved (None: not paired)."""
+    if (both := _shared(a, b)) is None:
+        return None
+    _, mine, theirs = both
     return len(mine - theirs), len(theirs - mine)
 
 
@@ -100,13 +107,11 @@ def _rates(a: Summary, b: Summary) -> tuple[float, float, str]:
     """Return the pass@1 of ``a`` and ``b`` on the tasks both ran, and how a table says which tasks those
     are: while one has run only some of the other's tasks, its rate beside the other's whole set would
     compare different tasks."""
-    if "solved_ids" not in a or "solved_ids" not in b or set(a["ids"]) == set(b["ids"]):
+    both = _shared(a, b)
+    if both is None or not both[0] or set(a["ids"]) == set(b["ids"]):
         return a["pass@1"], b["pass@1"], ""
-    shared = set(a["ids"]) & set(b["ids"])
-    if not shared:
-        return a["pass@1"], b["pass@1"], ""
-    mine, theirs = (len(set(s["solved_ids"]) & shared) / len(shared) for s in (a, b))
-    return mine, theirs, f" on the {len(shared)} tasks both ran"
+    shared, mine, theirs = both
+    return len(mine) / len(shared), len(theirs) / len(shared), f" on the {len(shared)} tasks both ran"
 
 
 def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") -> tuple[str, bool]:
