@@ -45,7 +45,7 @@ TASK_PROMPT = """{language} code{function}, with its line numbers:
 {code}
 ```
 {extra}
-Is this code vulnerable?"""
+{ask}"""
 
 DELIBERATION = """
 The other analysts judged the same code:
@@ -59,10 +59,14 @@ reason in the code."""
 SAME_EVIDENCE = 0.8
 """How alike (difflib's ratio) two findings' evidence is when it gives no new reason."""
 
-REASON_FIRST = ("\nFirst say what the code does with its inputs, and the flaw or the checks that decide it; "
-                "then end with one line: VERDICT: VULNERABLE or VERDICT: SAFE.")
-"""A free-text analyst reasons before its verdict, as the typed one does (its schema asks for the evidence
-first): a small model told to answer first says VULNERABLE for almost every sample and argues after."""
+QUESTION = "Is this code vulnerable?"
+"""What a typed analyst is asked: its schema puts the evidence before the verdict."""
+
+REASON_FIRST = ("First say what the code does with its inputs, and the flaw or the checks that decide it. "
+                "Then end with one line: VERDICT: VULNERABLE or VERDICT: SAFE.")
+"""What a free-text analyst is asked in place of the question, as the last words of its prompt, so that it
+reasons before its verdict as the typed one does: a small model answers the last question it reads
+("Vulnerable", one word, for almost every sample) whatever its system prompt asked first."""
 LANGUAGE = {"c": "C", "cpp": "C++", "python": "Python"}
 
 
@@ -133,17 +137,20 @@ def finding_view(found: Mapping[str, Any]) -> str:
             f"{found['evidence']}")
 
 
-def _prompt(state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "") -> str:
+def _prompt(state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "",
+            ask: str = QUESTION) -> str:
+    """Return an analyst's prompt, ending on ``ask`` (the words a small model answers)."""
     function = f" (function {task.function})" if task.function else ""
+    first = not state.get("findings")  # a first judgement: the contract withholds the others' findings
     text = TASK_PROMPT.format(language=LANGUAGE[task.language], function=function, code=task.numbered(),
-                              extra=extra)
-    if not state.get("findings"):  # a first judgement: the contract withholds the others' findings
+                              extra=extra, ask=ask if first else QUESTION)
+    if first:
         return text
     mine = state["findings"]["by_role"]
     others = "\n".join(f"- {role.capitalize()}: {finding_view(f)}" for role, f in mine.items()
                        if role != call.role) or "- (none reached a finding)"
     own = finding_view(mine[call.role]) if call.role in mine else "(none: your first attempt failed)"
-    return text + DELIBERATION.format(others=others, own=own)
+    return text + DELIBERATION.format(others=others, own=own) + ("" if ask == QUESTION else "\n" + ask)
 
 
 def _update(call: StageCall, found: Finding) -> dict[str, Any]:
@@ -186,10 +193,11 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
     assert task is not None
 
     def judge(task: AuditTask, reports: list[ToolReport] | None = None) -> Any:
-        prompt = _prompt(state, call, task, tools_view(reports or []) if analysers else "")
+        extra = tools_view(reports or []) if analysers else ""
         if free_text:
-            return _from_free_text(text(call, system + REASON_FIRST, prompt, what=schema.__name__))
-        return structured(call, schema, system, prompt)
+            prompt = _prompt(state, call, task, extra, ask=REASON_FIRST)
+            return _from_free_text(text(call, system, prompt, what=schema.__name__))
+        return structured(call, schema, system, _prompt(state, call, task, extra))
 
     observed: list[tuple[str, Any]] = []
 
