@@ -1,8 +1,8 @@
 """The audit workflow's configurations: SEMAP's baselines and Accord's accountable audit, as data.
 
 - ``single``: one model call from the code alone ("is this function vulnerable?"), a typed answer;
-- ``simple``: the three analysts once each, in parallel, free-text replies read by string match, majority
-  vote, no contracts, no deliberation (the decentralized baseline);
+- ``simple``: the three analysts once each, in parallel, free-text replies that reason before a VERDICT
+  line, read by string match, majority vote, no contracts, no deliberation (the decentralized baseline);
 - ``accountable``: the audit graph as it ships;
 - ``no-tools``: the audit graph with a Tester that has no static analysers;
 - ``tool-calling``: the audit graph with a Tester whose model calls the analysers itself (LLM_TOOLS).
