@@ -9,7 +9,7 @@ import pytest
 
 from evals import classification, report, runner, splits, vulnerabilities
 from evals.benchmarks import BENCHMARKS
-from nodes.audit import analysts as analysts_work
+from nodes.audit.analysts import QUESTION, REASON_FIRST
 from state.context import Context
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_audit_graph import VULNERABLE, critique
@@ -55,8 +55,8 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
     assert [r["predicted"] for r in rows] == [False, False] and rows[0]["llm_calls"] == 3
     # A small model answers the last words it reads: free text ends on "reason, then VERDICT", typed on
     # the question (its schema puts the evidence first).
-    assert all(p.endswith(analysts_work.REASON_FIRST) for m in plain.values() for p in m.prompts)
-    assert all(p.rstrip().endswith(analysts_work.QUESTION) for p in scripted["auditor"].prompts)
+    assert all(p.endswith(REASON_FIRST) for m in plain.values() for p in m.prompts)
+    assert all(p.rstrip().endswith(QUESTION) for p in scripted["auditor"].prompts)
     single = analysts(VULNERABLE, None, None)
     rows = runner.run(DEVIGN, DEVIGN.configurations["single"], tasks, tmp_path, Context(), models=single)
     assert [r["predicted"] for r in rows] == [True, True] and rows[0]["llm_calls"] == 1
