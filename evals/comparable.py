@@ -77,13 +77,16 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
     return found
 
 
-def in_progress(rows: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
+def in_progress(rows: Iterable[Mapping[str, Any]], declared: Iterable[str] = ()
+                ) -> dict[str, tuple[int, int]]:
     """Return the configurations of a declared experiment that have not run all its tasks yet, by name, with
-    how many they ran of how many any of them ran.
+    how many they ran of how many any of them ran; a configuration the experiment ``declared`` that has no
+    rows yet ran 0.
 
     A declared experiment runs its configurations one after another and a session may end inside one; its
-    rows are committed as they come and left out of tables until it has run every task. Rows run outside a
-    declared experiment have no such state: a configuration with fewer tasks there ran different tasks.
+    rows are committed as they come and left out of tables until it has run every task, and a comparison
+    across its configurations waits until every one has. Rows run outside a declared experiment have no
+    such state: a configuration with fewer tasks there ran different tasks.
     """
     rows = list(rows)
     if not rows or not all(r.get("experiment") for r in rows):
@@ -92,7 +95,8 @@ def in_progress(rows: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, int]]
     for row in rows:
         tasks[row["config"]].add(row["id"])
     every = set().union(*tasks.values())
-    return {config: (len(ids), len(every)) for config, ids in tasks.items() if ids < every}
+    running = {config: (len(ids), len(every)) for config, ids in tasks.items() if ids < every}
+    return running | {config: (0, len(every)) for config in declared if config not in tasks}
 
 
 def separately(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

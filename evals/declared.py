@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evals import splits
+from evals import configs, splits
 from evals.benchmarks import BENCHMARKS, Benchmark, user_set
 from runtime.local_model import MIX
 
@@ -186,6 +186,14 @@ def task_ids(experiment: Experiment) -> tuple[str, ...]:
     if experiment.split is None:
         return experiment.ids
     return splits.narrowed(experiment.benchmark, experiment.split, experiment.ids, task_file(experiment))
+
+
+def configuration_names(experiment: Experiment, base: Any) -> list[str]:
+    """Return the name each configuration's rows carry (``configs.on_models``), in declared order, as run
+    from ``base`` (a Context)."""
+    benchmark = benchmark_of(experiment)
+    return [configs.on_models(benchmark.configurations[run.config], context_for(base, experiment, run)).name
+            for run in experiment.configurations]
 
 
 def context_for(base: Any, experiment: Experiment, run: ConfigurationRun) -> Any:

@@ -52,11 +52,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import classification, comparable, stats, tester_check, who_and_when
+from evals import classification, comparable, declared, stats, tester_check, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
 from evals.report import above_majority, answers_given, floors_line, live_blame_table
 from evals.runner import RESULTS, read_rows
+from state.context import Context
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
@@ -175,7 +176,22 @@ def _summaries(folder: Path, running: bool = False) -> dict[str, Any]:
 
 
 def _in_progress(folder: Path) -> dict[str, tuple[int, int]]:
-    return comparable.in_progress(read_rows(folder)) if (folder / RESULTS).exists() else {}
+    """Return the configurations of ``folder``'s experiment still in progress, those it declares and has not
+    started among them (``comparable.in_progress``)."""
+    if not (folder / RESULTS).exists():
+        return {}
+    rows = read_rows(folder)
+    return comparable.in_progress(rows, _declared(folder, {r.get("experiment") for r in rows}))
+
+
+def _declared(folder: Path, experiments: set[str | None]) -> list[str]:
+    """Return the configurations the one experiment that ran ``folder`` declares, by the names its rows carry;
+    none when the rows ran outside one or its file is gone. Experiment files sit beside the result folders
+    (``evals/experiments`` beside ``evals/results``)."""
+    name = next(iter(experiments)) if len(experiments) == 1 else None
+    if not name or not (path := folder.parent.parent / "experiments" / f"{name}.toml").exists():
+        return []
+    return declared.configuration_names(declared.load(str(path)), Context())
 
 
 def in_progress_note(folder: Path, root: Path = ROOT) -> str:
@@ -237,12 +253,15 @@ def render(text: str, root: Path = ROOT) -> str:
         if match["kind"] in PAPER:
             folders = [root / folder for folder in match["spec"].split()]
             out = [f for f in folders if mixed(f)]
+            # A finding compares every configuration of a set: a set still running is not judged yet.
+            running = [f for f in folders if f not in out and _in_progress(f)]
             # A folder stands for the set its rows ran (``logiqa-test`` is LogiQA), else for its name.
             summaries = {_benchmark(f) or f.name: _summaries(f) for f in folders
-                         if (f / "summary.json").exists() and f not in out}
+                         if (f / "summary.json").exists() and f not in out + running}
             notes = "".join(withheld(f, mixed(f), root) for f in out)
             paper = PAPER[match["kind"]](summaries) if summaries else ""
-            return match.group(1) + notes + paper + match.group(5)
+            return (match.group(1) + notes + paper + "".join(in_progress_note(f, root) for f in running)
+                    + match.group(5))
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
             folders = [root / folder, *(root / n for n in names)]

@@ -165,6 +165,32 @@ def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp
     assert "holds configurations that ran different tasks" in tables.render(doc, tmp_path)
 
 
+def test_a_declared_configuration_not_started_holds_back_the_findings_on_its_set(tmp_path: Path) -> None:
+    folder, experiments = tmp_path / "evals" / "results" / "paper-run", tmp_path / "evals" / "experiments"
+    folder.mkdir(parents=True)
+    experiments.mkdir()
+    (experiments / "paper-run.toml").write_text(
+        'description = "both models alone"\nbenchmark = "logiqa"\n'
+        '[[configurations]]\nconfig = "single"\nmodel = "B"\n'
+        '[[configurations]]\nconfig = "single"\nmodel = "C"\n')
+    alone = {"tasks": 2, "solved": 1, "pass@1": 0.5, "tokens_per_task": 10, "by_role_model": {}}
+
+    def ran(configs: list[str]) -> None:
+        (folder / "summary.json").write_text(json.dumps({c: alone for c in configs}))
+        (folder / "results.jsonl").write_text("".join(
+            json.dumps({"config": c, "id": i, "commit": "a" * 40, "experiment": "paper-run",
+                        "benchmark": "logiqa"}) + "\n" for c in configs for i in ("L/0", "L/1")))
+
+    doc = "<!-- anchors: evals/results/paper-run -->\n| old |\n<!-- /anchors -->\n"
+    ran(["single"])  # the 1.5B model's configuration has not started: the set is not judged on one model
+    rendered = tables.render(doc, tmp_path)
+    assert "1 / 2" not in rendered
+    assert "`single@qwen2.5-coder-1.5b` 0 of 2 tasks" in rendered
+    ran(["single", "single@qwen2.5-coder-1.5b"])
+    rendered = tables.render(doc, tmp_path)
+    assert "1 / 2 (50.0%)" in rendered and "In progress" not in rendered
+
+
 def test_a_goal_names_a_configuration_still_running_and_compares_it_on_tasks_both_ran(tmp_path: Path) -> None:
     results = tmp_path / "evals" / "results"
     humaneval, functions = results / "humaneval", results / "functions"
