@@ -82,7 +82,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
         except ValueError as exc:
             console.print(f"[red]{exc}[/]")
             return 2
-    tasks = runner.select(benchmark.tasks(), ids, args.limit)
+    tasks = _tasks(benchmark, ids, args.limit, whole_split=bool(args.split and not args.ids))
     out = Path(args.out or Path("out") / "eval" / benchmark.name)
     columns = (
         TextColumn(f"{config.name}"),
@@ -122,6 +122,19 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     return 0
 
 
+def _tasks(benchmark: Any, ids: Any, limit: int | None, whole_split: bool) -> list[Any]:
+    """Return the tasks a run takes; a whole split's that this machine cannot run are named and left out."""
+    from evals import runner
+
+    if not whole_split:
+        return runner.select(benchmark.tasks(), ids, limit)
+    tasks, left_out = runner.select_split(benchmark.tasks(), ids, limit)
+    if left_out:
+        console.print(f"[yellow]{len(left_out)} of the split's {len(ids)} tasks cannot run here and are left "
+                      f"out: {', '.join(left_out)}[/]")
+    return tasks
+
+
 def _compare(args: argparse.Namespace) -> int:
     """Build one report from result folders, refusing rows that do not compare (``evals.comparable``)."""
     from evals import comparable, report, runner
@@ -159,7 +172,8 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         experiment = declared.load(args.dirs[0])
         benchmark = declared.benchmark_of(experiment)
         runs = [(run, declared.context_for(base, experiment, run)) for run in experiment.configurations]
-        tasks = runner.select(benchmark.tasks(), declared.task_ids(experiment), experiment.limit)
+        tasks = _tasks(benchmark, declared.task_ids(experiment), experiment.limit,
+                       whole_split=bool(experiment.split and not experiment.ids))
         for run, _ in runs:  # a configuration missing what it runs stops the experiment before any task
             if (needs := benchmark.configurations[run.config].needs) is not None:
                 needs()

@@ -104,6 +104,21 @@ def select(
     return tasks[:limit] if limit else tasks
 
 
+def select_split(tasks: list[EvalTask], split_ids: Iterable[str], limit: int | None = None,
+                 ) -> tuple[list[EvalTask], list[str]]:
+    """Return a whole split's tasks that the benchmark offers here (the first ``limit``), and its ids left
+    out, in the split's order.
+
+    A split is frozen over a set's data, and a benchmark may offer fewer tasks on this machine (ClassEval:
+    those whose reference passes its own tests here); a split run takes the rest and names what it left.
+    Ids a user names are checked by ``select`` instead, which refuses an unknown one.
+    """
+    offered = {t.id: t for t in tasks}
+    split_ids = list(split_ids)
+    chosen = [offered[i] for i in split_ids if i in offered]
+    return (chosen[:limit] if limit else chosen), [i for i in split_ids if i not in offered]
+
+
 def role_costs(ledger: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Return a run's LLM calls, tokens, model seconds and sandbox seconds per role that spent any."""
     return {role: {"llm_calls": r["llm_calls"], "tokens": r["tokens_in"] + r["tokens_out"],

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from accord.cli import main
-from evals import classeval, declared, splits
-from evals.benchmarks import BENCHMARKS, user_set
+from evals import classeval, declared, runner, splits
+from evals.benchmarks import BENCHMARKS, EvalTask, user_set
 from evals.data import REPOSITORY_DATA
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
@@ -77,3 +77,12 @@ def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
     for folder, counts in rows.items():
         split = splits.load(splits.path_of(folders[folder], task_files.get(folder)))
         assert counts == f"{len(split.dev)} | {len(split.test)}", folder
+
+
+def test_a_whole_split_leaves_out_by_name_the_tasks_this_machine_cannot_run() -> None:
+    offered = [EvalTask(id=i, prompt=i) for i in ("a", "c", "d")]  # "b" is in the data, not offered here
+    tasks, left_out = runner.select_split(offered, ("d", "b", "a"))
+    assert [t.id for t in tasks] == ["d", "a"] and left_out == ["b"]
+    assert [t.id for t in runner.select_split(offered, ("d", "b", "a"), limit=1)[0]] == ["d"]
+    with pytest.raises(KeyError, match="no such tasks: \\['b'\\]"):  # an id a user names is never skipped
+        runner.select(offered, ["b", "a"])
