@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accord.cli import main
-from evals import classeval, declared, runner, splits
+from evals import classeval, declared, report, runner, splits
 from evals.benchmarks import BENCHMARKS, EvalTask, user_set
 from evals.data import REPOSITORY_DATA
 
@@ -86,3 +86,17 @@ def test_a_whole_split_leaves_out_by_name_the_tasks_this_machine_cannot_run() ->
     assert [t.id for t in runner.select_split(offered, ("d", "b", "a"), limit=1)[0]] == ["d"]
     with pytest.raises(KeyError, match="no such tasks: \\['b'\\]"):  # an id a user names is never skipped
         runner.select(offered, ["b", "a"])
+
+
+def test_a_split_run_names_the_classes_it_leaves_out_and_runs_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    test = splits.ids("classeval", "test")
+    here = {tid: p for tid, p in classeval.problems().items() if tid != test[0]}  # one reference fails here
+    monkeypatch.setattr(classeval, "runnable", lambda: here)
+    ran: list[str] = []
+    monkeypatch.setattr(runner, "run", lambda _b, _c, tasks, *a, **k: ran.extend(t.id for t in tasks) or [])
+    monkeypatch.setattr(report, "collect", lambda dirs: [])  # nothing ran, so nothing to report
+    monkeypatch.setattr(report, "write", lambda rows, out: [])
+    assert main(["eval", "classeval", "--split", "test", "--out", str(tmp_path / "out")]) == 0
+    assert f"cannot run here and are left out: {test[0]}" in " ".join(capsys.readouterr().err.split())
+    assert ran == list(test[1:])
