@@ -194,9 +194,13 @@ def _declared(folder: Path, experiments: set[str | None]) -> list[str]:
     return declared.configuration_names(declared.load(str(path)), Context())
 
 
-def in_progress_note(folder: Path, root: Path = ROOT) -> str:
-    """Return the line that names a folder's configurations still in progress (none: empty)."""
-    if not (running := _in_progress(folder)):
+def in_progress_note(folder: Path, root: Path = ROOT, names: Iterable[str] = ()) -> str:
+    """Return the line that names a folder's configurations still in progress (none: empty); of ``names``
+    alone where a table names its configurations, since a folder that ran an earlier declaration of its
+    experiment never runs what the declaration added later."""
+    wanted = set(names)
+    running = {name: counts for name, counts in _in_progress(folder).items() if not wanted or name in wanted}
+    if not running:
         return ""
     listed = "; ".join(f"`{name}` {ran} of {every} tasks" for name, (ran, every) in running.items())
     return (f"\n*In progress in `{folder.relative_to(root)}`: {listed}, left out until every task has run "
@@ -283,7 +287,7 @@ def render(text: str, root: Path = ROOT) -> str:
         elif match["kind"] == "live-blame":
             body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
         else:
-            body = table(root / folder, names) + in_progress_note(root / folder, root)
+            body = table(root / folder, names) + in_progress_note(root / folder, root, names)
         return match.group(1) + body + match.group(5)
 
     return MARKED.sub(fill, text)
