@@ -165,19 +165,25 @@ def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp
     assert "holds configurations that ran different tasks" in tables.render(doc, tmp_path)
 
 
-def test_a_table_naming_its_configurations_names_only_those_in_progress(tmp_path: Path) -> None:
-    folder, experiments = tmp_path / "evals" / "results" / "earlier", tmp_path / "evals" / "experiments"
+def _declared(root: Path, name: str, declaration: str) -> Path:
+    """Write the experiment ``name``'s declaration under ``root`` and return its (empty) result folder."""
+    folder, experiments = root / "evals" / "results" / name, root / "evals" / "experiments"
     folder.mkdir(parents=True)
     experiments.mkdir()
+    (experiments / f"{name}.toml").write_text(declaration)
+    return folder
+
+
+def test_a_table_naming_its_configurations_names_only_those_in_progress(tmp_path: Path) -> None:
     # The folder ran the experiment before its declaration gained a configuration on another model.
-    (experiments / "later.toml").write_text(
-        'description = "x"\nbenchmark = "humaneval"\n[[configurations]]\nconfig = "single"\n'
-        '[[configurations]]\nconfig = "simple"\nmodel = "C"\n')
+    folder = _declared(tmp_path, "earlier", 'description = "x"\nbenchmark = "humaneval"\n'
+                       '[[configurations]]\nconfig = "single"\n'
+                       '[[configurations]]\nconfig = "simple"\nmodel = "C"\n')
     done = {"tasks": 2, "solved": 1, "pass@1": 0.5, "tokens_per_solved": 10, "median_latency_s": 1.0,
             "llm_calls_per_task": 1.0, "models": ["m"], "dates": ["2026-01-02"]}
     (folder / "summary.json").write_text(json.dumps({"single": done}))
     (folder / "results.jsonl").write_text("".join(
-        json.dumps({"config": "single", "id": i, "commit": "a" * 40, "experiment": "later"}) + "\n"
+        json.dumps({"config": "single", "id": i, "commit": "a" * 40, "experiment": "earlier"}) + "\n"
         for i in ("T/0", "T/1")))
     doc = "<!-- results: evals/results/earlier{} -->\n| old table |\n<!-- /results -->\n"
     assert "`simple@qwen2.5-coder-1.5b` 0 of 2 tasks" in tables.render(doc.format(""), tmp_path)
@@ -186,13 +192,9 @@ def test_a_table_naming_its_configurations_names_only_those_in_progress(tmp_path
 
 
 def test_a_declared_configuration_not_started_holds_back_the_findings_on_its_set(tmp_path: Path) -> None:
-    folder, experiments = tmp_path / "evals" / "results" / "paper-run", tmp_path / "evals" / "experiments"
-    folder.mkdir(parents=True)
-    experiments.mkdir()
-    (experiments / "paper-run.toml").write_text(
-        'description = "both models alone"\nbenchmark = "logiqa"\n'
-        '[[configurations]]\nconfig = "single"\nmodel = "B"\n'
-        '[[configurations]]\nconfig = "single"\nmodel = "C"\n')
+    folder = _declared(tmp_path, "paper-run", 'description = "both models alone"\nbenchmark = "logiqa"\n'
+                       '[[configurations]]\nconfig = "single"\nmodel = "B"\n'
+                       '[[configurations]]\nconfig = "single"\nmodel = "C"\n')
     alone = {"tasks": 2, "solved": 1, "pass@1": 0.5, "tokens_per_task": 10, "by_role_model": {}}
 
     def ran(configs: list[str]) -> None:
