@@ -164,8 +164,8 @@ def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | 
                 flag = ("repair" if judgment.correct else "no-op") if not source else (
                     "no-op" if judgment.correct else "harm")
             evidence = _evidence(judgment, last_values)
-            if flag == "harm" and judgment.stage == "implementing" and judgment.round > 1:
-                evidence = f"acting on the review that requested changes; {evidence}"
+            if flag == "harm" and judgment.round > received[0].round:
+                evidence = f"acting on the feedback that started round {judgment.round}; {evidence}"
             stages.append(StageBlame(step=judgment.step, stage=judgment.stage, role=judgment.role,
                                      round=judgment.round, subject=judgment.subject,
                                      correct=judgment.correct, flag=flag, received_correct=source,

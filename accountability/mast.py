@@ -75,7 +75,7 @@ def _contracts(step: Step) -> list[Finding]:
         found.append(finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}",
                              retried=retried))
     failed = step.verdict is not None and step.verdict["outcome"] == "fail"
-    if step.stage == "planning" and failed and not step.violations:
+    if "plan" in step.wrote and failed and not step.violations:
         evidence = (step.verdict or {}).get("evidence", "")
         found.append(finding("FM-1.1", step, f"the plan misses a requirement: {evidence}"))
     return found
@@ -88,14 +88,15 @@ def _repetition(step: Step, earlier: list[Step]) -> list[Finding]:
     if code is None:
         return []
     before = [s for s in earlier if "code" in s.wrote]
-    if step.stage == "implementing" and step.round > 1 and before and before[-1].wrote["code"] == code:
-        return [finding("FM-2.5", step, "the code is unchanged after the review requested changes")]
+    # The first code of a round that feedback started (a review's requested changes, a rejected plan).
+    if before and before[-1].round < step.round and before[-1].wrote["code"] == code:
+        return [finding("FM-2.5", step, "the code is unchanged after the feedback that started the round")]
     return []
 
 
 def _verification(step: Step) -> list[Finding]:
     report = step.wrote.get("test_report")
-    if step.stage != "testing" or report is None or not step.verdict or step.verdict["outcome"] != "pass":
+    if report is None or not step.verdict or step.verdict["outcome"] != "pass":
         return []
     real = [c for c in report["cases"] if not c["name"].startswith("static check")]
     if not real:
@@ -108,7 +109,8 @@ def _ending(trace: list[Step], values: Mapping[str, Any]) -> list[Finding]:
         return []
     last = trace[-1]
     code_steps = [s for s in trace if "code" in s.wrote]
-    tested = [s for s in trace if s.stage == "testing"]
+    # Tested means a step ran tests (it wrote a test report), whatever its workflow names the stage.
+    tested = [s for s in trace if "test_report" in s.wrote]
     if code_steps and (not tested or tested[-1].step < code_steps[-1].step):
         return [finding("FM-3.3", last, "the run completed without testing its final code")]
     judgments = values.get("judgments") or []

@@ -99,6 +99,20 @@ def test_a_later_round_repairs_and_offline_judging_keeps_each_stage_round(script
         (s.stage, s.round, s.correct) for s in result.stages]
 
 
+def test_a_harm_in_a_later_round_is_marked_as_acting_on_the_feedback_that_started_it(scripted):
+    # Right by the hidden tests, wrong on a stated example: the review asks for changes, and the next round
+    # breaks what was right.
+    hidden_only = fenced("def add(a, b):\n    return 0 if a == 1 else a + b\n")
+    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[hidden_only, BAD], debugger=[BAD],
+                   reviewer=[CHANGES, APPROVE])
+    run(max_debug_attempts=0)
+    table, result = _table(run)
+    first, second = [s for s in result.stages if s.stage == "implementing"]
+    assert (first.round, first.correct, first.evidence.startswith("acting on")) == (1, True, False)
+    assert (second.round, second.flag) == (2, "harm"), table
+    assert second.evidence.startswith("acting on the feedback that started round 2; ")
+
+
 def test_an_error_never_repaired_is_blamed_on_its_stage(scripted):
     run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
     values = run(max_rounds=1)

@@ -4,6 +4,8 @@ team only when its samples are spent or fail alike."""
 from __future__ import annotations
 
 from accountability.blame import blame
+from accountability.mast import detect
+from accountability.trace import steps
 from graphs.development import LIFECYCLE
 from state.context import Context
 from state.history import from_graph
@@ -133,3 +135,14 @@ def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalate
     values = run(BARE, first_attempt=True, max_samples=0, max_candidates=2)
     assert run.path(values)[:4] == ["initialized", "attempting", "checking", "planning"]
     assert values["status"] == "completed" and "no_such_module" not in values["code"]["files"]["solution.py"]
+
+
+def test_the_failure_detectors_count_the_checked_attempt_as_tested(scripted):
+    # The checking stage runs the stated examples: a run that completes after it is not "completed without
+    # testing its final code" (FM-3.3), whatever the stage is called.
+    run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
+    values = run(first_attempt=True)
+    assert run.path(values) == ATTEMPT
+    trace = steps(from_graph(run.graph, "test"), LIFECYCLE)
+    assert [s.stage for s in trace if "test_report" in s.wrote] == ["checking"]
+    assert detect(trace, values) == []
