@@ -271,7 +271,10 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     alone = {base_name(n): n for n, s in summaries.items() if set(s.get("models") or []) == {DEFAULT_MODEL}}
     small_name, simple_name = alone.get("accountable", "accountable"), alone.get("simple", "simple")
     small, simple = (summaries[alone[base]] if base in alone else None for base in ("accountable", "simple"))
-    best = max(pairs, key=lambda n: summaries[n]["pass@1"], default=None)
+    # A team part-way through its tasks stands for the best only once none has run them all: a rate on a
+    # few tasks is no measure of the best.
+    full = max((summary["tasks"] for summary in summaries.values()), default=0)
+    best = max(pairs, key=lambda n: (summaries[n]["tasks"] == full, summaries[n]["pass@1"]), default=None)
     # The best mix is judged only once some team has put another model than the default in a role (a
     # summary's models are those of every role's calls).
     mixed = any(set(summaries[n].get("models") or []) - {DEFAULT_MODEL} for n in pairs)

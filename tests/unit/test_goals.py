@@ -86,6 +86,14 @@ def test_a_goal_is_not_judged_while_a_configuration_has_run_only_some_tasks():
     assert "| yes |" not in table and "| no |" not in table
 
 
+def test_the_best_team_is_the_best_of_those_that_ran_every_task_until_the_rest_have():
+    summaries = {"single": _summary(55, 1000, SMALL),
+                 "accountable@BCBBB": _summary(75, 4000, SMALL, coder=BIG),
+                 "accountable@qwen2.5-coder-1.5b": _summary(10, 400, BIG, tasks=10)}
+    assert ("| ≥ 80% | 75.0% [65.7–82.5] (`accountable@BCBBB`, 75 / 100) | not yet "
+            "(`accountable@qwen2.5-coder-1.5b` 10 of 100 tasks) |") in goals(summaries)
+
+
 def test_the_one_example_goal_is_checked_on_its_own_folder_and_only_when_given():
     humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
     assert "one example" not in goals(humaneval)
