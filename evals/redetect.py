@@ -2,8 +2,8 @@
 
 A row's MAST findings come from the detectors at the row's commit. When the detectors change, this reads the
 runs again from the folder's checkpoints (kept locally, beside ``results.jsonl``) and counts what the
-detectors of this checkout find, per configuration. It prints and publishes nothing: a folder's tables come
-from its rows, at one commit, and a changed detector is judged on runs made at a commit that has it.
+detectors of this checkout find, per configuration. It only prints: a folder's tables come from its rows, at
+one commit, and a changed detector is judged on runs made at a commit that has it.
 
     python -m evals.redetect evals/results/humaneval-164-default [CONFIG ...]
 """
@@ -17,6 +17,7 @@ from typing import Any
 
 from accountability import mast
 from accountability.trace import steps
+from evals.benchmarks import BENCHMARKS
 from evals.configs import CONFIGURATIONS, base_name
 from evals.runner import CHECKPOINTS, read_rows
 from graphs import store
@@ -32,7 +33,9 @@ def redetect(folder: Path, configs: list[str] | None = None) -> dict[str, dict[s
     found: dict[str, dict[str, Any]] = {}
     with store.checkpointer(folder / CHECKPOINTS) as saver:
         for row in rows:
-            config = CONFIGURATIONS[base_name(row["config"])]
+            # A function set of the user's own (``accord eval jsonl``) runs the development configurations.
+            benchmark = BENCHMARKS.get(row["benchmark"])
+            config = (benchmark.configurations if benchmark else CONFIGURATIONS)[base_name(row["config"])]
             counts = found.setdefault(row["config"], {"tasks": 0, "missing": 0, "recorded": Counter(),
                                                       "now": Counter()})
             chain = from_graph(config.build(checkpointer=saver), row["thread"])
