@@ -196,10 +196,15 @@ def account(name: str, s: Summary, where: str = "") -> str:
     return f"- `{name}`{where}: {'; '.join(p for p in parts if p)}.\n"
 
 
+def _whole_set(summaries: Mapping[str, Summary]) -> int:
+    """Return how many tasks the folder's set has: the most any of its configurations ran."""
+    return max((summary["tasks"] for summary in summaries.values()), default=0)
+
+
 def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str],
           missing: str = "") -> str:
     """Return one goal's row (see ``Goal``)."""
-    full = max((summary["tasks"] for summary in summaries.values()), default=0)
+    full = _whole_set(summaries)
     met = "—"
     if measured:
         running = [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
@@ -273,7 +278,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     small, simple = (summaries[alone[base]] if base in alone else None for base in ("accountable", "simple"))
     # A team part-way through its tasks stands for the best only once none has run them all: a rate on a
     # few tasks is no measure of the best.
-    full = max((summary["tasks"] for summary in summaries.values()), default=0)
+    full = _whole_set(summaries)
     best = max(pairs, key=lambda n: (summaries[n]["tasks"] == full, summaries[n]["pass@1"]), default=None)
     # The best mix is judged only once some team has put another model than the default in a role (a
     # summary's models are those of every role's calls).

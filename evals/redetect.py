@@ -17,11 +17,7 @@ from typing import Any
 
 from accountability import mast
 from accountability.trace import steps
-from evals.benchmarks import BENCHMARKS
-from evals.configs import CONFIGURATIONS, base_name
-from evals.runner import CHECKPOINTS, read_rows
-from graphs import store
-from state.history import from_graph
+from evals.runner import CHECKPOINTS, read_rows, stored_runs
 
 
 def redetect(folder: Path, configs: list[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -30,22 +26,15 @@ def redetect(folder: Path, configs: list[str] | None = None) -> dict[str, dict[s
     A row whose thread is not in the folder's checkpoints is left out of both counts (``missing``).
     """
     rows = [r for r in read_rows(folder) if not configs or r["config"] in configs]
-    found: dict[str, dict[str, Any]] = {}
-    with store.checkpointer(folder / CHECKPOINTS) as saver:
-        for row in rows:
-            # A function set of the user's own (``accord eval jsonl``) runs the development configurations.
-            benchmark = BENCHMARKS.get(row["benchmark"])
-            config = (benchmark.configurations if benchmark else CONFIGURATIONS)[base_name(row["config"])]
-            counts = found.setdefault(row["config"], {"tasks": 0, "missing": 0, "recorded": Counter(),
-                                                      "now": Counter()})
-            chain = from_graph(config.build(checkpointer=saver), row["thread"])
-            if not chain:
-                counts["missing"] += 1
-                continue
-            counts["tasks"] += 1
-            counts["recorded"].update(f["mode"] for f in row["mast"])
-            trace = steps(chain, config.lifecycle)
-            counts["now"].update(f.mode for f in mast.detect(trace, chain[-1].values))
+    found: dict[str, dict[str, Any]] = {
+        r["config"]: {"tasks": 0, "missing": 0, "recorded": Counter(), "now": Counter()} for r in rows}
+    for row, chain, lifecycle in stored_runs(rows, folder):
+        counts = found[row["config"]]
+        counts["tasks"] += 1
+        counts["recorded"].update(f["mode"] for f in row["mast"])
+        counts["now"].update(f.mode for f in mast.detect(steps(chain, lifecycle), chain[-1].values))
+    for name, counts in found.items():
+        counts["missing"] = sum(r["config"] == name for r in rows) - counts["tasks"]
     return found
 
 

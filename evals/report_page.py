@@ -18,13 +18,8 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from accountability import page
-from evals import configs, plots
-from evals.benchmarks import BENCHMARKS
-from evals.configs import Configuration
-from evals.runner import CHECKPOINTS
-from graphs import store
-from graphs.catalog import thread_workflow
-from state.history import from_graph
+from evals import plots
+from evals.runner import stored_runs
 
 SCRIPT = """
 const picks = [...document.querySelectorAll('select[data-col]')];
@@ -115,26 +110,10 @@ def _value(row: Mapping[str, Any], column: int) -> str:
 def run_pages(rows: Sequence[Mapping[str, Any]], out: Path) -> frozenset[str]:
     """Write the run page of every row whose thread the folder's checkpoints hold into ``out/runs``; return
     the threads written."""
-    if not (out / CHECKPOINTS).exists():
-        return frozenset()
     written = set()
-    (out / "runs").mkdir(exist_ok=True)
-    with store.checkpointer(out / CHECKPOINTS) as saver:
-        for row in rows:
-            # The row's own configuration, so the drawing is the lifecycle it ran (single's has two stages);
-            # a configuration no benchmark here names is drawn as its workflow's table.
-            config = _configurations(row).get(configs.base_name(row["config"]))
-            built = config or thread_workflow(saver, row["thread"])
-            chain = from_graph(built.build(checkpointer=saver), row["thread"])
-            if chain:
-                html = page.of_branch(row["thread"], chain, built.lifecycle)
-                (out / "runs" / page_name(row["thread"])).write_text(html, encoding="utf-8")
-                written.add(row["thread"])
+    for row, chain, lifecycle in stored_runs(rows, out):
+        (out / "runs").mkdir(exist_ok=True)
+        html = page.of_branch(row["thread"], chain, lifecycle)
+        (out / "runs" / page_name(row["thread"])).write_text(html, encoding="utf-8")
+        written.add(row["thread"])
     return frozenset(written)
-
-
-def _configurations(row: Mapping[str, Any]) -> Mapping[str, Configuration]:
-    """Return the configurations of the benchmark a row ran (a user's task set runs the development
-    graph's)."""
-    benchmark = BENCHMARKS.get(row.get("benchmark", ""))
-    return benchmark.configurations if benchmark is not None else configs.CONFIGURATIONS

@@ -31,12 +31,14 @@ from langchain_core.runnables import RunnableConfig
 from accountability import cost, mast
 from accountability.blame import Blame, blame
 from accountability.trace import steps
-from evals.benchmarks import Benchmark, EvalTask
-from evals.configs import Configuration
+from evals.benchmarks import BENCHMARKS, Benchmark, EvalTask
+from evals.configs import CONFIGURATIONS, Configuration, base_name
 from graphs import store
+from graphs.catalog import thread_workflow
 from runtime.local_model import MODELS
 from state import history
 from state.context import Context
+from state.lifecycle import Lifecycle
 
 ROW_UNSET = ("role_styles",)
 """Context fields a row leaves out (a role's style is named in its configuration, not a run setting)."""
@@ -90,6 +92,22 @@ def read_rows(out: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
             rows[(row["config"], row["id"])] = row
     return list(rows.values())
+
+
+def stored_runs(rows: Iterable[Mapping[str, Any]],
+                out: Path) -> Iterator[tuple[Mapping[str, Any], list[history.Checkpoint], Lifecycle]]:
+    """Yield each row whose thread ``out``'s checkpoints hold, with its branch and the lifecycle it ran."""
+    if not (out / CHECKPOINTS).exists():
+        return
+    with store.checkpointer(out / CHECKPOINTS) as saver:
+        for row in rows:
+            # The row's own configuration (single's lifecycle has two stages); a user's task set runs the
+            # development graph's, and a configuration no benchmark here names runs its workflow's table.
+            benchmark = BENCHMARKS.get(row.get("benchmark", ""))
+            named = (benchmark.configurations if benchmark else CONFIGURATIONS).get(base_name(row["config"]))
+            built = named or thread_workflow(saver, row["thread"])
+            if chain := history.from_graph(built.build(checkpointer=saver), row["thread"]):
+                yield row, chain, built.lifecycle
 
 
 def select(
