@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from evals import stats
 from evals.configs import base_name
+from evals.report import failures_per_task
 from runtime.local_model import DEFAULT_MODEL
 
 Summary = Mapping[str, Any]
@@ -65,7 +66,7 @@ def _mast(s: Summary) -> str:
     mast = s["mast"]
     by = mast["by_category"]
     left = "" if mast.get("left_per_task") is None else f"; {mast['left_per_task']:.2f} left after retries"
-    return f"{mast['per_task']:.2f} ({' / '.join(f'{k} {by.get(c, 0)}' for k, c in CATEGORIES)}{left})"
+    return f"{failures_per_task(s):.2f} ({' / '.join(f'{k} {by.get(c, 0)}' for k, c in CATEGORIES)}{left})"
 
 
 def _solved(name: str, s: Summary, aim: float) -> Measured:
@@ -301,7 +302,7 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
                      if small else None, [small_name]))
     rows.append(Goal(f"MAST failures per task, `{small_name}` against `{simple_name}`, the same detectors",
                      "fewer", (f"`{small_name}` {_mast(small)} against `{simple_name}` {_mast(simple)}",
-                               small["mast"]["per_task"] < simple["mast"]["per_task"])
+                               failures_per_task(small) < failures_per_task(simple))
                      if small and simple else None, [small_name, simple_name]))
     table = HEADER + "".join(_line(summaries, *row) for row in rows)
     tests = [("functions40", one_example, True)] if one_example is not None else []

@@ -55,7 +55,7 @@ from typing import Any
 from evals import classification, comparable, declared, stats, tester_check, who_and_when
 from evals.findings import anchors, findings
 from evals.goals import goals
-from evals.report import above_majority, answers_given, floors_line, live_blame_table
+from evals.report import above_majority, answers_given, failures_per_task, floors_line, live_blame_table
 from evals.runner import RESULTS, read_rows
 from state.context import Context
 
@@ -117,7 +117,7 @@ def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
     return (f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} | {paired(s)} "
             f"| {f(c['precision'])} | {f(c['recall'])} | {f(c['f1'])} | {f(c['balanced_accuracy'])} "
             f"| {f(c.get('mcc'))} | {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
-            f"| {s['mast']['per_task']:.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
+            f"| {failures_per_task(s):.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
             f"| {s['llm_calls_per_task']:.1f} | {', '.join(s.get('models', []))} "
             f"| {', '.join(s.get('dates', []))} |\n")
 

@@ -115,7 +115,7 @@ def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Pa
                 for label, said in zip(labels, predicted, strict=True)]
         right = sum(r["label"] == r["predicted"] for r in rows)
         return {"tasks": 4, "solved": right, "classification": classification.metrics(rows),
-                "mast": {"per_task": 0.0}, "tokens_per_task": 10, "median_latency_s": 1.0,
+                "mast": {"total": 0, "per_task": 0.0}, "tokens_per_task": 10, "median_latency_s": 1.0,
                 "llm_calls_per_task": 1.0, **({"versus": versus} if versus else {})}
 
     versus = {"reference": "accountable", "tasks": 4, "both": 2, "only_this": [],

@@ -17,7 +17,8 @@ def _summary(solved: int, tokens: int, model: str, coder: str | None = None, lat
             "ids": ids, "solved_ids": ids[first:first + solved], "median_tokens_in": tokens,
             "median_latency_s": latency, "models": sorted({model, coder or model}),
             "by_role_model": {"coder": {coder or model: {}}} if coder or model else {},
-            "mast": {"per_task": mast, "by_category": by_category, "left_per_task": 0.1}}
+            "mast": {"total": round(mast * tasks), "per_task": round(mast, 3), "by_category": by_category,
+                     "left_per_task": 0.1}}
 
 
 def _spent(calls: float, tokens: float, model: float, sandbox: float, total: int = 0) -> dict:
@@ -199,6 +200,17 @@ def test_the_small_models_goals_read_the_configurations_that_ran_it_in_every_rol
     assert "| 28.0 s (`accountable@qwen2.5-coder-0.5b`) | yes |" in table
     assert ("| MAST failures per task, `accountable@qwen2.5-coder-0.5b` against `simple@qwen2.5-coder-0.5b`, "
             "the same detectors | fewer |") in table
+
+
+def test_failures_per_task_are_counted_not_read_from_a_rounded_figure():
+    # 155 failures on 164 tasks are 0.945..., which the summary stores as 0.945 and which then prints 0.94.
+    by_category = {"Specification Issues": 21, "Task Verification": 134}
+    small = _summary(100, 2000, SMALL, tasks=164) | {"mast": {"total": 155, "per_task": 0.945,
+                                                              "by_category": by_category}}
+    simple = _summary(90, 7000, SMALL, tasks=164, mast=0.51)
+    table = goals({"single@qwen2.5-coder-0.5b": _summary(85, 900, SMALL, tasks=164),
+                   "accountable@qwen2.5-coder-0.5b": small, "simple@qwen2.5-coder-0.5b": simple})
+    assert "`accountable@qwen2.5-coder-0.5b` 0.95 (FC1 21 / FC2 0 / FC3 134) against" in table
 
 
 def test_a_team_with_another_model_in_a_role_never_stands_for_the_small_model_alone():
