@@ -151,6 +151,10 @@ def _compare(args: argparse.Namespace) -> int:
     if args.separate:
         rows = comparable.separately(rows)
     if found := comparable.problems(rows, dev=args.dev):
+        if len(args.dirs) > 1:  # which folder holds which code
+            found.append("the folders hold: " + "; ".join(
+                f"{d} {', '.join(sorted({comparable.code_of(r) for r in runner.read_rows(Path(d))}))}"
+                for d in args.dirs))
         console.print("[red]these rows do not compare side by side:[/]\n" + "\n".join(f"  {p}" for p in found)
                       + "\n(--separate shows each commit's rows as columns of their own; --common keeps "
                         "the tasks every configuration ran)")

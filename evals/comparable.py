@@ -66,15 +66,23 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
             f"{config} {len(ids)}" + (f" ({len(ids - shared)} beyond the {len(shared)} all ran)"
                                       if ids - shared else "")
             for config, ids in sorted(tasks.items())))
-    settings: dict[str, set[str]] = defaultdict(set)
+    settings: dict[str, tuple[dict[str, Any], set[str]]] = {}
     own = set(OWN_SETTINGS).union(*(row.get("own_settings") or {} for row in rows))
     for row in rows:
         if (compared := _compared_settings(row, own)) is not None:
-            settings[repr(sorted(compared.items()))].add(row["config"])
+            settings.setdefault(repr(sorted(compared.items())), (compared, set()))[1].add(row["config"])
     if len(settings) > 1:
+        runs = list(settings.values())
+        differ = sorted({k for s, _ in runs for k in s} - {k for k, v in runs[0][0].items()
+                                                           if all(s.get(k, _ABSENT) == v for s, _ in runs)})
         found.append("runs with different settings: " + "; ".join(
-            f"{', '.join(sorted(configs))}: {key[:200]}" for key, configs in settings.items()))
+            f"{', '.join(sorted(configs))}: " + ", ".join(f"{k}={s[k]!r}" if k in s else f"{k} unset"
+                                                         for k in differ)
+            for s, configs in runs))
     return found
+
+
+_ABSENT = object()
 
 
 def in_progress(rows: Iterable[Mapping[str, Any]], declared: Iterable[str] = ()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accountability.mast import CATEGORIES
-from evals import audit_configs, classification, configs, plots, report_page, stats
+from evals import audit_configs, classification, comparable, configs, plots, report_page, stats
 from evals.runner import read_rows
 
 ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
@@ -27,12 +27,15 @@ REFERENCE = "accountable"
 
 
 def collect(dirs: Iterable[Path]) -> list[dict[str, Any]]:
-    """Return the rows of several result folders; a later folder's row wins for the same (config, task)."""
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    """Return the rows of several result folders: a folder's latest row for each (config, task), and a later
+    folder's row in place of an earlier one's of the same code. A row of other code stays beside it, so that
+    a comparison sees both commits (and refuses them, or shows each as columns of its own)."""
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for d in dirs:
         if not (d / "results.jsonl").exists():
             raise FileNotFoundError(f"no results.jsonl in {d}")
-        rows.update({(r["config"], r["id"]): r for r in read_rows(d)})
+        latest = {(r["config"], r["id"]): r for r in read_rows(d)}
+        rows.update({(config, task, comparable.code_of(r)): r for (config, task), r in latest.items()})
     return list(rows.values())
 
 

@@ -48,6 +48,30 @@ def test_compare_refuses_rows_of_two_commits_and_names_them(tmp_path: Path,
     assert {"single@aaaaaaa", "accountable@bbbbbbb"} <= set(summary)
 
 
+def test_compare_keeps_each_folders_rows_of_a_configuration_that_ran_at_two_commits(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same configuration rerun at a later commit in a folder of its own: neither folder's rows may
+    # silently stand for both.
+    old = folder(tmp_path / "old", [row("single", "T/0", passed=False), row("single", "T/1")])
+    new = folder(tmp_path / "new", [row("single", task, COMMITS[1]) for task in ("T/0", "T/1")])
+    assert main(["eval", "compare", old, new, "--out", str(tmp_path / "r")]) == 1
+    said = capsys.readouterr().err
+    assert "rows of different code: aaaaaaa (single 2); bbbbbbb (single 2)" in said
+    assert f"the folders hold: {old} aaaaaaa; {new} bbbbbbb" in " ".join(said.split())
+    assert main(["eval", "compare", old, new, "--separate", "--out", str(tmp_path / "r")]) == 0
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert {name: s["solved"] for name, s in summary.items()} == {"single@aaaaaaa": 1, "single@bbbbbbb": 2}
+
+
+def test_compare_names_only_the_settings_that_differ() -> None:
+    shared = {f"setting_{i}": i for i in range(40)}  # enough to hide a difference at the end of a long list
+    rows = [row("single", "T/0", settings={**shared, "max_rounds": 2}),
+            row("accountable", "T/0", settings={**shared, "max_rounds": 5, "max_samples": 3})]
+    assert comparable.problems(rows) == [
+        "runs with different settings: single: max_rounds=2, max_samples unset; "
+        "accountable: max_rounds=5, max_samples=3"]
+
+
 def test_compare_refuses_configurations_that_ran_other_tasks(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     rows = [row("single", "T/0"), row("single", "T/1"), row("accountable", "T/0")]
