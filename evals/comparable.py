@@ -73,16 +73,14 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
             settings.setdefault(repr(sorted(compared.items())), (compared, set()))[1].add(row["config"])
     if len(settings) > 1:
         runs = list(settings.values())
-        differ = sorted({k for s, _ in runs for k in s} - {k for k, v in runs[0][0].items()
-                                                           if all(s.get(k, _ABSENT) == v for s, _ in runs)})
+        first = runs[0][0]
+        differ = [k for k in sorted({k for s, _ in runs for k in s})
+                  if any((k in s, s.get(k)) != (k in first, first.get(k)) for s, _ in runs)]
         found.append("runs with different settings: " + "; ".join(
             f"{', '.join(sorted(configs))}: " + ", ".join(f"{k}={s[k]!r}" if k in s else f"{k} unset"
                                                          for k in differ)
             for s, configs in runs))
     return found
-
-
-_ABSENT = object()
 
 
 def in_progress(rows: Iterable[Mapping[str, Any]], declared: Iterable[str] = ()
