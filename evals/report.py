@@ -77,7 +77,7 @@ def _on(picked: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the score and the MAST failures of some rows of one configuration."""
     n = len(picked)
     scores = {"pass@1": round(sum(r["passed"] for r in picked) / n, 4),
-              "mast_per_task": round(sum(len(r["mast"]) for r in picked) / n, 3),
+              "mast_per_task": sum(len(r["mast"]) for r in picked) / n,
               "mast_by_category": {c: sum(f["category"] == c for r in picked for f in r["mast"])
                                    for c in CATEGORIES},
               "mast_left_per_task": _left_per_task(picked)}
@@ -87,8 +87,9 @@ def _on(picked: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def failures_per_task(summary: Mapping[str, Any]) -> float:
-    """MAST failures per task from their count: the stored figure is rounded, and 155 of 164 (0.945...)
-    would print 0.94 from it."""
+    """MAST failures per task from their count. Per-task figures are stored unrounded, since a figure rounded
+    to three places prints wrong at two (155 of 164 is 0.9451, stored as 0.945 it prints 0.94); a summary
+    may still hold one rounded."""
     return summary["mast"]["total"] / summary["tasks"] if summary["tasks"] else 0.0
 
 
@@ -98,7 +99,7 @@ def _left_per_task(group: list[dict[str, Any]]) -> float | None:
     failures = [f for r in group for f in r["mast"]]
     if not group or any("retried" not in f for f in failures):
         return None
-    return round(sum(not f["retried"] for f in failures) / len(group), 3)
+    return sum(not f["retried"] for f in failures) / len(group)
 
 
 def against_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -258,7 +259,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "dates": sorted({r["date"] for r in group}),
             "mast": {
                 "total": len(failures),
-                "per_task": round(len(failures) / n, 3) if n else 0.0,
+                "per_task": len(failures) / n if n else 0.0,
                 "by_category": {c: sum(f["category"] == c for f in failures) for c in CATEGORIES},
                 "by_mode": dict(Counter(f["mode"] for f in failures)),
                 "by_round": dict(sorted(per_round.items(), key=lambda kv: int(kv[0]))),

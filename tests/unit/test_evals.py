@@ -515,3 +515,15 @@ def test_the_mast_judge_reads_every_configurations_trajectory_alike(tmp_path):
         assert all(not f["judged"] for f in row["mast"] if f not in judged)  # the detectors' own
     assert [roles[-1] for roles, _ in seen] == ["coder", "reviewer"]
     assert all("FM-2.2" in codes for _, codes in seen)  # only modes no detector found are asked for
+
+
+def test_per_task_failures_print_from_the_exact_figure(tmp_path):
+    # 155 failures on 164 tasks are 0.9451 a task; rounded to 0.945 first, they would print 0.94.
+    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder",
+               "retried": False}
+    rows = [{**_row(config, f"T/{i}", True), "mast": [failure] * (i < 155)}
+            for config in ("simple", "accountable") for i in range(164)]
+    summary = report.summarize(rows)
+    text = report.markdown(summary)
+    assert "| accountable | 164 | 100.0% → 100.0% | 0.95 → 0.95 | +0% |" in text
+    assert "- `accountable`: 0.95 of 0.95" in text
