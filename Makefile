@@ -42,16 +42,16 @@ test-all: test  ## make test, then the integration tests: the local model, langg
 
 lint: $(BIN)/accord  ## ruff and mypy --strict
 	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests examples/repair
-	$(BIN)/mypy graphs nodes runtime state accountability accord evals
+	$(BIN)/mypy -p accord
 	cd examples/repair && MYPYPATH=../.. ../../$(BIN)/mypy --config-file ../../pyproject.toml accord_repair
 
 docs: diagram tables  ## regenerate the lifecycle drawings and result tables in the README and docs/
 
 diagram: $(BIN)/accord  ## redraw the lifecycle drawings from the compiled graphs
-	$(BIN)/python -m graphs.diagram
+	$(BIN)/python -m accord.graphs.diagram
 
 tables: $(BIN)/accord  ## regenerate the result tables from the results' summary.json files
-	$(BIN)/python -m evals.tables
+	$(BIN)/python -m accord.evals.tables
 
 dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
 	$(BIN)/langgraph dev --no-browser
@@ -73,10 +73,10 @@ eval-pipeline: setup  ## the pipeline on LogiQA, AGIEval (LIMIT 50) and HumanEva
 	done
 
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run); the candidate draw's tokens/s vs single-stream decode; where the default team's time goes (TASKS=20 dev tasks)
-	$(BIN)/python -m evals.bench $(if $(THREAD),--thread $(THREAD))
-	$(BIN)/python -m evals.draw_speed
-	$(BIN)/python -m evals.time_split --tasks $(or $(TASKS),20)
-	$(BIN)/python -m evals.page_speed
+	$(BIN)/python -m accord.evals.bench $(if $(THREAD),--thread $(THREAD))
+	$(BIN)/python -m accord.evals.draw_speed
+	$(BIN)/python -m accord.evals.time_split --tasks $(or $(TASKS),20)
+	$(BIN)/python -m accord.evals.page_speed
 
 bench-load: $(BIN)/accord  ## RUNS (50) concurrent runs against a slow, flaky scripted endpoint
-	$(BIN)/python -m evals.load --runs $(or $(RUNS),50)
+	$(BIN)/python -m accord.evals.load --runs $(or $(RUNS),50)

@@ -17,14 +17,14 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from graphs.compiler import VOTE, fan_out_role
-from graphs.oracle import Oracle, judge
-from state.artifacts import Frozen
-from state.context import Context
-from state.graph_state import Judgment, updated
-from state.history import Checkpoint
-from state.lifecycle import Lifecycle, Stage
-from state.stage import StageCall
+from accord.graphs.compiler import VOTE, fan_out_role
+from accord.graphs.oracle import Oracle, judge
+from accord.state.artifacts import Frozen
+from accord.state.context import Context
+from accord.state.graph_state import Judgment, updated
+from accord.state.history import Checkpoint
+from accord.state.lifecycle import Lifecycle, Stage
+from accord.state.stage import StageCall
 
 Flag = Literal["repair", "harm", "no-op"]
 
@@ -70,8 +70,9 @@ def role_counts(blames: Iterable[Blame]) -> dict[str, dict[str, int]]:
         for stage in blame.stages:
             if stage.received_correct is None:
                 continue
-            c = counts.setdefault(stage.role, {"repairs": 0, "wrong_inputs": 0, "harms": 0,
-                                               "right_inputs": 0})
+            c = counts.setdefault(
+                stage.role, {"repairs": 0, "wrong_inputs": 0, "harms": 0, "right_inputs": 0}
+            )
             if stage.received_correct:
                 c["right_inputs"] += 1
                 c["harms"] += stage.flag == "harm"
@@ -81,8 +82,7 @@ def role_counts(blames: Iterable[Blame]) -> dict[str, dict[str, int]]:
     return counts
 
 
-def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
-               oracle: Oracle | None) -> list[Judgment]:
+def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | None) -> list[Judgment]:
     """Return one judgment per judged working stage: stored ones, or the given oracle's."""
     found: list[Judgment] = []
     for before, checkpoint in itertools.pairwise(checkpoints):
@@ -93,8 +93,9 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
         # The round the stage ran in: its gate may have started the next one.
         rounds = int(before.values.get("counters", {}).get("round", 1))
         for stage, role, values in _role_runs(before, checkpoint, lifecycle):
-            call = StageCall(stage=stage.name, role=role, round=rounds, context=Context(), models={},
-                             step=checkpoint.step)
+            call = StageCall(
+                stage=stage.name, role=role, round=rounds, context=Context(), models={}, step=checkpoint.step
+            )
             # Offline: earlier judgments by this oracle are carried along so a candidate is judged once.
             judged = {**values, "judgments": [j.model_dump() for j in found]}
             if (judgment := judge(oracle, judged, call)) is not None:
@@ -102,8 +103,9 @@ def _judgments(checkpoints: list[Checkpoint], lifecycle: Lifecycle,
     return found
 
 
-def _role_runs(before: Checkpoint, after: Checkpoint,
-               lifecycle: Lifecycle) -> list[tuple[Stage, str, Mapping[str, Any]]]:
+def _role_runs(
+    before: Checkpoint, after: Checkpoint, lifecycle: Lifecycle
+) -> list[tuple[Stage, str, Mapping[str, Any]]]:
     """Return the role runs of the step between two checkpoints, each with the state the compiler judges
     it by as the graph runs: a one-role stage on the state after it; in a fan-out stage, each role on the
     state before the step with its own update (the history's writes), and the vote joining them on the
@@ -125,11 +127,15 @@ def _role_runs(before: Checkpoint, after: Checkpoint,
 
 def _evidence(judgment: Judgment, values: Mapping[str, Any]) -> str:
     # Its own entries only: roles that ran in the same (parallel) step have theirs.
-    own = [e for e in values.get("ledger", [])
-           if e.get("step") == judgment.step and e["role"] == judgment.role]
+    own = [
+        e for e in values.get("ledger", []) if e.get("step") == judgment.step and e["role"] == judgment.role
+    ]
     parts = [judgment.evidence]
-    parts += [f"contract {e['outcome']}: {e['detail']}" for e in own
-              if e["kind"] == "contract" and e["outcome"] != "pass"]
+    parts += [
+        f"contract {e['outcome']}: {e['detail']}"
+        for e in own
+        if e["kind"] == "contract" and e["outcome"] != "pass"
+    ]
     gates = [e for e in own if e["kind"] == "gate"]
     parts += [f"gate {e['outcome']} {e['detail']}" for e in gates]
     return "; ".join(p for p in parts if p)
@@ -137,8 +143,14 @@ def _evidence(judgment: Judgment, values: Mapping[str, Any]) -> str:
 
 def _agent(judgment: Judgment, values: Mapping[str, Any]) -> str:
     """Return the agent that played the judged stage's role, where its ledger entries name one."""
-    return next((e["agent"] for e in values.get("ledger", []) if e.get("step") == judgment.step
-                 and e["role"] == judgment.role and e.get("agent")), "")
+    return next(
+        (
+            e["agent"]
+            for e in values.get("ledger", [])
+            if e.get("step") == judgment.step and e["role"] == judgment.role and e.get("agent")
+        ),
+        "",
+    )
 
 
 def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | None = None) -> Blame:
@@ -161,16 +173,29 @@ def blame(checkpoints: list[Checkpoint], lifecycle: Lifecycle, oracle: Oracle | 
             source = received[0].correct if len(received) == 1 else None
             flag: Flag | None = None
             if source is not None:
-                flag = ("repair" if judgment.correct else "no-op") if not source else (
-                    "no-op" if judgment.correct else "harm")
+                flag = (
+                    ("repair" if judgment.correct else "no-op")
+                    if not source
+                    else ("no-op" if judgment.correct else "harm")
+                )
             evidence = _evidence(judgment, last_values)
             if flag == "harm" and judgment.round > received[0].round:
                 evidence = f"acting on the feedback that started round {judgment.round}; {evidence}"
-            stages.append(StageBlame(step=judgment.step, stage=judgment.stage, role=judgment.role,
-                                     round=judgment.round, subject=judgment.subject,
-                                     correct=judgment.correct, flag=flag, received_correct=source,
-                                     oracle=judgment.oracle, evidence=evidence,
-                                     agent=_agent(judgment, last_values)))
+            stages.append(
+                StageBlame(
+                    step=judgment.step,
+                    stage=judgment.stage,
+                    role=judgment.role,
+                    round=judgment.round,
+                    subject=judgment.subject,
+                    correct=judgment.correct,
+                    flag=flag,
+                    received_correct=source,
+                    oracle=judgment.oracle,
+                    evidence=evidence,
+                    agent=_agent(judgment, last_values),
+                )
+            )
         received = by_step[step]
     if not stages or stages[-1].correct:
         return Blame(stages=tuple(stages), final_correct=stages[-1].correct if stages else None, origin=None)

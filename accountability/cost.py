@@ -38,9 +38,13 @@ def breakdown(ledger: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 def table(rows: Mapping[str, Mapping[str, Any]], title: str) -> str:
     """Return one group of a breakdown as aligned text."""
-    lines = [f"{title:<22} {'calls':>5} {'tokens in':>10} {'tokens out':>10} {'cost':>10} "
-             f"{'LLM s':>8} {'sandbox s':>9}"]
+    lines = [
+        f"{title:<22} {'calls':>5} {'tokens in':>10} {'tokens out':>10} {'cost':>10} "
+        f"{'LLM s':>8} {'sandbox s':>9}"
+    ]
     for key, r in sorted(rows.items(), key=lambda kv: -kv[1]["tokens_in"] - kv[1]["tokens_out"]):
-        lines.append(f"{key[:22]:<22} {r['llm_calls']:>5} {r['tokens_in']:>10,} {r['tokens_out']:>10,} "
-                     f"{r['cost']:>10.4f} {r['llm_s']:>8.1f} {r['sandbox_s']:>9.1f}")
+        lines.append(
+            f"{key[:22]:<22} {r['llm_calls']:>5} {r['tokens_in']:>10,} {r['tokens_out']:>10,} "
+            f"{r['cost']:>10.4f} {r['llm_s']:>8.1f} {r['sandbox_s']:>9.1f}"
+        )
     return "\n".join(lines)

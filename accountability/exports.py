@@ -26,19 +26,30 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, TraceFlags
 
-from accountability.blame import Blame
-from accountability.mast import Finding, modes
-from accountability.trace import Step
+from accord.accountability.blame import Blame
+from accord.accountability.mast import Finding, modes
+from accord.accountability.trace import Step
 
 RESOURCE = Resource.create({"service.name": "accord"})
 SCOPE = InstrumentationScope("accord")
 
-WHOWHEN_FIELDS = ("is_correct", "question", "question_ID", "level", "ground_truth", "history",
-                  "mistake_agent", "mistake_step", "mistake_reason", "system_prompt")
+WHOWHEN_FIELDS = (
+    "is_correct",
+    "question",
+    "question_ID",
+    "level",
+    "ground_truth",
+    "history",
+    "mistake_agent",
+    "mistake_step",
+    "mistake_reason",
+    "system_prompt",
+)
 
 
-def whowhen(thread: str, values: Mapping[str, Any], trace: list[Step], blame: Blame,
-            system_prompts: Mapping[str, str]) -> dict[str, Any]:
+def whowhen(
+    thread: str, values: Mapping[str, Any], trace: list[Step], blame: Blame, system_prompts: Mapping[str, str]
+) -> dict[str, Any]:
     """Return the run as a Who&When record; ``mistake_step`` indexes ``history`` (as a string).
 
     Args:
@@ -59,13 +70,15 @@ def whowhen(thread: str, values: Mapping[str, Any], trace: list[Step], blame: Bl
         "mistake_agent": origin.role if origin else "",
         "mistake_step": str(index) if index is not None else "",
         "mistake_reason": origin.evidence if origin else "",
-        "system_prompt": {role: system_prompts[role] for role in sorted({s.role for s in trace})
-                          if role in system_prompts},
+        "system_prompt": {
+            role: system_prompts[role] for role in sorted({s.role for s in trace}) if role in system_prompts
+        },
     }
 
 
-def mad(thread: str, values: Mapping[str, Any], trace: list[Step], findings: list[Finding],
-        model: str) -> dict[str, Any]:
+def mad(
+    thread: str, values: Mapping[str, Any], trace: list[Step], findings: list[Finding], model: str
+) -> dict[str, Any]:
     """Return the run as a MAST-annotated record: trajectory, per-mode 0/1 and the findings behind them."""
     found = {f.mode for f in findings}
     return {
@@ -73,9 +86,14 @@ def mad(thread: str, values: Mapping[str, Any], trace: list[Step], findings: lis
         "llm_name": model,
         "benchmark_name": (values.get("task") or {}).get("level", ""),
         "trace_id": thread,
-        "trace": {"trajectory": [{"step": s.step, "agent": s.role, "stage": s.stage, "round": s.round,
-                                  "content": s.content()} for s in trace],
-                  "status": values.get("status"), "reason": values.get("reason", "")},
+        "trace": {
+            "trajectory": [
+                {"step": s.step, "agent": s.role, "stage": s.stage, "round": s.round, "content": s.content()}
+                for s in trace
+            ],
+            "status": values.get("status"),
+            "reason": values.get("reason", ""),
+        },
         "mast_annotation": {m["id"]: int(code in found) for code, m in modes().items()},
         "findings": [f.model_dump() for f in findings],
     }
@@ -90,8 +108,9 @@ def _nanos(stamp: str | None) -> int:
     return int(datetime.fromisoformat(stamp).timestamp() * 1e9) if stamp else 0
 
 
-def spans(thread: str, trace: list[Step],
-          times: Mapping[int, tuple[str | None, str | None]]) -> list[ReadableSpan]:
+def spans(
+    thread: str, trace: list[Step], times: Mapping[int, tuple[str | None, str | None]]
+) -> list[ReadableSpan]:
     """Return a run's OpenTelemetry spans: a root for the run, a span per step, a child per ledger entry.
 
     ``times`` maps a step to its (start, end) ISO timestamps: the parent checkpoint's and its own. Ids are
@@ -107,36 +126,69 @@ def spans(thread: str, trace: list[Step],
     for s in trace:
         start, end = (_nanos(t) for t in times.get(s.step, (None, None)))
         step = context("step", thread, s.step)
-        made.append(ReadableSpan(f"{s.stage}/{s.role}", step, parent=root, resource=RESOURCE,
-                                 start_time=start, end_time=end, instrumentation_scope=SCOPE,
-                                 attributes={"accord.stage": s.stage, "accord.role": s.role,
-                                             "accord.round": s.round, "accord.step": s.step,
-                                             "accord.outcome": str((s.verdict or {}).get("outcome", ""))}))
+        made.append(
+            ReadableSpan(
+                f"{s.stage}/{s.role}",
+                step,
+                parent=root,
+                resource=RESOURCE,
+                start_time=start,
+                end_time=end,
+                instrumentation_scope=SCOPE,
+                attributes={
+                    "accord.stage": s.stage,
+                    "accord.role": s.role,
+                    "accord.round": s.round,
+                    "accord.step": s.step,
+                    "accord.outcome": str((s.verdict or {}).get("outcome", "")),
+                },
+            )
+        )
         cursor = start
         for i, entry in enumerate(s.ledger):
             length = int(entry.get("latency_s", 0.0) * 1e9)
             attributes: dict[str, str | int | float] = {
-                "accord.kind": entry["kind"], "accord.outcome": entry["outcome"],
-                "accord.detail": entry["detail"][:200]}
+                "accord.kind": entry["kind"],
+                "accord.outcome": entry["outcome"],
+                "accord.detail": entry["detail"][:200],
+            }
             if entry["kind"] == "llm":
-                attributes |= {"gen_ai.request.model": entry.get("model") or "",
-                               "gen_ai.usage.input_tokens": entry["tokens_in"],
-                               "gen_ai.usage.output_tokens": entry["tokens_out"],
-                               "accord.cost": float(entry["cost"])}
-            made.append(ReadableSpan(f"{entry['kind']} {s.role}", context("entry", thread, s.step, i),
-                                     parent=step, resource=RESOURCE, start_time=cursor,
-                                     end_time=cursor + length, attributes=attributes,
-                                     instrumentation_scope=SCOPE))
+                attributes |= {
+                    "gen_ai.request.model": entry.get("model") or "",
+                    "gen_ai.usage.input_tokens": entry["tokens_in"],
+                    "gen_ai.usage.output_tokens": entry["tokens_out"],
+                    "accord.cost": float(entry["cost"]),
+                }
+            made.append(
+                ReadableSpan(
+                    f"{entry['kind']} {s.role}",
+                    context("entry", thread, s.step, i),
+                    parent=step,
+                    resource=RESOURCE,
+                    start_time=cursor,
+                    end_time=cursor + length,
+                    attributes=attributes,
+                    instrumentation_scope=SCOPE,
+                )
+            )
             cursor += length
     first = min((span.start_time or 0 for span in made), default=0)
     last = max((span.end_time or 0 for span in made), default=0)
-    run = ReadableSpan(f"accord run {thread}", root, resource=RESOURCE, start_time=first, end_time=last,
-                       attributes={"accord.thread": thread}, instrumentation_scope=SCOPE)
+    run = ReadableSpan(
+        f"accord run {thread}",
+        root,
+        resource=RESOURCE,
+        start_time=first,
+        end_time=last,
+        attributes={"accord.thread": thread},
+        instrumentation_scope=SCOPE,
+    )
     return [run, *made]
 
 
-def otel(thread: str, trace: list[Step],
-         times: Mapping[int, tuple[str | None, str | None]]) -> dict[str, Any]:
+def otel(
+    thread: str, trace: list[Step], times: Mapping[int, tuple[str | None, str | None]]
+) -> dict[str, Any]:
     """Return a run's spans as OTLP/JSON, encoded by the OTLP exporter's own protobuf encoder."""
     body: dict[str, Any] = _hex_ids(MessageToDict(encode_spans(spans(thread, trace, times))))
     return body
@@ -149,12 +201,17 @@ def _hex_ids(node: Any) -> Any:
         return [_hex_ids(item) for item in node]
     if not isinstance(node, dict):
         return node
-    return {key: base64.b64decode(value).hex() if key in ("traceId", "spanId", "parentSpanId") else
-            _hex_ids(value) for key, value in node.items()}
+    return {
+        key: base64.b64decode(value).hex()
+        if key in ("traceId", "spanId", "parentSpanId")
+        else _hex_ids(value)
+        for key, value in node.items()
+    }
 
 
-def send(thread: str, trace: list[Step], times: Mapping[int, tuple[str | None, str | None]],
-         endpoint: str) -> None:
+def send(
+    thread: str, trace: list[Step], times: Mapping[int, tuple[str | None, str | None]], endpoint: str
+) -> None:
     """Send a run's spans to an OTLP/HTTP collector (e.g. ``http://127.0.0.1:4318/v1/traces``).
 
     Raises:

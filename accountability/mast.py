@@ -15,10 +15,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from accountability.trace import Step
-from nodes.llm import client, resolve
-from state.artifacts import Frozen
-from state.context import Context
+from accord.accountability.trace import Step
+from accord.nodes.llm import client, resolve
+from accord.state.artifacts import Frozen
+from accord.state.context import Context
 
 CATEGORIES = ("Specification Issues", "Inter-Agent Misalignment", "Task Verification")
 """MAST's three failure categories (FC1, FC2, FC3)."""
@@ -56,8 +56,17 @@ def modes() -> dict[str, dict[str, Any]]:
 def finding(code: str, step: Step, evidence: str, judged: bool = False, retried: bool = False) -> Finding:
     """Return a finding of mode ``code`` at ``step``."""
     mode = modes()[code]
-    return Finding(mode=code, name=mode["name"], category=mode["category"], step=step.step,
-                   round=step.round, role=step.role, evidence=evidence[:300], judged=judged, retried=retried)
+    return Finding(
+        mode=code,
+        name=mode["name"],
+        category=mode["category"],
+        step=step.step,
+        round=step.round,
+        role=step.role,
+        evidence=evidence[:300],
+        judged=judged,
+        retried=retried,
+    )
 
 
 _PHASE_MODES = {"precondition": "FM-1.1", "message": "FM-2.4", "postcondition": "FM-1.2", "output": "FM-1.2"}
@@ -66,14 +75,18 @@ _PHASE_MODES = {"precondition": "FM-1.1", "message": "FM-2.4", "postcondition": 
 def _contracts(step: Step) -> list[Finding]:
     # Violations the role repaired on a retry are still failures: the ledger's contract retries name them
     # as "<role> <phase> <key>: <detail>"; the ones never repaired are the step's violations.
-    events = [(e["detail"], True) for e in step.ledger
-              if e["kind"] == "retry" and e["detail"].startswith(f"{step.role} ")]
+    events = [
+        (e["detail"], True)
+        for e in step.ledger
+        if e["kind"] == "retry" and e["detail"].startswith(f"{step.role} ")
+    ]
     events += [(f"{v['role']} {v['phase']} {v['key']}: {v['detail']}", False) for v in step.violations]
     found = []
     for event, retried in events:
         phase = event.split(" ", 2)[1] if event.count(" ") >= 2 else "output"
-        found.append(finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}",
-                             retried=retried))
+        found.append(
+            finding(_PHASE_MODES.get(phase, "FM-1.2"), step, f"contract violated: {event}", retried=retried)
+        )
     failed = step.verdict is not None and step.verdict["outcome"] == "fail"
     if "plan" in step.wrote and failed and not step.violations:
         evidence = (step.verdict or {}).get("evidence", "")
@@ -115,8 +128,13 @@ def _ending(trace: list[Step], values: Mapping[str, Any]) -> list[Finding]:
         return [finding("FM-3.3", last, "the run completed without testing its final code")]
     judgments = values.get("judgments") or []
     if judgments and not judgments[-1]["correct"]:
-        return [finding("FM-3.3", last, f"completed, but the {judgments[-1]['oracle']} fail: "
-                                        f"{judgments[-1]['evidence']}")]
+        return [
+            finding(
+                "FM-3.3",
+                last,
+                f"completed, but the {judgments[-1]['oracle']} fail: {judgments[-1]['evidence']}",
+            )
+        ]
     return []
 
 
@@ -150,18 +168,24 @@ def llm_judge(model: Any) -> Judge:
         if not trace or not codes:
             return []
         code_type: Any = Literal[tuple(codes)]
-        item = create_model("JudgedFailure", mode=(code_type, ...), step=(int, ...),
-                            evidence=(str, Field(description="what in the trace shows it")))
+        item = create_model(
+            "JudgedFailure",
+            mode=(code_type, ...),
+            step=(int, ...),
+            evidence=(str, Field(description="what in the trace shows it")),
+        )
         answer = create_model("JudgedFailures", failures=(list[item], Field(max_length=5)))
-        definitions = "\n\n".join(f"{c} {modes()[c]['name']}: {modes()[c]['definition_full'][:600]}"
-                                   for c in codes)
+        definitions = "\n\n".join(
+            f"{c} {modes()[c]['name']}: {modes()[c]['definition_full'][:600]}" for c in codes
+        )
         text = "\n\n".join(f"Step {s.step} ({s.role}):\n{s.content()[:1200]}" for s in trace)
         prompt = f"Failure modes:\n{definitions}\n\nTrace:\n{text}\n\nList the failures."
         parsed = model.with_structured_output(answer, method="function_calling").invoke(
-            [("system", JUDGE_SYSTEM), ("human", prompt)])
+            [("system", JUDGE_SYSTEM), ("human", prompt)]
+        )
         by_step = {s.step: s for s in trace}
         found = []
-        for f in (getattr(parsed, "failures", None) or []):
+        for f in getattr(parsed, "failures", None) or []:
             step = by_step.get(f.step, trace[-1])
             found.append(finding(f.mode, step, f.evidence, judged=True))
         return found
@@ -183,6 +207,8 @@ def judge_on(model: str | None = None) -> Judge:
 
 def summary(findings: list[Finding]) -> dict[str, Any]:
     """Return failure counts per category, per round and per mode."""
-    return {"by_category": dict(Counter(f.category for f in findings)),
-            "by_round": {str(k): v for k, v in sorted(Counter(f.round for f in findings).items())},
-            "by_mode": dict(Counter(f"{f.mode} {f.name}" for f in findings))}
+    return {
+        "by_category": dict(Counter(f.category for f in findings)),
+        "by_round": {str(k): v for k, v in sorted(Counter(f.round for f in findings).items())},
+        "by_mode": dict(Counter(f"{f.mode} {f.name}" for f in findings)),
+    }

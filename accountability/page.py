@@ -18,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from accountability import cost, mast
-from accountability.blame import Blame, StageBlame, blame
-from accountability.trace import Step, steps
-from graphs.oracle import Oracle
-from state.graph_state import handoffs
-from state.history import Checkpoint
-from state.lifecycle import Lifecycle
+from accord.accountability import cost, mast
+from accord.accountability.account import of_chain
+from accord.accountability.blame import Blame, StageBlame
+from accord.accountability.trace import Step
+from accord.graphs.oracle import Oracle
+from accord.state.graph_state import handoffs
+from accord.state.history import Checkpoint
+from accord.state.lifecycle import Lifecycle
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#1d232a;padding:0 16px}
@@ -43,8 +44,13 @@ pre{background:#f6f8fa;padding:10px;overflow:auto;font-size:12.5px;border:1px so
 details{margin:2px 0} summary{cursor:pointer}
 """
 
-COLOURS = {"right": "#2e8540", "wrong": "#c0392b", "repair": "#1f6feb", "harm": "#d97706",
-           "unjudged": "#8a949e"}
+COLOURS = {
+    "right": "#2e8540",
+    "wrong": "#c0392b",
+    "repair": "#1f6feb",
+    "harm": "#d97706",
+    "unjudged": "#8a949e",
+}
 
 
 def verdict_of(stage: StageBlame | None) -> str:
@@ -57,18 +63,28 @@ def verdict_of(stage: StageBlame | None) -> str:
     return "right" if stage.correct else "wrong"
 
 
-def of_branch(thread: str, chain: Sequence[Checkpoint], lifecycle: Lifecycle,
-              oracle: Oracle | None = None, refresh_s: int | None = None) -> str:
+def of_branch(
+    thread: str,
+    chain: Sequence[Checkpoint],
+    lifecycle: Lifecycle,
+    oracle: Oracle | None = None,
+    refresh_s: int | None = None,
+) -> str:
     """Return the page of a stored branch (oldest checkpoint first): its steps, blame (by the stored
     judgments, or by ``oracle`` given now) and MAST's findings, read from the checkpoints."""
-    trace = steps(list(chain), lifecycle)
-    values = chain[-1].values
-    return render(thread, values, trace, lifecycle, blame(list(chain), lifecycle, oracle),
-                  mast.classify(trace, values), refresh_s)
+    told = of_chain(chain, lifecycle, oracle)
+    return render(thread, told.values, told.trace, lifecycle, told.blame, told.findings, refresh_s)
 
 
-def render(thread: str, values: Mapping[str, Any], trace: Sequence[Step], lifecycle: Lifecycle,
-           blamed: Blame, findings: Sequence[mast.Finding], refresh_s: int | None = None) -> str:
+def render(
+    thread: str,
+    values: Mapping[str, Any],
+    trace: Sequence[Step],
+    lifecycle: Lifecycle,
+    blamed: Blame,
+    findings: Sequence[mast.Finding],
+    refresh_s: int | None = None,
+) -> str:
     """Return the page of one branch: ``values`` its last state, ``trace`` its working steps;
     ``refresh_s``: the browser reloads it that often (a run still going, served live)."""
     by_step = {s.step: s for s in blamed.stages}
@@ -78,23 +94,36 @@ def render(thread: str, values: Mapping[str, Any], trace: Sequence[Step], lifecy
         f"<h1>{escape(thread)}</h1>",
         f"<p>workflow <b>{escape(lifecycle.name)}</b> · status <b>{escape(str(values.get('status', '')))}</b>"
         f" · final result <b>{final}</b>"
-        + (f" · error origin: step {origin}, {escape(blamed.origin.stage)} ({escape(blamed.origin.role)})"
-           if blamed.origin else " · no error origin")
-        + (f"<br>{escape(str(values['reason']))}" if values.get("reason") else "") + "</p>",
+        + (
+            f" · error origin: step {origin}, {escape(blamed.origin.stage)} ({escape(blamed.origin.role)})"
+            if blamed.origin
+            else " · no error origin"
+        )
+        + (f"<br>{escape(str(values['reason']))}" if values.get("reason") else "")
+        + "</p>",
         "<h2>The path through the lifecycle</h2>",
         _path(trace, by_step, origin),
         _drawing(lifecycle, trace, values, by_step, origin),
-        "<h2>Steps</h2>", _steps(trace, by_step, origin),
-        "<h2>Cost by role</h2>", _costs(values.get("ledger", [])),
-        "<h2>Ledger</h2>", _ledger(values.get("ledger", [])),
-        "<h2>Messages between roles</h2>", _messages(handoffs(values)),
-        "<h2>Failures (MAST)</h2>", _findings(findings),
-        "<h2>Final artifacts</h2>", _artifacts(values, trace),
+        "<h2>Steps</h2>",
+        _steps(trace, by_step, origin),
+        "<h2>Cost by role</h2>",
+        _costs(values.get("ledger", [])),
+        "<h2>Ledger</h2>",
+        _ledger(values.get("ledger", [])),
+        "<h2>Messages between roles</h2>",
+        _messages(handoffs(values)),
+        "<h2>Failures (MAST)</h2>",
+        _findings(findings),
+        "<h2>Final artifacts</h2>",
+        _artifacts(values, trace),
     ]
     reload = f"<meta http-equiv='refresh' content='{refresh_s}'>" if refresh_s else ""
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{reload}"
-            f"<title>{escape(thread)} · Accord</title><style>{STYLE}</style></head><body>"
-            + "\n".join(parts) + "</body></html>\n")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{reload}"
+        f"<title>{escape(thread)} · Accord</title><style>{STYLE}</style></head><body>"
+        + "\n".join(parts)
+        + "</body></html>\n"
+    )
 
 
 def _path(trace: Sequence[Step], by_step: Mapping[int, StageBlame], origin: int | None) -> str:
@@ -102,15 +131,24 @@ def _path(trace: Sequence[Step], by_step: Mapping[int, StageBlame], origin: int 
     for step in trace:
         word = verdict_of(by_step.get(step.step))
         mark = " origin" if step.step == origin else ""
-        chips.append(f"<span class='{word}{mark}' title='{word}'>{step.step} · {escape(step.stage)} · "
-                     f"{escape(step.role)} · round {step.round}</span>")
+        chips.append(
+            f"<span class='{word}{mark}' title='{word}'>{step.step} · {escape(step.stage)} · "
+            f"{escape(step.role)} · round {step.round}</span>"
+        )
     legend = " ".join(f"<span class='tag {w}'>{w}</span>" for w in COLOURS)
-    return (f"<div class='path'>{''.join(chips) or 'no working step ran'}</div>"
-            f"<p>{legend} · outlined: the error origin</p>")
+    return (
+        f"<div class='path'>{''.join(chips) or 'no working step ran'}</div>"
+        f"<p>{legend} · outlined: the error origin</p>"
+    )
 
 
-def _drawing(lifecycle: Lifecycle, trace: Sequence[Step], values: Mapping[str, Any],
-             by_step: Mapping[int, StageBlame], origin: int | None) -> str:
+def _drawing(
+    lifecycle: Lifecycle,
+    trace: Sequence[Step],
+    values: Mapping[str, Any],
+    by_step: Mapping[int, StageBlame],
+    origin: int | None,
+) -> str:
     """Return the lifecycle as SVG: a box per stage in the table's order, coloured by blame's verdict on its
     last step, and an arc per transition on the right, those this run took drawn heavy (an arc's tooltip
     names its outcomes and when the run took it)."""
@@ -121,33 +159,43 @@ def _drawing(lifecycle: Lifecycle, trace: Sequence[Step], values: Mapping[str, A
     origin_stage = next((s.stage for s in trace if s.step == origin), None)
     for step in trace:
         last[step.stage] = verdict_of(by_step.get(step.step))
-    taken = [(v["stage"], v["target"]) for v in values.get("verdicts", [])
-             if v.get("target") and v.get("stage") in y and v["target"] in y]
+    taken = [
+        (v["stage"], v["target"])
+        for v in values.get("verdicts", [])
+        if v.get("target") and v.get("stage") in y and v["target"] in y
+    ]
     edges = dict.fromkeys((t.source, t.target) for t in lifecycle.transitions)
     shapes = []
     for number, (source, target) in enumerate(edges):
         used = [i + 1 for i, pair in enumerate(taken) if pair == (source, target)]
         a, b = y[source] + height / 2, y[target] + height / 2
         bulge = x + width + 14 + abs(b - a) * 0.35 + number % 3 * 4
-        style = ("stroke:#1f2933;stroke-width:2.2" if used else "stroke:#c3cad2;stroke-width:1")
-        outcomes = ", ".join(t.outcome for t in lifecycle.transitions
-                             if (t.source, t.target) == (source, target))
+        style = "stroke:#1f2933;stroke-width:2.2" if used else "stroke:#c3cad2;stroke-width:1"
+        outcomes = ", ".join(
+            t.outcome for t in lifecycle.transitions if (t.source, t.target) == (source, target)
+        )
         label = f"{source} → {target} on {outcomes}" + (f"; taken at transitions {used}" if used else "")
-        shapes.append(f"<path d='M{x + width},{a} C{bulge},{a} {bulge},{b} {x + width},{b}' "
-                      f"style='fill:none;{style}' marker-end='url(#arrow)'>"
-                      f"<title>{escape(label)}</title></path>")
+        shapes.append(
+            f"<path d='M{x + width},{a} C{bulge},{a} {bulge},{b} {x + width},{b}' "
+            f"style='fill:none;{style}' marker-end='url(#arrow)'>"
+            f"<title>{escape(label)}</title></path>"
+        )
     for name in stages:
         fill = COLOURS.get(last[name], "#ffffff") if name in last else "#f3f5f7"
         text = "#ffffff" if name in last else "#57606a"
         border = "stroke:#c0392b;stroke-width:4" if name == origin_stage else "stroke:#8a949e;stroke-width:1"
-        shapes.append(f"<rect x='{x}' y='{y[name]}' width='{width}' height='{height}' rx='5' "
-                      f"style='fill:{fill};{border}'/><text x='{x + 10}' y='{y[name] + 20}' "
-                      f"style='fill:{text};font-size:13px'>{escape(name)}</text>")
+        shapes.append(
+            f"<rect x='{x}' y='{y[name]}' width='{width}' height='{height}' rx='5' "
+            f"style='fill:{fill};{border}'/><text x='{x + 10}' y='{y[name] + 20}' "
+            f"style='fill:{text};font-size:13px'>{escape(name)}</text>"
+        )
     total = 20 + len(stages) * row
-    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='760' height='{total}' role='img' "
-            f"aria-label='lifecycle {escape(lifecycle.name)}'><defs><marker id='arrow' viewBox='0 0 8 8' "
-            "refX='7' refY='4' markerWidth='6' markerHeight='6' orient='auto-start-reverse'>"
-            "<path d='M0,0 L8,4 L0,8 z' fill='#57606a'/></marker></defs>" + "".join(shapes) + "</svg>")
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='760' height='{total}' role='img' "
+        f"aria-label='lifecycle {escape(lifecycle.name)}'><defs><marker id='arrow' viewBox='0 0 8 8' "
+        "refX='7' refY='4' markerWidth='6' markerHeight='6' orient='auto-start-reverse'>"
+        "<path d='M0,0 L8,4 L0,8 z' fill='#57606a'/></marker></defs>" + "".join(shapes) + "</svg>"
+    )
 
 
 def _steps(trace: Sequence[Step], by_step: Mapping[int, StageBlame], origin: int | None) -> str:
@@ -157,43 +205,58 @@ def _steps(trace: Sequence[Step], by_step: Mapping[int, StageBlame], origin: int
         word = verdict_of(judged)
         gate = f"{step.verdict['outcome']} → {step.verdict['target']}" if step.verdict else ""
         evidence = judged.evidence if judged else ""
-        rows.append(f"<tr{' class=origin' if step.step == origin else ''}><td class=n>{step.step}</td>"
-                    f"<td>{escape(step.stage)}</td><td>{escape(step.role)}</td><td class=n>{step.round}</td>"
-                    f"<td><span class='tag {word}'>{word}</span></td><td>{escape(gate)}</td>"
-                    f"<td>{_folded(evidence)}</td><td>{escape(', '.join(step.wrote))}</td></tr>")
-    return ("<table><tr><th>step</th><th>stage</th><th>role</th><th>round</th><th>blame</th><th>gate</th>"
-            "<th>evidence</th><th>wrote</th></tr>" + "".join(rows) + "</table>")
+        rows.append(
+            f"<tr{' class=origin' if step.step == origin else ''}><td class=n>{step.step}</td>"
+            f"<td>{escape(step.stage)}</td><td>{escape(step.role)}</td><td class=n>{step.round}</td>"
+            f"<td><span class='tag {word}'>{word}</span></td><td>{escape(gate)}</td>"
+            f"<td>{_folded(evidence)}</td><td>{escape(', '.join(step.wrote))}</td></tr>"
+        )
+    return (
+        "<table><tr><th>step</th><th>stage</th><th>role</th><th>round</th><th>blame</th><th>gate</th>"
+        "<th>evidence</th><th>wrote</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def _costs(ledger: Sequence[Mapping[str, Any]]) -> str:
     totals = cost.breakdown(ledger)
-    rows = [f"<tr><td>{escape(role)}</td><td class=n>{r['llm_calls']}</td>"
-            f"<td class=n>{r['tokens_in']:,}</td><td class=n>{r['tokens_out']:,}</td>"
-            f"<td class=n>{r['cost']:.4f}</td><td class=n>{r['llm_s']:.1f}</td>"
-            f"<td class=n>{r['sandbox_s']:.1f}</td></tr>"
-            for role, r in [*sorted(totals["by_role"].items()), ("total", totals["total"])]]
-    return ("<table><tr><th>role</th><th>LLM calls</th><th>tokens in</th><th>tokens out</th><th>cost</th>"
-            "<th>LLM s</th><th>sandbox s</th></tr>" + "".join(rows) + "</table>")
+    rows = [
+        f"<tr><td>{escape(role)}</td><td class=n>{r['llm_calls']}</td>"
+        f"<td class=n>{r['tokens_in']:,}</td><td class=n>{r['tokens_out']:,}</td>"
+        f"<td class=n>{r['cost']:.4f}</td><td class=n>{r['llm_s']:.1f}</td>"
+        f"<td class=n>{r['sandbox_s']:.1f}</td></tr>"
+        for role, r in [*sorted(totals["by_role"].items()), ("total", totals["total"])]
+    ]
+    return (
+        "<table><tr><th>role</th><th>LLM calls</th><th>tokens in</th><th>tokens out</th><th>cost</th>"
+        "<th>LLM s</th><th>sandbox s</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def _ledger(ledger: Sequence[Mapping[str, Any]]) -> str:
-    rows = [f"<tr><td class=n>{e.get('step', '')}</td><td>{escape(str(e.get('kind', '')))}</td>"
-            f"<td>{escape(str(e.get('role', '')))}</td><td>{escape(str(e.get('stage', '')))}</td>"
-            f"<td>{escape(str(e.get('model') or ''))}</td><td class=n>{e.get('tokens_in', 0)}</td>"
-            f"<td class=n>{e.get('tokens_out', 0)}</td><td class=n>{float(e.get('latency_s') or 0):.2f}</td>"
-            f"<td>{escape(str(e.get('outcome', '')))}</td><td>{_folded(str(e.get('detail', '')))}</td></tr>"
-            for e in ledger]
-    return (f"<details><summary>{len(ledger)} entries</summary><table><tr><th>step</th><th>kind</th>"
-            "<th>role</th><th>stage</th><th>model</th><th>tokens in</th><th>tokens out</th><th>s</th>"
-            "<th>outcome</th><th>detail</th></tr>" + "".join(rows) + "</table></details>")
+    rows = [
+        f"<tr><td class=n>{e.get('step', '')}</td><td>{escape(str(e.get('kind', '')))}</td>"
+        f"<td>{escape(str(e.get('role', '')))}</td><td>{escape(str(e.get('stage', '')))}</td>"
+        f"<td>{escape(str(e.get('model') or ''))}</td><td class=n>{e.get('tokens_in', 0)}</td>"
+        f"<td class=n>{e.get('tokens_out', 0)}</td><td class=n>{float(e.get('latency_s') or 0):.2f}</td>"
+        f"<td>{escape(str(e.get('outcome', '')))}</td><td>{_folded(str(e.get('detail', '')))}</td></tr>"
+        for e in ledger
+    ]
+    return (
+        f"<details><summary>{len(ledger)} entries</summary><table><tr><th>step</th><th>kind</th>"
+        "<th>role</th><th>stage</th><th>model</th><th>tokens in</th><th>tokens out</th><th>s</th>"
+        "<th>outcome</th><th>detail</th></tr>" + "".join(rows) + "</table></details>"
+    )
 
 
 def _messages(messages: Sequence[Mapping[str, Any]]) -> str:
     if not messages:
         return "<p>none: this run's roles handed nothing over in typed messages</p>"
-    rows = [f"<tr><td>{escape(str(m.get('sender', '')))} → {escape(str(m.get('receiver', '')))}</td>"
-            f"<td>{escape(str(m.get('kind', '')))}</td><td>{_folded(json.dumps(m.get('payload'), indent=1))}"
-            "</td></tr>" for m in messages]
+    rows = [
+        f"<tr><td>{escape(str(m.get('sender', '')))} → {escape(str(m.get('receiver', '')))}</td>"
+        f"<td>{escape(str(m.get('kind', '')))}</td><td>{_folded(json.dumps(m.get('payload'), indent=1))}"
+        "</td></tr>"
+        for m in messages
+    ]
     return "<table><tr><th>from → to</th><th>kind</th><th>payload</th></tr>" + "".join(rows) + "</table>"
 
 
@@ -201,14 +264,18 @@ def _findings(findings: Sequence[mast.Finding]) -> str:
     if not findings:
         return "<p>none found</p>"
     modes = mast.modes()
-    rows = [f"<tr><td>{escape(f.mode)} {escape(f.name)}</td><td>{escape(f.category)}</td>"
-            f"<td class=n>{f.step}</td><td>{escape(f.role)}</td>"
-            f"<td>{'retried' if f.retried else ''}{' judged' if f.judged else ''}</td>"
-            f"<td>{_folded(f.evidence)}</td>"
-            f"<td>{_folded(modes.get(f.mode, {}).get('definition_full', ''))}</td></tr>"
-            for f in findings]
-    return ("<table><tr><th>mode</th><th>category</th><th>step</th><th>role</th><th></th><th>evidence</th>"
-            "<th>definition</th></tr>" + "".join(rows) + "</table>")
+    rows = [
+        f"<tr><td>{escape(f.mode)} {escape(f.name)}</td><td>{escape(f.category)}</td>"
+        f"<td class=n>{f.step}</td><td>{escape(f.role)}</td>"
+        f"<td>{'retried' if f.retried else ''}{' judged' if f.judged else ''}</td>"
+        f"<td>{_folded(f.evidence)}</td>"
+        f"<td>{_folded(modes.get(f.mode, {}).get('definition_full', ''))}</td></tr>"
+        for f in findings
+    ]
+    return (
+        "<table><tr><th>mode</th><th>category</th><th>step</th><th>role</th><th></th><th>evidence</th>"
+        "<th>definition</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def _artifacts(values: Mapping[str, Any], trace: Sequence[Step]) -> str:

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from state.artifacts import ARTIFACT_MODELS, artifact_text
-from state.graph_state import handoffs
-from state.history import Checkpoint
-from state.lifecycle import Lifecycle
+from accord.state.artifacts import ARTIFACT_MODELS, artifact_text
+from accord.state.graph_state import handoffs
+from accord.state.history import Checkpoint
+from accord.state.lifecycle import Lifecycle
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,15 @@ class Step:
             parts.append(f"{kind}: {artifact_text(kind, artifact)}")
         parts += [f"violation ({v['phase']} {v['key']}): {v['detail'][:200]}" for v in self.violations]
         if self.verdict:
-            parts.append(f"gate: {self.verdict['outcome']} -> {self.verdict.get('target')} "
-                         f"({self.verdict.get('evidence', '')[:200]})")
+            parts.append(
+                f"gate: {self.verdict['outcome']} -> {self.verdict.get('target')} "
+                f"({self.verdict.get('evidence', '')[:200]})"
+            )
         return "\n".join(parts)
 
 
 def _new(values: Mapping[str, Any], before: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
-    return list(values.get(key, []))[len(before.get(key, [])):]
+    return list(values.get(key, []))[len(before.get(key, [])) :]
 
 
 def steps(checkpoints: list[Checkpoint], lifecycle: Lifecycle) -> list[Step]:
@@ -56,13 +58,23 @@ def steps(checkpoints: list[Checkpoint], lifecycle: Lifecycle) -> list[Step]:
         stage = lifecycle.by_name.get(after.node or "")
         if stage is None or stage.terminal or not stage.roles:
             continue
-        wrote = {k: after.values[k] for k in ARTIFACT_MODELS
-                 if k in after.values and after.values.get(k) != before.values.get(k)}
+        wrote = {
+            k: after.values[k]
+            for k in ARTIFACT_MODELS
+            if k in after.values and after.values.get(k) != before.values.get(k)
+        }
         verdicts = [v for v in _new(after.values, before.values, "verdicts") if v.get("target")]
-        out.append(Step(step=after.step, stage=stage.name, role=stage.roles[0],
-                        round=int(before.values.get("counters", {}).get("round", 1)), wrote=wrote,
-                        verdict=verdicts[-1] if verdicts else None,
-                        ledger=_new(after.values, before.values, "ledger"),
-                        violations=_new(after.values, before.values, "violations"),
-                        messages=handoffs(after.values)[len(handoffs(before.values)):]))
+        out.append(
+            Step(
+                step=after.step,
+                stage=stage.name,
+                role=stage.roles[0],
+                round=int(before.values.get("counters", {}).get("round", 1)),
+                wrote=wrote,
+                verdict=verdicts[-1] if verdicts else None,
+                ledger=_new(after.values, before.values, "ledger"),
+                violations=_new(after.values, before.values, "violations"),
+                messages=handoffs(after.values)[len(handoffs(before.values)) :],
+            )
+        )
     return out

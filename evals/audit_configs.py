@@ -14,40 +14,66 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from evals.configs import Configuration
-from graphs import audit
-from graphs.compiler import Gate
-from graphs.duties import Duty, Role, roles_from_specs
-from nodes.audit import analysts
-from nodes.audit.roles import ANALYSTS, SPECS
-from state.contracts import Contract
-from state.graph_state import ballot
-from state.lifecycle import Lifecycle, Stage, Transition, with_budget
+from accord.evals.configs import Configuration
+from accord.graphs import audit
+from accord.graphs.compiler import Gate
+from accord.graphs.duties import Duty, Role, roles_from_specs
+from accord.nodes.audit import analysts
+from accord.nodes.audit.roles import ANALYSTS, SPECS
+from accord.state.contracts import Contract
+from accord.state.graph_state import ballot
+from accord.state.lifecycle import Lifecycle, Stage, Transition, with_budget
 
-_END = (Stage(name="completed", terminal=True, status="completed"),
-        Stage(name="failed", terminal=True, status="failed"))
+_END = (
+    Stage(name="completed", terminal=True, status="completed"),
+    Stage(name="failed", terminal=True, status="failed"),
+)
 _INTAKE = Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail"))
 
-SINGLE = with_budget(Lifecycle(
-    name="audit", initial="initialized",
-    stages=(_INTAKE, Stage(name="judging", roles=("auditor",), duty="analyse", outcomes=("pass", "fail")),
-            *_END),
-    transitions=(Transition(source="initialized", outcome="pass", target="judging"),
-                 Transition(source="initialized", outcome="fail", target="failed"),
-                 Transition(source="judging", outcome="pass", target="completed"),
-                 Transition(source="judging", outcome="fail", target="failed")),
-), target="failed")
+SINGLE = with_budget(
+    Lifecycle(
+        name="audit",
+        initial="initialized",
+        stages=(
+            _INTAKE,
+            Stage(name="judging", roles=("auditor",), duty="analyse", outcomes=("pass", "fail")),
+            *_END,
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="pass", target="judging"),
+            Transition(source="initialized", outcome="fail", target="failed"),
+            Transition(source="judging", outcome="pass", target="completed"),
+            Transition(source="judging", outcome="fail", target="failed"),
+        ),
+    ),
+    target="failed",
+)
 """One analyst, one call."""
 
-ONCE = with_budget(Lifecycle(
-    name="audit", initial="initialized",
-    stages=(_INTAKE, Stage(name="analysing", roles=ANALYSTS, duty="analyse", choices=audit.CHOICES,
-                           outcomes=("decided", "fail")), *_END),
-    transitions=(Transition(source="initialized", outcome="pass", target="analysing"),
-                 Transition(source="initialized", outcome="fail", target="failed"),
-                 Transition(source="analysing", outcome="decided", target="completed"),
-                 Transition(source="analysing", outcome="fail", target="failed")),
-), target="failed")
+ONCE = with_budget(
+    Lifecycle(
+        name="audit",
+        initial="initialized",
+        stages=(
+            _INTAKE,
+            Stage(
+                name="analysing",
+                roles=ANALYSTS,
+                duty="analyse",
+                choices=audit.CHOICES,
+                outcomes=("decided", "fail"),
+            ),
+            *_END,
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="pass", target="analysing"),
+            Transition(source="initialized", outcome="fail", target="failed"),
+            Transition(source="analysing", outcome="decided", target="completed"),
+            Transition(source="analysing", outcome="fail", target="failed"),
+        ),
+    ),
+    target="failed",
+)
 """The three analysts once each, then the majority."""
 
 
@@ -74,9 +100,16 @@ def _alone(state: Mapping[str, Any], call: Any) -> dict[str, Any]:
 _WORK = {("intake", "intake"): audit.intake}
 SINGLE_ROLES = {
     "intake": audit.ROLES["intake"],
-    "auditor": Role("auditor", {"analyse": Duty(Contract(role="auditor", duty="analyse",
-                                                         inputs=("audit_task",), outputs=("findings",)),
-                                                _alone)}, SPECS["auditor"]),
+    "auditor": Role(
+        "auditor",
+        {
+            "analyse": Duty(
+                Contract(role="auditor", duty="analyse", inputs=("audit_task",), outputs=("findings",)),
+                _alone,
+            )
+        },
+        SPECS["auditor"],
+    ),
 }
 
 
@@ -88,22 +121,49 @@ def _roles(free_text: bool = False, tools: bool = True, tool_calling: bool = Fal
 GATES: dict[str, Gate] = dict(audit.GATES)
 
 CONFIGURATIONS: dict[str, Configuration] = {
-    c.name: dataclasses.replace(c, live_oracle=audit.votes_word) for c in (
-        Configuration("single", "one model call from the code alone", SINGLE, SINGLE_ROLES,
-                      {"initialized": audit.gate_task, "judging": gate_judged}, contracts=False,
-                      typed_messages=False),
-        Configuration("simple", "the three analysts once each, free-text replies by string match, majority "
-                      "vote, no contracts", ONCE, _roles(free_text=True),
-                      {"initialized": audit.gate_task, "analysing": gate_once}, contracts=False,
-                      typed_messages=False),
-        Configuration("accountable", "Accord's audit: contracts, typed findings, vote, bounded deliberation",
-                      audit.LIFECYCLE, audit.ROLES, GATES),
-        Configuration("no-tools", "Accord's audit with a Tester that has no static analysers",
-                      audit.LIFECYCLE, _roles(tools=False), GATES),
-        Configuration("tool-calling", "Accord's audit with a Tester whose model calls the language's "
-                      "analysers itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it "
-                      "judges",
-                      audit.LIFECYCLE, _roles(tool_calling=True), GATES),
+    c.name: dataclasses.replace(c, live_oracle=audit.votes_word)
+    for c in (
+        Configuration(
+            "single",
+            "one model call from the code alone",
+            SINGLE,
+            SINGLE_ROLES,
+            {"initialized": audit.gate_task, "judging": gate_judged},
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "simple",
+            "the three analysts once each, free-text replies by string match, majority vote, no contracts",
+            ONCE,
+            _roles(free_text=True),
+            {"initialized": audit.gate_task, "analysing": gate_once},
+            contracts=False,
+            typed_messages=False,
+        ),
+        Configuration(
+            "accountable",
+            "Accord's audit: contracts, typed findings, vote, bounded deliberation",
+            audit.LIFECYCLE,
+            audit.ROLES,
+            GATES,
+        ),
+        Configuration(
+            "no-tools",
+            "Accord's audit with a Tester that has no static analysers",
+            audit.LIFECYCLE,
+            _roles(tools=False),
+            GATES,
+        ),
+        Configuration(
+            "tool-calling",
+            "Accord's audit with a Tester whose model calls the language's "
+            "analysers itself, choosing which (an LLM_TOOLS action, at most 3 calls), before it "
+            "judges",
+            audit.LIFECYCLE,
+            _roles(tool_calling=True),
+            GATES,
+        ),
     )
 }
 """Every audit configuration by name, in the order reports list them."""

@@ -18,13 +18,13 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from accountability.blame import blame
-from graphs import store
-from graphs.compiler import Compiler
-from graphs.development import GATES, LIFECYCLE, ROLES, build_graph
-from graphs.duties import Duty, Role
-from graphs.oracle import Oracle
-from state.artifacts import (
+from accord.accountability.blame import blame
+from accord.graphs import store
+from accord.graphs.compiler import Compiler
+from accord.graphs.development import GATES, LIFECYCLE, ROLES, build_graph
+from accord.graphs.duties import Duty, Role
+from accord.graphs.oracle import Oracle
+from accord.state.artifacts import (
     Approval,
     CandidateScore,
     CaseResult,
@@ -38,14 +38,17 @@ from state.artifacts import (
     TestReport,
     TestSuite,
 )
-from state.context import Context
-from state.graph_state import AccordState, dump
-from state.history import from_graph
-from state.stage import StageCall
+from accord.state.context import Context
+from accord.state.graph_state import AccordState, dump
+from accord.state.history import from_graph
+from accord.state.stage import StageCall
 
 STUB = 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n'
-BAD, GOOD, GOOD2 = ("def add(a, b):\n    return a - b\n", "def add(a, b):\n    return a + b\n",
-                    "def add(a, b):\n    return b + a\n")
+BAD, GOOD, GOOD2 = (
+    "def add(a, b):\n    return a - b\n",
+    "def add(a, b):\n    return a + b\n",
+    "def add(a, b):\n    return b + a\n",
+)
 
 
 def _code(body: str) -> dict[str, Any]:
@@ -62,21 +65,44 @@ def _round(state: Mapping[str, Any]) -> int:
 
 
 CANNED = {
-    "plan": lambda s: {"plan": dump(Plan(subtasks=(Subtask(title="add", acceptance_criteria=("sum",)),),
-                                         examples=tuple(s["task"]["examples"])))},
-    "approve": lambda s: {"plan": s["plan"], "approval": dump(Approval(decision="approved", by="bench",
-                                                                         at="2026-01-01T00:00:00"))},
+    "plan": lambda s: {
+        "plan": dump(
+            Plan(
+                subtasks=(Subtask(title="add", acceptance_criteria=("sum",)),),
+                examples=tuple(s["task"]["examples"]),
+            )
+        )
+    },
+    "approve": lambda s: {
+        "plan": s["plan"],
+        "approval": dump(Approval(decision="approved", by="bench", at="2026-01-01T00:00:00")),
+    },
     "implement": lambda s: {"code": _code(BAD if _round(s) == 1 else GOOD2)},
     "attempt": lambda s: {"code": _code(BAD)},
     "design_tests": lambda s: {"tests": dump(TestSuite(cases=(Example(call="add(2, 3)", expected="5"),)))},
-    "select": lambda s: {"code": s["code"], "selection": dump(Selection(chosen=0, scores=(
-        CandidateScore(index=0, examples_passed=1, tests_passed=1, agreeing=1),)))},
+    "select": lambda s: {
+        "code": s["code"],
+        "selection": dump(
+            Selection(
+                chosen=0, scores=(CandidateScore(index=0, examples_passed=1, tests_passed=1, agreeing=1),)
+            )
+        ),
+    },
     "run_tests": lambda s: {"test_report": _report(BAD not in s["code"]["files"]["solution.py"])},
     "fix": lambda s: {"code": _code(GOOD)},
-    "review": lambda s: {"review": dump(ReviewReport(
-        decision="approve", integration=TestReport(ending="passed")) if _round(s) > 1 else ReviewReport(
-        decision="request_changes", integration=_report(False),
-        issues=(ReviewIssue(severity="major", location="solution.py", description="add(1, 2) is wrong"),)))},
+    "review": lambda s: {
+        "review": dump(
+            ReviewReport(decision="approve", integration=TestReport(ending="passed"))
+            if _round(s) > 1
+            else ReviewReport(
+                decision="request_changes",
+                integration=_report(False),
+                issues=(
+                    ReviewIssue(severity="major", location="solution.py", description="add(1, 2) is wrong"),
+                ),
+            )
+        )
+    },
 }
 """Zero-latency work per duty: round 1 fails its tests once, is fixed, and gets changes requested. The
 Coder writes one implementation, not candidates, so the Tester's stages are not on this path."""
@@ -85,8 +111,10 @@ Coder writes one implementation, not candidates, so the Tester's stages are not 
 def _canned_roles() -> dict[str, Role]:
     roles = {}
     for name, role in ROLES.items():
-        duties = {d: Duty(duty.contract, duty.work if d == "intake" else _work(CANNED[d]))
-                  for d, duty in role.duties.items()}
+        duties = {
+            d: Duty(duty.contract, duty.work if d == "intake" else _work(CANNED[d]))
+            for d, duty in role.duties.items()
+        }
         roles[name] = Role(name, duties, role.spec)
     return roles
 
@@ -95,8 +123,13 @@ def _work(fn: Any) -> Any:
     return lambda state, call: fn(state)
 
 
-FREE_ORACLE = Oracle(name="canned", judges={
-    "code": lambda s, c: (GOOD in s["code"]["files"]["solution.py"], ""), "plan": lambda s, c: (True, "")})
+FREE_ORACLE = Oracle(
+    name="canned",
+    judges={
+        "code": lambda s, c: (GOOD in s["code"]["files"]["solution.py"], ""),
+        "plan": lambda s, c: (True, ""),
+    },
+)
 
 
 TEAM_PATH = Context(max_samples=0)
@@ -106,8 +139,11 @@ path."""
 
 def accord_graph() -> Any:
     """Return the lifecycle compiled by Accord, with canned roles and a zero-cost oracle."""
-    return Compiler(LIFECYCLE, _canned_roles(), GATES, oracle=FREE_ORACLE).build().compile(
-        checkpointer=InMemorySaver())
+    return (
+        Compiler(LIFECYCLE, _canned_roles(), GATES, oracle=FREE_ORACLE)
+        .build()
+        .compile(checkpointer=InMemorySaver())
+    )
 
 
 def bare_graph() -> Any:
@@ -123,8 +159,9 @@ def bare_graph() -> Any:
         duty = roles[stage.roles[0]].duties[stage.duty]
 
         def node(state: Any, stage: Any = stage, duty: Any = duty) -> dict[str, Any]:
-            call = StageCall(stage=stage.name, role=stage.roles[0], round=_round(state), context=Context(),
-                             models={})
+            call = StageCall(
+                stage=stage.name, role=stage.roles[0], round=_round(state), context=Context(), models={}
+            )
             update = duty.work(state, call)
             outcome, _ = GATES[stage.name]({**state, **update})
             if (stage.name, outcome) == ("checking", "retry"):
@@ -134,8 +171,12 @@ def bare_graph() -> Any:
                 counters["round"] += 1
             # gate_fix reads the code versions handed over, so the bare graph hands code over too.
             handoff = [{"payload": [update["code"]]}] if "code" in update else []
-            return {**update, "stage": LIFECYCLE.delta[(stage.name, outcome)].target, "counters": counters,
-                    "handoffs": handoff}
+            return {
+                **update,
+                "stage": LIFECYCLE.delta[(stage.name, outcome)].target,
+                "counters": counters,
+                "handoffs": handoff,
+            }
 
         builder.add_node(stage.name, node)
         targets = {t.target for t in LIFECYCLE.transitions if t.source == stage.name}
@@ -149,8 +190,9 @@ def _time_runs(graph: Any, runs: int, prefix: str) -> tuple[list[float], int]:
     for i in range(runs):
         config = {"configurable": {"thread_id": f"{prefix}-{i}"}}
         started = time.perf_counter()
-        transitions = sum(1 for _ in graph.stream({"request": STUB}, config, context=TEAM_PATH,
-                                                  stream_mode="updates"))
+        transitions = sum(
+            1 for _ in graph.stream({"request": STUB}, config, context=TEAM_PATH, stream_mode="updates")
+        )
         times.append(time.perf_counter() - started)
     return times, transitions
 
@@ -169,9 +211,14 @@ def measure(runs: int = 200) -> dict[str, float]:
         blame(from_graph(accord, f"bench-{i}"), LIFECYCLE)
     blame_s = (time.perf_counter() - started) / min(runs, 50)
     a, b = statistics.median(accord_times), statistics.median(bare_times)
-    return {"transitions": transitions, "bare_us": b / transitions * 1e6, "accord_us": a / transitions * 1e6,
-            "overhead_us": (a - b) / transitions * 1e6, "ratio": a / b,
-            "blame_us": blame_s / transitions * 1e6}
+    return {
+        "transitions": transitions,
+        "bare_us": b / transitions * 1e6,
+        "accord_us": a / transitions * 1e6,
+        "overhead_us": (a - b) / transitions * 1e6,
+        "ratio": a / b,
+        "blame_us": blame_s / transitions * 1e6,
+    }
 
 
 def local_share(overhead_us: float, thread: str) -> str:
@@ -180,14 +227,17 @@ def local_share(overhead_us: float, thread: str) -> str:
         chain = from_graph(build_graph(checkpointer=saver), thread)
     if len(chain) < 2 or not chain[0].created_at or not chain[-1].created_at:
         return f"no run {thread!r} in {store.db_path()}"
-    wall = (datetime.fromisoformat(chain[-1].created_at)
-            - datetime.fromisoformat(chain[0].created_at)).total_seconds()
+    wall = (
+        datetime.fromisoformat(chain[-1].created_at) - datetime.fromisoformat(chain[0].created_at)
+    ).total_seconds()
     steps = len(chain) - 1
     share = steps * overhead_us / 1e6 / wall
     # The live oracle runs the visible tests in the sandbox once per new code version: not free.
     oracle_s = sum(e["latency_s"] for e in chain[-1].values.get("ledger", []) if e["kind"] == "oracle")
-    return (f"run {thread}: {steps} transitions in {wall:.1f} s; Accord's overhead {share:.5%} of wall time"
-            f"; the oracle's sandbox runs {oracle_s:.1f} s ({oracle_s / wall:.2%})")
+    return (
+        f"run {thread}: {steps} transitions in {wall:.1f} s; Accord's overhead {share:.5%} of wall time"
+        f"; the oracle's sandbox runs {oracle_s:.1f} s ({oracle_s / wall:.2%})"
+    )
 
 
 def main() -> None:
@@ -200,8 +250,10 @@ def main() -> None:
     print(f"{args.runs} runs of {r['transitions']} node transitions each (median run)")
     print(f"bare LangGraph     {r['bare_us']:8.1f} µs per transition")
     print(f"Accord             {r['accord_us']:8.1f} µs per transition")
-    print(f"overhead           {r['overhead_us']:8.1f} µs per transition (target < 1000), "
-          f"ratio {r['ratio']:.2f}×")
+    print(
+        f"overhead           {r['overhead_us']:8.1f} µs per transition (target < 1000), "
+        f"ratio {r['ratio']:.2f}×"
+    )
     print(f"blame from history {r['blame_us']:8.1f} µs per transition")
     if args.thread:
         print(local_share(r["overhead_us"] + r["blame_us"], args.thread))

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from evals import (
+from accord.evals import (
     audit_configs,
     classeval,
     configs,
@@ -26,9 +26,9 @@ from evals import (
     programdev,
     vulnerabilities,
 )
-from evals.configs import Configuration
-from graphs.oracle import Oracle
-from state.artifacts import CodeArtifact
+from accord.evals.configs import Configuration
+from accord.graphs.oracle import Oracle
+from accord.state.artifacts import CodeArtifact
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,9 @@ class FunctionSet:
         """Run the hidden tests against the final code in the sandbox."""
         if not values.get("code"):
             return False, "no code produced"
-        return humaneval.passes_hidden_tests(self.problems()[task_id],
-                                             CodeArtifact.model_validate(values["code"]))
+        return humaneval.passes_hidden_tests(
+            self.problems()[task_id], CodeArtifact.model_validate(values["code"])
+        )
 
     def oracle(self, task_id: str) -> Oracle:
         """Return the hidden-test oracle for one problem."""
@@ -207,8 +208,10 @@ class Vulnerabilities:
 
     def tasks(self) -> list[EvalTask]:
         """Return the samples: the code, and a file name that says only its language."""
-        return [EvalTask(id=s.id, prompt=s.code, inputs={"source": vulnerabilities.source_name(s)})
-                for s in vulnerabilities.samples(self.name).values()]
+        return [
+            EvalTask(id=s.id, prompt=s.code, inputs={"source": vulnerabilities.source_name(s)})
+            for s in vulnerabilities.samples(self.name).values()
+        ]
 
     def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
         """Return whether the verdict matches the label."""
@@ -251,7 +254,16 @@ class MultipleChoice:
         return multiple_choice.details(self.name, task_id, values)
 
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    FunctionSet("humaneval", humaneval.problems), HumanEvalPipeline(), ClassEval(), ProgramDev(),
-    Vulnerabilities("devign100"), Vulnerabilities("vuln-python100"), MultipleChoice("logiqa"),
-    MultipleChoice("agieval"))}
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        FunctionSet("humaneval", humaneval.problems),
+        HumanEvalPipeline(),
+        ClassEval(),
+        ProgramDev(),
+        Vulnerabilities("devign100"),
+        Vulnerabilities("vuln-python100"),
+        MultipleChoice("logiqa"),
+        MultipleChoice("agieval"),
+    )
+}

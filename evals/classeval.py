@@ -13,18 +13,18 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from evals.data import data_dir
-from evals.humaneval import examples_hold
-from graphs.oracle import Oracle, code_or_plan
-from runtime import sandbox
-from state.artifacts import CodeArtifact, Plan
+from accord.evals.data import data_dir
+from accord.evals.humaneval import examples_hold
+from accord.graphs.oracle import Oracle, code_or_plan
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, Plan
 
 MODULE = "solution"
 SEED = 0
 """Each test class runs after ``random.seed(SEED)``: a class drawing random values (ClassEval_58 places
 mines at random, and its reference can place two on one cell) is judged the same way on every run."""
 
-_RUNNER = '''
+_RUNNER = """
 import json, random, unittest
 from {module} import *
 {imports}
@@ -40,7 +40,7 @@ for name in {classes!r}:
     results[name] = {{"passed": outcome.wasSuccessful() and outcome.testsRun > 0,
                      "message": problems[0][-600:] if problems else ""}}
 print({sentinel!r} + json.dumps(results))
-'''
+"""
 
 
 @cache
@@ -58,8 +58,11 @@ def runnable() -> dict[str, dict[str, Any]]:
     Accord does not install (pandas, nltk, gensim, openpyxl, python-docx, PyPDF2), an older NumPy, the
     network, or a date that has passed. Checked by running each reference in the sandbox (about 25 s).
     """
-    return {tid: p for tid, p in problems().items()
-            if passes(p, CodeArtifact(files={f"{MODULE}.py": p["solution_code"]}))[0]}
+    return {
+        tid: p
+        for tid, p in problems().items()
+        if passes(p, CodeArtifact(files={f"{MODULE}.py": p["solution_code"]}))[0]
+    }
 
 
 def method_classes(problem: Mapping[str, Any]) -> dict[str, str]:
@@ -76,15 +79,23 @@ def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float =
     """Return each of the task's test classes' result (``passed``, ``message``) for ``code``; a module that
     does not import, or a run that ends early, fails every class with the output as its message."""
     sentinel = f"@@accord-classeval-{secrets.token_hex(8)}@@"
-    source = _RUNNER.format(module=MODULE, imports="\n".join(problem["import_statement"]),
-                            tests=problem["test"], classes=test_classes(problem), sentinel=sentinel,
-                            seed=SEED)
+    source = _RUNNER.format(
+        module=MODULE,
+        imports="\n".join(problem["import_statement"]),
+        tests=problem["test"],
+        classes=test_classes(problem),
+        sentinel=sentinel,
+        seed=SEED,
+    )
     runner = ".accord_classeval.py"
-    result = sandbox.run(sandbox.python(runner), {**code.files, runner: source},
-                         sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    result = sandbox.run(
+        sandbox.python(runner),
+        {**code.files, runner: source},
+        sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)),
+    )
     for line in result.stdout.splitlines():
         if line.startswith(sentinel):
-            return dict(json.loads(line[len(sentinel):]))
+            return dict(json.loads(line[len(sentinel) :]))
     output = (result.stderr or result.stdout or result.ending)[-600:]
     return {name: {"passed": False, "message": output} for name in test_classes(problem)}
 
@@ -92,10 +103,15 @@ def run_tests(problem: Mapping[str, Any], code: CodeArtifact, timeout_s: float =
 def passes(problem: Mapping[str, Any], code: CodeArtifact) -> tuple[bool, str, dict[str, bool]]:
     """Return whether ``code`` passes every test class, the first failure, and each method's result."""
     results = run_tests(problem, code)
-    failed = [f"{name}: {r['message'].strip().splitlines()[-1] if r['message'].strip() else 'failed'}"
-              for name, r in results.items() if not r["passed"]]
-    methods = {method: bool(results.get(test_class, {}).get("passed"))
-               for method, test_class in method_classes(problem).items()}
+    failed = [
+        f"{name}: {r['message'].strip().splitlines()[-1] if r['message'].strip() else 'failed'}"
+        for name, r in results.items()
+        if not r["passed"]
+    ]
+    methods = {
+        method: bool(results.get(test_class, {}).get("passed"))
+        for method, test_class in method_classes(problem).items()
+    }
     return not failed, failed[0][:1000] if failed else "", methods
 
 
@@ -116,5 +132,8 @@ def oracle(problem: Mapping[str, Any]) -> Oracle:
     def judge_plan(state: Mapping[str, Any], call: Any) -> tuple[bool, str] | None:
         return plan_holds(problem, Plan.model_validate(state["plan"]))
 
-    return Oracle(name=f"ClassEval tests of {problem['task_id']}",
-                  judges={"code": judge_code, "plan": judge_plan}, candidate=code_or_plan)
+    return Oracle(
+        name=f"ClassEval tests of {problem['task_id']}",
+        judges={"code": judge_code, "plan": judge_plan},
+        candidate=code_or_plan,
+    )

@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.stats import constant_verdicts, mcc
-from graphs.audit import majority
+from accord.evals.stats import constant_verdicts, mcc
+from accord.graphs.audit import majority
 
 
 def _ratio(hits: int, chances: int) -> float | None:
@@ -31,11 +31,15 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     fn = sum(r["predicted"] is False and r["label"] for r in rows)
     positives, negatives = sum(bool(r["label"]) for r in rows), sum(not r["label"] for r in rows)
     precision, recall = _ratio(tp, tp + fp), _ratio(tp, positives)
-    f1 = (round(2 * precision * recall / (precision + recall), 4)
-          if precision is not None and recall is not None and precision + recall else None)
+    f1 = (
+        round(2 * precision * recall / (precision + recall), 4)
+        if precision is not None and recall is not None and precision + recall
+        else None
+    )
     specificity = _ratio(tn, negatives)
-    balanced = (round((recall + specificity) / 2, 4)
-                if recall is not None and specificity is not None else None)
+    balanced = (
+        round((recall + specificity) / 2, 4) if recall is not None and specificity is not None else None
+    )
     voted = [r for r in rows if len(r.get("votes", {})) > 1]
     unanimous = sum(len(set(r["votes"].values())) == 1 for r in voted)
     per_role: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {"first": [], "final": []})
@@ -49,12 +53,19 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         per_role["vote"]["first"].append(first_verdict == r["label"])
         per_role["vote"]["final"].append(r["predicted"] == r["label"])
     wrong = [r for r in rows if r["predicted"] is not None and r["predicted"] != r["label"]]
-    followed = {role: sum(r.get("final_votes", {}).get(role) == r["predicted"] for r in wrong)
-                for role in sorted({role for r in wrong for role in r.get("final_votes", {})})}
+    followed = {
+        role: sum(r.get("final_votes", {}).get(role) == r["predicted"] for r in wrong)
+        for role in sorted({role for r in wrong for role in r.get("final_votes", {})})
+    }
     correlation = mcc(tp, fp, tn, fn)
     return {
-        "confusion": {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
-                      "no_verdict": sum(r["predicted"] is None for r in rows)},
+        "confusion": {
+            "tp": tp,
+            "fp": fp,
+            "tn": tn,
+            "fn": fn,
+            "no_verdict": sum(r["predicted"] is None for r in rows),
+        },
         "positives": positives,
         "negatives": negatives,
         "accuracy": _ratio(tp + tn, len(rows)),
@@ -64,9 +75,13 @@ def metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "balanced_accuracy": balanced,
         "mcc": None if correlation is None else round(correlation, 4),
         "unanimous_first_round": _ratio(unanimous, len(voted)),
-        "role_accuracy": {role: {"first": _ratio(sum(v["first"]), len(v["first"])),
-                                 "final": _ratio(sum(v["final"]), len(v["final"]))}
-                          for role, v in sorted(per_role.items())},
+        "role_accuracy": {
+            role: {
+                "first": _ratio(sum(v["first"]), len(v["first"])),
+                "final": _ratio(sum(v["final"]), len(v["final"])),
+            }
+            for role, v in sorted(per_role.items())
+        },
         "wrong_verdicts": len(wrong),
         "followed_when_wrong": followed,
     }

@@ -48,24 +48,31 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
     """
     found = []
     if not dev and (marked := [r for r in rows if r.get("dev")]):
-        found.append(f"{len(marked)} rows ran with --dev on code that differs from its commit "
-                     f"({_counts(marked)}); they are never published")
+        found.append(
+            f"{len(marked)} rows ran with --dev on code that differs from its commit "
+            f"({_counts(marked)}); they are never published"
+        )
     by_code: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_code[code_of(row)].append(row)
     if len(by_code) > 1:
-        found.append("rows of different code: " + "; ".join(
-            f"{code} ({_counts(group)})"
-            for code, group in sorted(by_code.items())))
+        found.append(
+            "rows of different code: "
+            + "; ".join(f"{code} ({_counts(group)})" for code, group in sorted(by_code.items()))
+        )
     tasks: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         tasks[row["config"]].add(row["id"])
     if len({frozenset(ids) for ids in tasks.values()}) > 1:
         shared = set.intersection(*tasks.values())
-        found.append("configurations ran different tasks: " + "; ".join(
-            f"{config} {len(ids)}" + (f" ({len(ids - shared)} beyond the {len(shared)} all ran)"
-                                      if ids - shared else "")
-            for config, ids in sorted(tasks.items())))
+        found.append(
+            "configurations ran different tasks: "
+            + "; ".join(
+                f"{config} {len(ids)}"
+                + (f" ({len(ids - shared)} beyond the {len(shared)} all ran)" if ids - shared else "")
+                for config, ids in sorted(tasks.items())
+            )
+        )
     settings: dict[str, tuple[dict[str, Any], set[str]]] = {}
     own = set(OWN_SETTINGS).union(*(row.get("own_settings") or {} for row in rows))
     for row in rows:
@@ -74,17 +81,25 @@ def problems(rows: list[dict[str, Any]], dev: bool = False) -> list[str]:
     if len(settings) > 1:
         runs = list(settings.values())
         first = runs[0][0]
-        differ = [k for k in sorted({k for s, _ in runs for k in s})
-                  if any((k in s, s.get(k)) != (k in first, first.get(k)) for s, _ in runs)]
-        found.append("runs with different settings: " + "; ".join(
-            f"{', '.join(sorted(configs))}: " + ", ".join(f"{k}={s[k]!r}" if k in s else f"{k} unset"
-                                                         for k in differ)
-            for s, configs in runs))
+        differ = [
+            k
+            for k in sorted({k for s, _ in runs for k in s})
+            if any((k in s, s.get(k)) != (k in first, first.get(k)) for s, _ in runs)
+        ]
+        found.append(
+            "runs with different settings: "
+            + "; ".join(
+                f"{', '.join(sorted(configs))}: "
+                + ", ".join(f"{k}={s[k]!r}" if k in s else f"{k} unset" for k in differ)
+                for s, configs in runs
+            )
+        )
     return found
 
 
-def in_progress(rows: Iterable[Mapping[str, Any]], declared: Iterable[str] = ()
-                ) -> dict[str, tuple[int, int]]:
+def in_progress(
+    rows: Iterable[Mapping[str, Any]], declared: Iterable[str] = ()
+) -> dict[str, tuple[int, int]]:
     """Return the configurations of a declared experiment that have not run all its tasks yet, by name, with
     how many they ran of how many any of them ran; a configuration the experiment ``declared`` that has no
     rows yet ran 0.
@@ -111,5 +126,7 @@ def separately(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if len({code_of(r) for r in rows}) < 2:
         return rows
     # The commit moves into the name, so the rows no longer differ in code, only in column.
-    return [{**r, "config": f"{r['config']}@{code_of(r)}", "commit": "", "version": "", "dirty": False}
-            for r in rows]
+    return [
+        {**r, "config": f"{r['config']}@{code_of(r)}", "commit": "", "version": "", "dirty": False}
+        for r in rows
+    ]

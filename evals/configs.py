@@ -33,20 +33,28 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs import development
-from graphs.compiler import Compiler, Gate
-from graphs.duties import Duty, Role
-from graphs.oracle import Oracle
-from nodes.development import baseline, peers
-from nodes.development.roles import BASELINE_CODER, SPECS
-from runtime.local_model import LETTER_OF, default_model
-from state.context import Context
-from state.lifecycle import BUDGET, Lifecycle, Transition
-from state.roles import ActionType
-from state.stage import Work
+from accord.graphs import development
+from accord.graphs.compiler import Compiler, Gate
+from accord.graphs.duties import Duty, Role
+from accord.graphs.oracle import Oracle
+from accord.nodes.development import baseline, peers
+from accord.nodes.development.roles import BASELINE_CODER, SPECS
+from accord.runtime.local_model import LETTER_OF, default_model
+from accord.state.context import Context
+from accord.state.lifecycle import BUDGET, Lifecycle, Transition
+from accord.state.roles import ActionType
+from accord.state.stage import Work
 
-PIPELINE = ("initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "debugging",
-            "reviewing")
+PIPELINE = (
+    "initialized",
+    "planning",
+    "implementing",
+    "designing_tests",
+    "selecting",
+    "testing",
+    "debugging",
+    "reviewing",
+)
 """The development stages in the order a fixed pipeline runs them once each."""
 
 
@@ -68,12 +76,15 @@ def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str]) -> Lifecycle:
         if outcome in ("fail", BUDGET):
             return failed.name
         routed = lifecycle.delta.get((order[i], outcome))
-        if routed is not None and routed.target in order[i + 1:]:
+        if routed is not None and routed.target in order[i + 1 :]:
             return routed.target
         return order[i + 1] if i + 1 < len(order) else done.name
 
-    transitions = [Transition(source=stage.name, outcome=outcome, target=onward(i, outcome))
-                   for i, stage in enumerate(stages) for outcome in stage.outcomes]
+    transitions = [
+        Transition(source=stage.name, outcome=outcome, target=onward(i, outcome))
+        for i, stage in enumerate(stages)
+        for outcome in stage.outcomes
+    ]
     return Lifecycle(
         name=lifecycle.name, initial=order[0], stages=(*stages, done, failed), transitions=tuple(transitions)
     )
@@ -84,28 +95,43 @@ def skipping(lifecycle: Lifecycle, skipped: str) -> Lifecycle:
     onward = next(t.target for t in lifecycle.transitions if t.source == skipped and t.outcome == "pass")
     transitions = tuple(
         t.model_copy(update={"target": onward}) if t.target == skipped else t
-        for t in lifecycle.transitions if t.source != skipped
+        for t in lifecycle.transitions
+        if t.source != skipped
     )
-    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
-                     stages=tuple(s for s in lifecycle.stages if s.name != skipped), transitions=transitions)
+    return Lifecycle(
+        name=lifecycle.name,
+        initial=lifecycle.initial,
+        counters=lifecycle.counters,
+        stages=tuple(s for s in lifecycle.stages if s.name != skipped),
+        transitions=transitions,
+    )
 
 
 def rerouting(lifecycle: Lifecycle, source: str, outcome: str, target: str) -> Lifecycle:
     """Return ``lifecycle`` with the transition taken on ``outcome`` at ``source`` leading to ``target``."""
     if not any((t.source, t.outcome) == (source, outcome) for t in lifecycle.transitions):
         raise ValueError(f"{lifecycle.name} has no transition from {source} on {outcome}")
-    transitions = tuple(t.model_copy(update={"target": target}) if (t.source, t.outcome) == (source, outcome)
-                        else t for t in lifecycle.transitions)
-    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
-                     stages=lifecycle.stages, transitions=transitions)
+    transitions = tuple(
+        t.model_copy(update={"target": target}) if (t.source, t.outcome) == (source, outcome) else t
+        for t in lifecycle.transitions
+    )
+    return Lifecycle(
+        name=lifecycle.name,
+        initial=lifecycle.initial,
+        counters=lifecycle.counters,
+        stages=lifecycle.stages,
+        transitions=transitions,
+    )
 
 
 def receiving(roles: Mapping[str, Role], role: str, duty: str, kind: str) -> dict[str, Role]:
     """Return ``roles`` with one duty also taking ``kind`` in its messages, and ignoring it."""
     old = roles[role].duties[duty]
     contract = old.contract.model_copy(update={"optional_inputs": (*old.contract.optional_inputs, kind)})
-    return {**roles, role: dataclasses.replace(roles[role], duties={**roles[role].duties,
-                                                                     duty: Duty(contract, old.work)})}
+    return {
+        **roles,
+        role: dataclasses.replace(roles[role], duties={**roles[role].duties, duty: Duty(contract, old.work)}),
+    }
 
 
 def ignoring(gate: Gate) -> Gate:
@@ -172,8 +198,10 @@ _ONE_CALL = fixed_sequence(development.LIFECYCLE, ("initialized", "implementing"
 
 def _one_call(implement: Work) -> dict[str, Role]:
     """Return the roles of a one-call baseline: intake, and a Coder whose one duty is ``implement``."""
-    return {"intake": development.ROLES["intake"],
-            "coder": Role("coder", {"implement": Duty(BASELINE_CODER, implement)}, SPECS["coder"])}
+    return {
+        "intake": development.ROLES["intake"],
+        "coder": Role("coder", {"implement": Duty(BASELINE_CODER, implement)}, SPECS["coder"]),
+    }
 
 
 CONFIGURATIONS: dict[str, Configuration] = {
@@ -342,8 +370,11 @@ CONFIGURATIONS: dict[str, Configuration] = {
 def speakers(config: Configuration) -> list[str]:
     """Return the configuration's roles that call a model (an LLM action in their spec), in stage order."""
     staged = dict.fromkeys(r for stage in config.lifecycle.stages for r in stage.roles)
-    return [r for r in staged if (spec := config.roles[r].spec) is not None
-            and any(a.type == ActionType.LLM for a in spec.actions)]
+    return [
+        r
+        for r in staged
+        if (spec := config.roles[r].spec) is not None and any(a.type == ActionType.LLM for a in spec.actions)
+    ]
 
 
 def on_models(config: Configuration, context: Context) -> Configuration:

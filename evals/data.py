@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from state.settings import Settings
+from accord.state.settings import Settings
 
 REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
 """The benchmark sets copied into the repository, each with its PROVENANCE.md."""

@@ -1,6 +1,7 @@
 """The Debugger's repair rate alone, with and without the failing call's trace, on the same wrong code.
 
-Usage: ``python -m evals.debug_probe [--problems N] [--model NAME] [--debugger-model NAME] [--out DIR]``.
+Usage: ``python -m accord.evals.debug_probe [--problems N] [--model NAME] [--debugger-model NAME] [--out
+DIR]``.
 For each of the first N HumanEval problems the Coder writes its first candidate as the development graph
 does (the task alone, temperature 0). A candidate that fails the task's stated examples is what the
 Debugger gets: the test run and the fix run on it twice, traced (``traced_failures=1``) and not (``0``),
@@ -20,75 +21,111 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from evals.humaneval import one_step_plan, passes_hidden_tests, problems
-from evals.runner import Recorder, source_version
-from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coding.writing import write_function
-from nodes.development import debugger
-from nodes.development.roles import SPECS
-from nodes.intake import parse_request
-from nodes.views import task_view
-from runtime import local_model, model_server
-from state.artifacts import Candidates, CodeArtifact, TestReport
-from state.context import Context
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall
+from accord.evals.humaneval import one_step_plan, passes_hidden_tests, problems
+from accord.evals.runner import Recorder, source_version
+from accord.nodes.coding.prompts import ALONE_PROMPT, SYSTEM
+from accord.nodes.coding.writing import write_function
+from accord.nodes.development import debugger
+from accord.nodes.development.roles import SPECS
+from accord.nodes.intake import parse_request
+from accord.nodes.views import task_view
+from accord.runtime import local_model, model_server
+from accord.state.artifacts import Candidates, CodeArtifact, TestReport
+from accord.state.context import Context
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall
 
 VARIANTS = {"traced": 1, "untraced": 0}
 """The probe's two Debuggers by the failing calls their test run traces."""
 
 
-def _call(context: Context, stage: str, role: str,
-          models: Mapping[str, BaseChatModel] | None = None) -> StageCall:
+def _call(
+    context: Context, stage: str, role: str, models: Mapping[str, BaseChatModel] | None = None
+) -> StageCall:
     return StageCall(stage=stage, role=role, round=1, context=context, models=models or {}, spec=SPECS[role])
 
 
 def _spent(call: StageCall) -> dict[str, float]:
     calls = [e for e in call.ledger if e.kind == "llm"]
-    return {"tokens_in": sum(e.tokens_in for e in calls), "tokens_out": sum(e.tokens_out for e in calls),
-            "latency_s": round(sum(e.latency_s for e in calls), 2)}
+    return {
+        "tokens_in": sum(e.tokens_in for e in calls),
+        "tokens_out": sum(e.tokens_out for e in calls),
+        "latency_s": round(sum(e.latency_s for e in calls), 2),
+    }
 
 
-def first_candidate(context: Context, problem: Mapping[str, Any],
-                    models: Mapping[str, BaseChatModel] | None = None) -> dict[str, Any]:
+def first_candidate(
+    context: Context, problem: Mapping[str, Any], models: Mapping[str, BaseChatModel] | None = None
+) -> dict[str, Any]:
     """Write the Coder's first candidate and run the stated examples on it (``models``: scripted, in
     tests; else the Context's)."""
     task = parse_request(problem["prompt"])
     call = _call(context, "implementing", "coder", models)
     try:
-        code = write_function(call, SYSTEM, task, ALONE_PROMPT.format(task=task_view(task),
-                                                                      name=task.entry_point))
+        code = write_function(
+            call, SYSTEM, task, ALONE_PROMPT.format(task=task_view(task), name=task.entry_point)
+        )
     except OutputError as exc:
         return {"id": problem["task_id"], "variant": "input", "code": None, "detail": str(exc)[:300]}
     state = {"task": dump(task), "plan": dump(one_step_plan(task)), "code": dump(code)}
     report = read(debugger.run_tests(state, _call(context, "testing", "debugger")), "test_report", TestReport)
     assert report is not None
-    return {"id": problem["task_id"], "variant": "input", "code": dump(code),
-            "examples_pass": report.passed, "hidden_pass": passes_hidden_tests(problem, code)[0],
-            **_spent(call)}
+    return {
+        "id": problem["task_id"],
+        "variant": "input",
+        "code": dump(code),
+        "examples_pass": report.passed,
+        "hidden_pass": passes_hidden_tests(problem, code)[0],
+        **_spent(call),
+    }
 
 
-def fixed(context: Context, problem: Mapping[str, Any], code: CodeArtifact, variant: str,
-          models: Mapping[str, BaseChatModel] | None = None) -> dict[str, Any]:
+def fixed(
+    context: Context,
+    problem: Mapping[str, Any],
+    code: CodeArtifact,
+    variant: str,
+    models: Mapping[str, BaseChatModel] | None = None,
+) -> dict[str, Any]:
     """Run the Debugger's test run and fix on ``code`` with the variant's tracing; judge the fix."""
     task = parse_request(problem["prompt"])
     context = dataclasses.replace(context, traced_failures=VARIANTS[variant])
     # The candidate is in the pool, as after the selection: a fix that hands it back is drawn again.
-    state: dict[str, Any] = {"task": dump(task), "plan": dump(one_step_plan(task)), "code": dump(code),
-                             "candidates": dump(Candidates(items=(code,)))}
+    state: dict[str, Any] = {
+        "task": dump(task),
+        "plan": dump(one_step_plan(task)),
+        "code": dump(code),
+        "candidates": dump(Candidates(items=(code,))),
+    }
     state.update(debugger.run_tests(state, _call(context, "testing", "debugger")))
     call = _call(context, "debugging", "debugger", models)
     try:
         new = read(debugger.fix(state, call), "code", CodeArtifact)
     except OutputError as exc:
-        return {"id": problem["task_id"], "variant": variant, "repaired": False, "examples_pass": False,
-                "changed": False, "detail": str(exc)[:300], **_spent(call)}
+        return {
+            "id": problem["task_id"],
+            "variant": variant,
+            "repaired": False,
+            "examples_pass": False,
+            "changed": False,
+            "detail": str(exc)[:300],
+            **_spent(call),
+        }
     assert new is not None
-    after = read(debugger.run_tests({**state, "code": dump(new)}, _call(context, "testing", "debugger")),
-                 "test_report", TestReport)
+    after = read(
+        debugger.run_tests({**state, "code": dump(new)}, _call(context, "testing", "debugger")),
+        "test_report",
+        TestReport,
+    )
     assert after is not None
-    return {"id": problem["task_id"], "variant": variant, "repaired": passes_hidden_tests(problem, new)[0],
-            "examples_pass": after.passed, "changed": new.files != code.files, **_spent(call)}
+    return {
+        "id": problem["task_id"],
+        "variant": variant,
+        "repaired": passes_hidden_tests(problem, new)[0],
+        "examples_pass": after.passed,
+        "changed": new.files != code.files,
+        **_spent(call),
+    }
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -97,10 +134,14 @@ def summary(rows: list[dict[str, Any]]) -> str:
     wrong = {r["id"] for r in inputs if r.get("code") and not r["examples_pass"] and not r["hidden_pass"]}
     fixes = {(r["id"], r["variant"]): r for r in rows if r["variant"] in VARIANTS and r["id"] in wrong}
     both = sorted(i for i in wrong if all((i, v) in fixes for v in VARIANTS))
-    lines = [f"{len(inputs)} problems; {len(wrong)} first candidates fail their stated examples and the "
-             f"hidden tests; {len(both)} of them fixed by both Debuggers.", "",
-             "| Debugger | repaired (hidden tests) | stated examples pass | code changed | "
-             "tokens in / out per fix | model seconds per fix |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"{len(inputs)} problems; {len(wrong)} first candidates fail their stated examples and the "
+        f"hidden tests; {len(both)} of them fixed by both Debuggers.",
+        "",
+        "| Debugger | repaired (hidden tests) | stated examples pass | code changed | "
+        "tokens in / out per fix | model seconds per fix |",
+        "|---|---|---|---|---|---|",
+    ]
     for variant in VARIANTS:
         done = [fixes[(i, variant)] for i in both]
         n = max(1, len(done))
@@ -108,14 +149,26 @@ def summary(rows: list[dict[str, Any]]) -> str:
         def mean(key: str, done: list[dict[str, Any]] = done, n: int = n) -> float:
             return float(sum(r[key] for r in done)) / n
 
-        lines.append(f"| {variant} | {sum(r['repaired'] for r in done)} / {len(done)} | "
-                     f"{sum(r['examples_pass'] for r in done)} / {len(done)} | "
-                     f"{sum(r['changed'] for r in done)} / {len(done)} | "
-                     f"{mean('tokens_in'):,.0f} / {mean('tokens_out'):,.0f} | {mean('latency_s'):.1f} |")
-    only = {v: [i for i in both if fixes[(i, v)]["repaired"]
-                and not any(fixes[(i, w)]["repaired"] for w in VARIANTS if w != v)] for v in VARIANTS}
-    lines += ["", "Repaired by one Debugger only: " + "; ".join(
-        f"{v}: {', '.join(ids) or 'none'}" for v, ids in only.items()) + "."]
+        lines.append(
+            f"| {variant} | {sum(r['repaired'] for r in done)} / {len(done)} | "
+            f"{sum(r['examples_pass'] for r in done)} / {len(done)} | "
+            f"{sum(r['changed'] for r in done)} / {len(done)} | "
+            f"{mean('tokens_in'):,.0f} / {mean('tokens_out'):,.0f} | {mean('latency_s'):.1f} |"
+        )
+    only = {
+        v: [
+            i
+            for i in both
+            if fixes[(i, v)]["repaired"] and not any(fixes[(i, w)]["repaired"] for w in VARIANTS if w != v)
+        ]
+        for v in VARIANTS
+    }
+    lines += [
+        "",
+        "Repaired by one Debugger only: "
+        + "; ".join(f"{v}: {', '.join(ids) or 'none'}" for v, ids in only.items())
+        + ".",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -123,8 +176,11 @@ def main() -> None:
     """Probe the Debugger on the first candidates that fail their examples; write rows and the report."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--problems", type=int, default=164)
-    parser.add_argument("--model", default=local_model.DEFAULT_MODEL, help="the Coder's model (and the "
-                        "Debugger's, unless --debugger-model names another)")
+    parser.add_argument(
+        "--model",
+        default=local_model.DEFAULT_MODEL,
+        help="the Coder's model (and the Debugger's, unless --debugger-model names another)",
+    )
     parser.add_argument("--debugger-model", help="the Debugger's model, fixing the Coder's candidates")
     parser.add_argument("--out", type=Path, default=Path("evals/results/debug-probe"))
     args = parser.parse_args()
@@ -136,7 +192,7 @@ def main() -> None:
     context = Context(model=args.model, role_models={"debugger": {"model": debugger_model}})
     version = source_version()
     try:
-        for problem in list(problems().values())[:args.problems]:
+        for problem in list(problems().values())[: args.problems]:
             pid = problem["task_id"]
             if (pid, "input") not in done:
                 done[(pid, "input")] = given = {**first_candidate(context, problem), "version": version}
@@ -153,8 +209,10 @@ def main() -> None:
     finally:
         model_server.stop_owned()
     report = summary(list(done.values()))
-    (args.out / "report.md").write_text(f"# The Debugger with and without the trace\n\nCoder {args.model}, "
-                                        f"Debugger {debugger_model}: {report}")
+    (args.out / "report.md").write_text(
+        f"# The Debugger with and without the trace\n\nCoder {args.model}, "
+        f"Debugger {debugger_model}: {report}"
+    )
     print(report)
 
 

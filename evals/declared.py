@@ -37,9 +37,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evals import configs, splits
-from evals.benchmarks import BENCHMARKS, Benchmark, user_set
-from runtime.local_model import MIX
+from accord.evals import configs, splits
+from accord.evals.benchmarks import BENCHMARKS, Benchmark, user_set
+from accord.runtime.local_model import MIX
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 EXPERIMENTS = REPOSITORY / "evals" / "experiments"
@@ -98,13 +98,18 @@ def budget_pair(earlier: tuple[ConfigurationRun, ...], run: ConfigurationRun) ->
         ValueError: either is missing or ambiguous, or the configuration also sets ``best_of`` itself.
     """
     teams = [i for i, r in enumerate(earlier) if r.config == run.same_tokens_as]
-    plain = [i for i, r in enumerate(earlier)
-             if r.config == "single" and (r.model, r.models) == (run.model, run.models)]
+    plain = [
+        i
+        for i, r in enumerate(earlier)
+        if r.config == "single" and (r.model, r.models) == (run.model, run.models)
+    ]
     if "best_of" in run.settings:
         raise ValueError(f"{run.config}: same_tokens_as sets best_of; the configuration sets it too")
     if len(teams) != 1 or len(plain) != 1:
-        raise ValueError(f"{run.config}: same_tokens_as needs one {run.same_tokens_as} and one single on its "
-                         f"models declared before it ({len(teams)} and {len(plain)} are)")
+        raise ValueError(
+            f"{run.config}: same_tokens_as needs one {run.same_tokens_as} and one single on its "
+            f"models declared before it ({len(teams)} and {len(plain)} are)"
+        )
     return teams[0], plain[0]
 
 
@@ -161,11 +166,15 @@ def benchmark_of(experiment: Experiment) -> Benchmark:
     elif experiment.benchmark in BENCHMARKS:
         benchmark = BENCHMARKS[experiment.benchmark]
     else:
-        raise ValueError(f"{experiment.name}: no benchmark {experiment.benchmark!r} "
-                         f"(known: {', '.join(BENCHMARKS)}, jsonl)")
+        raise ValueError(
+            f"{experiment.name}: no benchmark {experiment.benchmark!r} "
+            f"(known: {', '.join(BENCHMARKS)}, jsonl)"
+        )
     if unknown := [c.config for c in experiment.configurations if c.config not in benchmark.configurations]:
-        raise ValueError(f"{experiment.name}: {benchmark.name} has no configuration {', '.join(unknown)} "
-                         f"(it has: {', '.join(benchmark.configurations)})")
+        raise ValueError(
+            f"{experiment.name}: {benchmark.name} has no configuration {', '.join(unknown)} "
+            f"(it has: {', '.join(benchmark.configurations)})"
+        )
     return benchmark
 
 
@@ -192,8 +201,10 @@ def configuration_names(experiment: Experiment, base: Any) -> list[str]:
     """Return the name each configuration's rows carry (``configs.on_models``), in declared order, as run
     from ``base`` (a Context)."""
     benchmark = benchmark_of(experiment)
-    return [configs.on_models(benchmark.configurations[run.config], context_for(base, experiment, run)).name
-            for run in experiment.configurations]
+    return [
+        configs.on_models(benchmark.configurations[run.config], context_for(base, experiment, run)).name
+        for run in experiment.configurations
+    ]
 
 
 def context_for(base: Any, experiment: Experiment, run: ConfigurationRun) -> Any:

@@ -28,11 +28,11 @@ from typing import Any
 
 from celery import Celery
 
-from evals import configs, runner
-from evals.benchmarks import BENCHMARKS, EvalTask
-from graphs import store
-from state.context import Context
-from state.settings import Settings
+from accord.evals import configs, runner
+from accord.evals.benchmarks import BENCHMARKS, EvalTask
+from accord.graphs import store
+from accord.state.context import Context
+from accord.state.settings import Settings
 
 BROKER_URL = "ACCORD_BROKER_URL"
 """Seconds before a task a dead worker held goes back to the queue (default one hour)."""
@@ -56,8 +56,10 @@ class ScaleOutError(RuntimeError):
 def _require() -> tuple[str, str]:
     broker, database = Settings().broker_url, store.database_url()
     if not broker or not database:
-        raise ScaleOutError(f"--backend celery needs {BROKER_URL} (redis://...) and {store.DATABASE_URL} "
-                            "(postgresql://...): workers share the queue and the checkpoints")
+        raise ScaleOutError(
+            f"--backend celery needs {BROKER_URL} (redis://...) and {store.DATABASE_URL} "
+            "(postgresql://...): workers share the queue and the checkpoints"
+        )
     return broker, database
 
 
@@ -71,11 +73,15 @@ def app() -> Celery:
         task_acks_late=True,  # a task is acknowledged when it is done, so a dead worker's task is redelivered
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,  # a busy worker holds no second task another could be running
-        task_serializer="json", accept_content=["json"],
+        task_serializer="json",
+        accept_content=["json"],
         # Unacknowledged tasks are swept back to the queue every few seconds (one cheap Redis scan), so a
         # dead worker's task waits about its visibility timeout, not kombu's default 100 s sweep.
-        broker_transport_options={"visibility_timeout": visibility, "unacked_restore_throttle": 1,
-                                  "unacked_restore_interval": max(1, min(10, int(visibility // 3)))},
+        broker_transport_options={
+            "visibility_timeout": visibility,
+            "unacked_restore_throttle": 1,
+            "unacked_restore_interval": max(1, min(10, int(visibility // 3))),
+        },
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
     )
@@ -97,14 +103,20 @@ def query(database: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[A
 
 
 def _stored(database: str, eval_key: str, config: str) -> dict[str, dict[str, Any]]:
-    rows = query(database, "SELECT task_id, row FROM accord_eval_results WHERE eval = %s AND config = %s",
-                (eval_key, config))
+    rows = query(
+        database,
+        "SELECT task_id, row FROM accord_eval_results WHERE eval = %s AND config = %s",
+        (eval_key, config),
+    )
     return {task_id: row for task_id, row in rows}
 
 
 def _errors(database: str, eval_key: str, config: str) -> dict[str, str]:
-    rows = query(database, "SELECT task_id, error FROM accord_eval_errors WHERE eval = %s AND config = %s",
-                (eval_key, config))
+    rows = query(
+        database,
+        "SELECT task_id, error FROM accord_eval_errors WHERE eval = %s AND config = %s",
+        (eval_key, config),
+    )
     return {task_id: error for task_id, error in rows}
 
 
@@ -117,22 +129,41 @@ def eval_task(benchmark: str, config: str, task_id: str, eval_key: str, context:
     configuration = configs.on_models(bench.configurations[configs.base_name(config)], run_context)
     try:
         with store.checkpointer() as saver:
-            row = runner.run_task(bench, configuration, task, saver, run_context,
-                                  thread_prefix=f"{eval_key}/")
+            row = runner.run_task(
+                bench, configuration, task, saver, run_context, thread_prefix=f"{eval_key}/"
+            )
     except Exception as exc:  # the thread keeps its checkpoints; the submitter reports it, a rerun resumes it
-        query(database, "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-             (eval_key, config, task_id, f"{type(exc).__name__}: {exc}"[:500]))
+        query(
+            database,
+            "INSERT INTO accord_eval_errors VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (eval_key, config, task_id, f"{type(exc).__name__}: {exc}"[:500]),
+        )
         raise
-    row = {**row, "version": runner.source_version(), "commit": runner.source_commit(),
-           "dirty": bool(runner.changed_files()), "worker": f"{socket.gethostname()}:{os.getpid()}"}
-    query(database, "INSERT INTO accord_eval_results VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-         (eval_key, config, task_id, json.dumps(row)))
+    row = {
+        **row,
+        "version": runner.source_version(),
+        "commit": runner.source_commit(),
+        "dirty": bool(runner.changed_files()),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+    }
+    query(
+        database,
+        "INSERT INTO accord_eval_results VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        (eval_key, config, task_id, json.dumps(row)),
+    )
     return task_id
 
 
-def submit(benchmark: str, config: str, tasks: Sequence[EvalTask], out: Path, context: Context,
-           progress: Callable[[int, int, str], None] | None = None, timeout_s: float = FOREVER,
-           poll_s: float = 1.0) -> list[dict[str, Any]]:
+def submit(
+    benchmark: str,
+    config: str,
+    tasks: Sequence[EvalTask],
+    out: Path,
+    context: Context,
+    progress: Callable[[int, int, str], None] | None = None,
+    timeout_s: float = FOREVER,
+    poll_s: float = 1.0,
+) -> list[dict[str, Any]]:
     """Queue every task without a row, wait until all have one, record them in ``out``; return the rows.
 
     Raises:
@@ -146,10 +177,14 @@ def submit(benchmark: str, config: str, tasks: Sequence[EvalTask], out: Path, co
     stored = _stored(database, eval_key, config)
     for task in tasks:
         if task.id not in local and task.id not in stored:
-            query(database, "DELETE FROM accord_eval_errors WHERE eval = %s AND config = %s AND task_id = %s",
-                 (eval_key, config, task.id))
-            app().send_task("accord.eval_task", args=[benchmark, config, task.id, eval_key,
-                                                      dataclasses.asdict(context)])
+            query(
+                database,
+                "DELETE FROM accord_eval_errors WHERE eval = %s AND config = %s AND task_id = %s",
+                (eval_key, config, task.id),
+            )
+            app().send_task(
+                "accord.eval_task", args=[benchmark, config, task.id, eval_key, dataclasses.asdict(context)]
+            )
     wanted = {t.id for t in tasks}
     deadline = time.monotonic() + timeout_s
     while True:
@@ -166,12 +201,23 @@ def submit(benchmark: str, config: str, tasks: Sequence[EvalTask], out: Path, co
             raise TimeoutError(f"{len(wanted - local)} tasks have no row after {timeout_s:.0f} s")
         time.sleep(poll_s)
     if errors:
-        raise RuntimeError(f"{len(errors)} tasks did not finish (rerun to resume them): "
-                           + "; ".join(f"{k}: {v}" for k, v in sorted(errors.items())))
+        raise RuntimeError(
+            f"{len(errors)} tasks did not finish (rerun to resume them): "
+            + "; ".join(f"{k}: {v}" for k, v in sorted(errors.items()))
+        )
     return [r for r in runner.read_rows(out) if r["config"] == config and r["id"] in wanted]
 
 
 def worker(concurrency: int = 1) -> None:
     """Run a Celery worker for Accord's eval tasks in this process (until it is stopped)."""
-    app().worker_main(["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork",
-                       f"--hostname=accord-{os.getpid()}@%h", "--without-gossip", "--without-mingle"])
+    app().worker_main(
+        [
+            "worker",
+            "--loglevel=INFO",
+            f"--concurrency={concurrency}",
+            "--pool=prefork",
+            f"--hostname=accord-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )

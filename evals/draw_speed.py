@@ -1,6 +1,7 @@
 """Measure the Coder's candidate draw on a local model against the server's single-stream decode.
 
-Usage: ``python -m evals.draw_speed [--problems N] [--model NAME]`` (``make bench`` runs it when the model
+Usage: ``python -m accord.evals.draw_speed [--problems N] [--model NAME]`` (``make bench`` runs it when the
+model
 is set up). For each of the first N HumanEval problems the Coder draws its candidates exactly as the
 development graph does (``write_candidates``: the harness's plain call, then with the plan, then
 sampled), and the ledger's tokens and latencies give the draw's generated tokens per second. The reference
@@ -14,21 +15,22 @@ import argparse
 import statistics
 import time
 
-from evals.humaneval import one_step_plan, problems
-from nodes.coding.function import write_candidates
-from nodes.development.roles import SPECS
-from nodes.intake import parse_request
-from nodes.llm import text
-from runtime import local_model, model_server
-from state.context import Context
-from state.stage import StageCall
+from accord.evals.humaneval import one_step_plan, problems
+from accord.nodes.coding.function import write_candidates
+from accord.nodes.development.roles import SPECS
+from accord.nodes.intake import parse_request
+from accord.nodes.llm import text
+from accord.runtime import local_model, model_server
+from accord.state.context import Context
+from accord.state.stage import StageCall
 
 DECODE_PROMPT = "Count from 1 to 200 in words, one number per line, without skipping any."
 
 
 def _call(context: Context) -> StageCall:
-    return StageCall(stage="implementing", role="coder", round=1, context=context, models={},
-                     spec=SPECS["coder"])
+    return StageCall(
+        stage="implementing", role="coder", round=1, context=context, models={}, spec=SPECS["coder"]
+    )
 
 
 def decode_rate(context: Context, repeats: int = 3) -> float:
@@ -57,8 +59,14 @@ def draw(context: Context, count: int) -> dict[str, float]:
         replies += len(calls)
         tokens += sum(e.tokens_out for e in calls)
         seconds += sum(e.latency_s for e in calls)
-    return {"problems": count, "candidates": candidates, "replies": replies, "tokens": tokens,
-            "model_s": seconds, "wall_s": wall}
+    return {
+        "problems": count,
+        "candidates": candidates,
+        "replies": replies,
+        "tokens": tokens,
+        "model_s": seconds,
+        "wall_s": wall,
+    }
 
 
 def main() -> None:
@@ -77,12 +85,16 @@ def main() -> None:
     finally:
         model_server.stop_owned()
     rate = totals["tokens"] / totals["wall_s"]
-    print(f"candidate draw on {args.model}, first {totals['problems']} HumanEval problems, "
-          f"{context.max_candidates} candidates each ({totals['candidates']:.0f} distinct kept)")
+    print(
+        f"candidate draw on {args.model}, first {totals['problems']} HumanEval problems, "
+        f"{context.max_candidates} candidates each ({totals['candidates']:.0f} distinct kept)"
+    )
     print(f"single-stream decode  {decode:6.1f} generated tokens/s (one greedy completion)")
-    print(f"candidate draw        {rate:6.1f} generated tokens/s ({totals['tokens']:.0f} tokens in "
-          f"{totals['wall_s']:.1f} s), {rate / decode:.2f}× single-stream; "
-          f"{totals['tokens'] / max(1, totals['replies']):.0f} tokens per reply")
+    print(
+        f"candidate draw        {rate:6.1f} generated tokens/s ({totals['tokens']:.0f} tokens in "
+        f"{totals['wall_s']:.1f} s), {rate / decode:.2f}× single-stream; "
+        f"{totals['tokens'] / max(1, totals['replies']):.0f} tokens per reply"
+    )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,12 @@ class FakeEndpoint:
 
     def prompts(self) -> list[str]:
         """Return each request's messages as one text."""
-        return ["\n".join(str(m.get("content")) for m in body["messages"]) if "messages" in body
-                else str(body.get("prompt")) for body in self.requests]
+        return [
+            "\n".join(str(m.get("content")) for m in body["messages"])
+            if "messages" in body
+            else str(body.get("prompt"))
+            for body in self.requests
+        ]
 
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -102,24 +106,54 @@ class FakeEndpoint:
                     return
                 usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
                 if not self.path.endswith("/chat/completions"):  # a completion: text in, its continuation out
-                    self._send(200, {"id": "x", "object": "text_completion", "created": 0,
-                                     "model": body.get("model", "fake"), "usage": usage,
-                                     "choices": [{"index": 0, "text": getattr(reply, "content", ""),
-                                                  "finish_reason": "stop", "logprobs": None}]})
+                    self._send(
+                        200,
+                        {
+                            "id": "x",
+                            "object": "text_completion",
+                            "created": 0,
+                            "model": body.get("model", "fake"),
+                            "usage": usage,
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "text": getattr(reply, "content", ""),
+                                    "finish_reason": "stop",
+                                    "logprobs": None,
+                                }
+                            ],
+                        },
+                    )
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": None}
                 if isinstance(reply, Tool):
                     name = body["tools"][0]["function"]["name"]
-                    message["tool_calls"] = [{"id": "call_1", "type": "function",
-                                              "function": {"name": name, "arguments": reply.arguments}}]
+                    message["tool_calls"] = [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": name, "arguments": reply.arguments},
+                        }
+                    ]
                 else:
                     message["content"] = reply.content
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                                 "model": body.get("model", "fake"),
-                                 "choices": [{"index": 0, "message": message,
-                                              "finish_reason": "tool_calls" if isinstance(reply, Tool)
-                                              else "stop"}],
-                                 "usage": usage})
+                self._send(
+                    200,
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "fake"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": message,
+                                "finish_reason": "tool_calls" if isinstance(reply, Tool) else "stop",
+                            }
+                        ],
+                        "usage": usage,
+                    },
+                )
 
             def _send(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

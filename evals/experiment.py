@@ -18,10 +18,20 @@ from typing import Any
 from langsmith import Client, evaluate, schemas, tracing_context
 from langsmith.evaluation import EvaluationResult
 
-from evals.benchmarks import EvalTask
+from accord.evals.benchmarks import EvalTask
 
-FIELDS = ("passed", "status", "reason", "rounds", "llm_calls", "tokens_in", "tokens_out", "cost",
-          "latency_s", "version")
+FIELDS = (
+    "passed",
+    "status",
+    "reason",
+    "rounds",
+    "llm_calls",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_s",
+    "version",
+)
 
 
 def _score(key: str, run: schemas.Run) -> float:
@@ -58,9 +68,16 @@ def uploading() -> bool:
 
 def _local_examples(benchmark: str, tasks: Sequence[EvalTask]) -> list[schemas.Example]:
     dataset = uuid.uuid5(uuid.NAMESPACE_URL, f"accord/{benchmark}")
-    return [schemas.Example(id=uuid.uuid5(dataset, t.id), dataset_id=dataset, created_at=datetime.now(UTC),
-                            inputs={"task_id": t.id, "prompt": t.prompt}, outputs={})
-            for t in tasks]
+    return [
+        schemas.Example(
+            id=uuid.uuid5(dataset, t.id),
+            dataset_id=dataset,
+            created_at=datetime.now(UTC),
+            inputs={"task_id": t.id, "prompt": t.prompt},
+            outputs={},
+        )
+        for t in tasks
+    ]
 
 
 def _uploaded_examples(client: Client, benchmark: str, tasks: Sequence[EvalTask]) -> list[schemas.Example]:
@@ -69,14 +86,20 @@ def _uploaded_examples(client: Client, benchmark: str, tasks: Sequence[EvalTask]
         client.create_dataset(name, description=f"Accord: {benchmark} tasks as the agents see them")
     known = {(e.inputs or {}).get("task_id"): e for e in client.list_examples(dataset_name=name)}
     if missing := [t for t in tasks if t.id not in known]:
-        client.create_examples(dataset_name=name,
-                               examples=[{"inputs": {"task_id": t.id, "prompt": t.prompt}} for t in missing])
+        client.create_examples(
+            dataset_name=name, examples=[{"inputs": {"task_id": t.id, "prompt": t.prompt}} for t in missing]
+        )
         known = {(e.inputs or {}).get("task_id"): e for e in client.list_examples(dataset_name=name)}
     return [known[t.id] for t in tasks]
 
 
-def push(benchmark: str, config: str, tasks: Sequence[EvalTask], rows: Sequence[Mapping[str, Any]],
-         upload: bool | None = None) -> Any:
+def push(
+    benchmark: str,
+    config: str,
+    tasks: Sequence[EvalTask],
+    rows: Sequence[Mapping[str, Any]],
+    upload: bool | None = None,
+) -> Any:
     """Record finished ``rows`` as an experiment over ``tasks``; return langsmith's ExperimentResults.
 
     Raises:
@@ -96,7 +119,14 @@ def push(benchmark: str, config: str, tasks: Sequence[EvalTask], rows: Sequence[
     data = _uploaded_examples(client, benchmark, tasks) if upload else _local_examples(benchmark, tasks)
     versions = sorted({str(r.get("version", "")) for r in rows if r["id"] in {t.id for t in tasks}})
     with tracing_context(enabled=upload):
-        return evaluate(accord, data=data, evaluators=list(EVALUATORS), upload_results=upload, client=client,
-                        experiment_prefix=f"accord-{config}", max_concurrency=0,
-                        metadata={"benchmark": benchmark, "configuration": config, "versions": versions},
-                        description=f"Accord {config} on {benchmark}")
+        return evaluate(
+            accord,
+            data=data,
+            evaluators=list(EVALUATORS),
+            upload_results=upload,
+            client=client,
+            experiment_prefix=f"accord-{config}",
+            max_concurrency=0,
+            metadata={"benchmark": benchmark, "configuration": config, "versions": versions},
+            description=f"Accord {config} on {benchmark}",
+        )

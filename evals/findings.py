@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.configs import base_name
-from evals.plots import pareto
-from evals.report import REFERENCE, merged, per_mix
-from nodes.pipeline.roles import TEAM
-from runtime.local_model import MIX
+from accord.evals.configs import base_name
+from accord.evals.plots import pareto
+from accord.evals.report import REFERENCE, merged, per_mix
+from accord.nodes.pipeline.roles import TEAM
+from accord.runtime.local_model import MIX
 
 _LETTER = {model: letter for letter, model in MIX.items()}
 
@@ -65,8 +65,10 @@ def accountable_above_simple(summaries: Mapping[str, Mapping[str, Any]]) -> tupl
         config = REFERENCE if mix == "default" else f"{REFERENCE}@{mix}"
         hits, chances = hits + gains, chances + len(mixes)
         letters = paper_name(config, summary[config]).removeprefix(f"{REFERENCE} ")
-        parts.append(f"{name}: {gains} of {len(mixes)} mixes gain, the most {best['delta'] * 100:+.1f} "
-                     f"points ({letters})")
+        parts.append(
+            f"{name}: {gains} of {len(mixes)} mixes gain, the most {best['delta'] * 100:+.1f} "
+            f"points ({letters})"
+        )
     return "; ".join(parts) or "—", _verdict(hits, chances)
 
 
@@ -111,20 +113,26 @@ def heterogeneous_frontier(summaries: Mapping[str, Mapping[str, Any]]) -> tuple[
         on_front = [config for config, point in points.items() if point in front]
         mixed = [c for c in on_front if len(_models(summary[c])) > 1]
         singles = [points[c] for c in points if base_name(c) == "single"]
-        beats = [c for c in mixed
-                 if all(points[c][1] > acc for tokens, acc in singles if tokens <= points[c][0])]
+        beats = [
+            c for c in mixed if all(points[c][1] > acc for tokens, acc in singles if tokens <= points[c][0])
+        ]
         chances, hits = chances + 1, hits + bool(beats)
         front_names = ", ".join(paper_name(c, summary[c]) for c in on_front)
         beat_names = ", ".join(paper_name(c, summary[c]) for c in beats)
-        parts.append(f"{name}: frontier {front_names}"
-                     + (f"; {beat_names} beats every cheaper monolithic model" if beats else ""))
+        parts.append(
+            f"{name}: frontier {front_names}"
+            + (f"; {beat_names} beats every cheaper monolithic model" if beats else "")
+        )
     return "; ".join(parts) or "—", _verdict(hits, chances)
 
 
 def findings(summaries: Mapping[str, Mapping[str, Any]]) -> str:
     """Return the side-by-side as a Markdown table: each finding as published, as measured, reproduced."""
-    rows = [("accountable", accountable_above_simple(summaries)), ("planner", planner_error_rates(summaries)),
-            ("frontier", heterogeneous_frontier(summaries))]
+    rows = [
+        ("accountable", accountable_above_simple(summaries)),
+        ("planner", planner_error_rates(summaries)),
+        ("frontier", heterogeneous_frontier(summaries)),
+    ]
     lines = ["| the paper's finding | Accord, small local models | reproduced |", "|---|---|---|"]
     lines += [f"| {PUBLISHED[key]} | {measured} | {verdict} |" for key, (measured, verdict) in rows]
     return "\n".join(lines) + "\n"
@@ -133,9 +141,11 @@ def findings(summaries: Mapping[str, Mapping[str, Any]]) -> str:
 def anchors(summaries: Mapping[str, Mapping[str, Any]]) -> str:
     """Return, per multiple-choice set, the best configuration's accuracy beside chance, published small
     models and the aim, as a Markdown table; a set that has not run counts as not run."""
-    lines = ["| set | chance | always the most frequent gold answer | published small models | best here "
-             "| the aim | met |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| set | chance | always the most frequent gold answer | published small models | best here "
+        "| the aim | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, (chance, published, aim) in ANCHORS.items():
         if not (summary := summaries.get(name)):
             lines.append(f"| {name} | {chance} | not run | {published} | not run | ≥ {aim:.0%} | not run |")
@@ -146,7 +156,9 @@ def anchors(summaries: Mapping[str, Mapping[str, Any]]) -> str:
         names = ", ".join(paper_name(c, summary[c]) for c in best)
         floors = s.get("answers", {}).get("floors")
         majority = f"{floors['majority_answer']}: {floors['majority']:.1%}" if floors else "—"
-        lines.append(f"| {name} | {chance} | {majority} | {published} "
-                     f"| {names}: {s['solved']} / {s['tasks']} ({top:.1%}) | ≥ {aim:.0%} "
-                     f"| {'yes' if top >= aim else 'no'} |")
+        lines.append(
+            f"| {name} | {chance} | {majority} | {published} "
+            f"| {names}: {s['solved']} / {s['tasks']} ({top:.1%}) | ≥ {aim:.0%} "
+            f"| {'yes' if top >= aim else 'no'} |"
+        )
     return "\n".join(lines) + "\n"

@@ -18,15 +18,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from evals import stats
-from evals.configs import base_name
-from evals.report import failures_per_task
-from runtime.local_model import DEFAULT_MODEL
+from accord.evals import stats
+from accord.evals.configs import base_name
+from accord.evals.report import failures_per_task
+from accord.runtime.local_model import DEFAULT_MODEL
 
 Summary = Mapping[str, Any]
 HEADER = "| goal | aim | measured | met |\n|---|---|---|---|\n"
-CATEGORIES = (("FC1", "Specification Issues"), ("FC2", "Inter-Agent Misalignment"),
-              ("FC3", "Task Verification"))
+CATEGORIES = (
+    ("FC1", "Specification Issues"),
+    ("FC2", "Inter-Agent Misalignment"),
+    ("FC3", "Task Verification"),
+)
 
 
 def coder_model(summary: Summary) -> str:
@@ -39,8 +42,9 @@ def coder_model(summary: Summary) -> str:
 def teams(summaries: Mapping[str, Summary]) -> dict[str, str | None]:
     """Return each ``accountable`` configuration with the ``single`` on its Coder's model (None: not run)."""
     singles = {coder_model(s): name for name, s in summaries.items() if base_name(name) == "single"}
-    return {name: singles.get(coder_model(s))
-            for name, s in summaries.items() if base_name(name) == "accountable"}
+    return {
+        name: singles.get(coder_model(s)) for name, s in summaries.items() if base_name(name) == "accountable"
+    }
 
 
 Measured = tuple[str, bool] | None
@@ -122,15 +126,17 @@ def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") 
     points = 100 * (mine - theirs)
     test, better = _paired(a, s)
     against = f"{mine:.1%} against `{single}` {theirs:.1%}{where}"
-    return (f"{_points(points)} points ({against}; {test}{also})",
-            points >= aim and better)
+    return (f"{_points(points)} points ({against}; {test}{also})", points >= aim and better)
 
 
 def _same_budget(a: Summary, name: str, b: Summary, aim: float) -> Measured:
     """Return ``a`` against a baseline given its tokens: the gain and test of ``_gain``, with what each
     spent per task (the budget they were matched on)."""
-    spent = (f"; tokens per task {a['tokens_per_task']:,} against {b['tokens_per_task']:,}"
-             if a.get("tokens_per_task") and b.get("tokens_per_task") else "")
+    spent = (
+        f"; tokens per task {a['tokens_per_task']:,} against {b['tokens_per_task']:,}"
+        if a.get("tokens_per_task") and b.get("tokens_per_task")
+        else ""
+    )
     return _gain(a, name, b, aim, spent)
 
 
@@ -160,13 +166,20 @@ def _spending(costs: Summary | None) -> str:
     """Return where a team's tokens and wall time go: each calling role's calls per task and shares."""
     if not costs:
         return ""
-    spent = sorted(((role, c) for role, c in costs["roles"].items() if c["calls_per_task"]),
-                   key=lambda item: -item[1]["token_share"])
-    calls = ", ".join(f"{role} {_rate(c['calls_per_task'])} ({_share(c['token_share'])} of the tokens, "
-                      f"{_share(c['model_time_share'])} of the wall time)" for role, c in spent)
+    spent = sorted(
+        ((role, c) for role, c in costs["roles"].items() if c["calls_per_task"]),
+        key=lambda item: -item[1]["token_share"],
+    )
+    calls = ", ".join(
+        f"{role} {_rate(c['calls_per_task'])} ({_share(c['token_share'])} of the tokens, "
+        f"{_share(c['model_time_share'])} of the wall time)"
+        for role, c in spent
+    )
     sandbox = sum(c["sandbox_time_share"] for c in costs["roles"].values())
-    return (f"LLM calls per task: {calls}; the sandbox {_share(sandbox)} of the wall time "
-            f"({costs['tasks']} tasks)")
+    return (
+        f"LLM calls per task: {calls}; the sandbox {_share(sandbox)} of the wall time "
+        f"({costs['tasks']} tasks)"
+    )
 
 
 def _per_repair(repairs: int, tokens: int | None) -> str:
@@ -183,17 +196,29 @@ def account(name: str, s: Summary, where: str = "") -> str:
     """Return blame's account of a team (on ``where``, when not the folder's first set): where each
     unrepaired mistake began, what each role repaired and harmed of what it was handed and what its repairs
     cost in tokens, and where its tokens and time go."""
-    origins = ", ".join(f"{role} {count}" for role, count in sorted(
-        (s.get("error_origins") or {}).items(), key=lambda item: -item[1])) or "none"
+    origins = (
+        ", ".join(
+            f"{role} {count}"
+            for role, count in sorted((s.get("error_origins") or {}).items(), key=lambda item: -item[1])
+        )
+        or "none"
+    )
     spent = (s.get("cost_by_role") or {}).get("roles") or {}
-    roles = "; ".join(f"{role} repaired {r['repairs']} of {r['wrong_inputs']} wrong inputs, "
-                      f"harmed {r['harms']} of {r['right_inputs']} right ones"
-                      f"{_per_repair(r['repairs'], (spent.get(role) or {}).get('tokens'))}"
-                      for role, r in sorted((s.get("roles") or {}).items()))
+    roles = "; ".join(
+        f"{role} repaired {r['repairs']} of {r['wrong_inputs']} wrong inputs, "
+        f"harmed {r['harms']} of {r['right_inputs']} right ones"
+        f"{_per_repair(r['repairs'], (spent.get(role) or {}).get('tokens'))}"
+        for role, r in sorted((s.get("roles") or {}).items())
+    )
     agreement = (s.get("verdicts") or {}).get("agreement")
     verdict = "" if agreement is None else f"its verdict agrees with the hidden tests on {agreement:.1%}"
-    parts = [f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved", f"error origins: {origins}", roles,
-             verdict, _spending(s.get("cost_by_role"))]
+    parts = [
+        f"{s['tasks'] - s['solved']} of {s['tasks']} unsolved",
+        f"error origins: {origins}",
+        roles,
+        verdict,
+        _spending(s.get("cost_by_role")),
+    ]
     return f"- `{name}`{where}: {'; '.join(p for p in parts if p)}.\n"
 
 
@@ -202,20 +227,31 @@ def _whole_set(summaries: Mapping[str, Summary]) -> int:
     return max((summary["tasks"] for summary in summaries.values()), default=0)
 
 
-def _line(summaries: Mapping[str, Summary], goal: str, aim: str, measured: Measured, names: list[str],
-          missing: str = "") -> str:
+def _line(
+    summaries: Mapping[str, Summary],
+    goal: str,
+    aim: str,
+    measured: Measured,
+    names: list[str],
+    missing: str = "",
+) -> str:
     """Return one goal's row (see ``Goal``)."""
     full = _whole_set(summaries)
     met = "—"
     if measured:
-        running = [f"`{n}` {summaries[n]['tasks']} of {full} tasks" for n in names
-                   if n in summaries and summaries[n]["tasks"] < full] + ([missing] if missing else [])
+        running = [
+            f"`{n}` {summaries[n]['tasks']} of {full} tasks"
+            for n in names
+            if n in summaries and summaries[n]["tasks"] < full
+        ] + ([missing] if missing else [])
         met = f"not yet ({', '.join(running)})" if running else "yes" if measured[1] else "no"
     return f"| {goal} | {aim} | {measured[0] if measured else 'not run yet'} | {met} |\n"
 
 
-SAME_BUDGET = {"best-of-n": "the plain call sampled to the same tokens and chosen by the stated example",
-               "self-repair": "the plain call with its failing stated example fed back, to the same tokens"}
+SAME_BUDGET = {
+    "best-of-n": "the plain call sampled to the same tokens and chosen by the stated example",
+    "self-repair": "the plain call with its failing stated example fed back, to the same tokens",
+}
 """The baselines that give the plain model a team's tokens, and what each does with them."""
 
 PEERS = {"mapcoder": "MapCoder", "agentcoder": "AgentCoder"}
@@ -232,8 +268,10 @@ def _ahead(a: Summary, name: str, b: Summary) -> Measured:
     return said, better and cheaper
 
 
-SETS = {"functions40": "function tasks stating one example each",
-        "odex": "ODEX's open-domain function tasks, stating no example"}
+SETS = {
+    "functions40": "function tasks stating one example each",
+    "odex": "ODEX's open-domain function tasks, stating no example",
+}
 """What each test set is, as a goal names it (by its rows' benchmark)."""
 
 
@@ -244,25 +282,52 @@ def _test_split(runs: Mapping[str, Summary], where: str, baselines: bool) -> lis
     more tokens per solved task."""
     team, alone = runs.get("accountable"), runs.get("single")
     return [
-        Goal(f"`accountable` − `single` on {where} (test split: never tuned on)", "≥ +15 points, p < 0.05",
-             _gain(team, "single", alone, 15) if team and alone else None,
-             ["accountable", "single"]),
-        *(Goal(f"`accountable` − `{name}`, {what}", "≥ +5 points, p < 0.05",
-               _same_budget(team, name, runs[name], 5) if team and name in runs else None,
-               ["accountable", name]) for name, what in SAME_BUDGET.items() if baselines),
-        *(Goal(f"`accountable` − `{name}`, {peer}'s released code on the Coder's model",
-               "better, p < 0.05, at no more tokens per solved task",
-               _ahead(team, name, runs[name]) if team and name in runs else None, ["accountable", name])
-          for name, peer in PEERS.items() if baselines),
-        Goal("tokens per solved task on those tasks, `accountable` ÷ `single`", "≤ 2×",
-             _tokens(team, alone, 2) if team and alone else None, ["accountable", "single"]),
-        Goal("median wall time per task on those tasks, `accountable` ÷ `single`", "≤ 2×",
-             _latency(team, alone, 2) if team and alone else None, ["accountable", "single"]),
+        Goal(
+            f"`accountable` − `single` on {where} (test split: never tuned on)",
+            "≥ +15 points, p < 0.05",
+            _gain(team, "single", alone, 15) if team and alone else None,
+            ["accountable", "single"],
+        ),
+        *(
+            Goal(
+                f"`accountable` − `{name}`, {what}",
+                "≥ +5 points, p < 0.05",
+                _same_budget(team, name, runs[name], 5) if team and name in runs else None,
+                ["accountable", name],
+            )
+            for name, what in SAME_BUDGET.items()
+            if baselines
+        ),
+        *(
+            Goal(
+                f"`accountable` − `{name}`, {peer}'s released code on the Coder's model",
+                "better, p < 0.05, at no more tokens per solved task",
+                _ahead(team, name, runs[name]) if team and name in runs else None,
+                ["accountable", name],
+            )
+            for name, peer in PEERS.items()
+            if baselines
+        ),
+        Goal(
+            "tokens per solved task on those tasks, `accountable` ÷ `single`",
+            "≤ 2×",
+            _tokens(team, alone, 2) if team and alone else None,
+            ["accountable", "single"],
+        ),
+        Goal(
+            "median wall time per task on those tasks, `accountable` ÷ `single`",
+            "≤ 2×",
+            _latency(team, alone, 2) if team and alone else None,
+            ["accountable", "single"],
+        ),
     ]
 
 
-def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] | None = None,
-          others: Sequence[tuple[str, Mapping[str, Summary]]] = ()) -> str:
+def goals(
+    summaries: Mapping[str, Summary],
+    one_example: Mapping[str, Summary] | None = None,
+    others: Sequence[tuple[str, Mapping[str, Summary]]] = (),
+) -> str:
     """Return the goals table for one HumanEval folder's summaries, then blame's account of each team.
 
     ``one_example`` is a second folder's summaries, on function tasks that state one example each (the
@@ -285,25 +350,61 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
     # summary's models are those of every role's calls).
     mixed = any(set(summaries[n].get("models") or []) - {DEFAULT_MODEL} for n in pairs)
     rows = [
-        Goal("HumanEval-164 (dev split: tuned on), best local team (any embedded model per role)", "≥ 80%",
-             _solved(best, summaries[best], 0.80) if best else None, list(pairs),
-             "" if mixed else "no team with another model per role has run"),
-        Goal(f"HumanEval-164 (dev split), {DEFAULT_MODEL} in every role", "≥ 70%",
-             _solved(small_name, small, 0.70) if small else None, [small_name]),
+        Goal(
+            "HumanEval-164 (dev split: tuned on), best local team (any embedded model per role)",
+            "≥ 80%",
+            _solved(best, summaries[best], 0.80) if best else None,
+            list(pairs),
+            "" if mixed else "no team with another model per role has run",
+        ),
+        Goal(
+            f"HumanEval-164 (dev split), {DEFAULT_MODEL} in every role",
+            "≥ 70%",
+            _solved(small_name, small, 0.70) if small else None,
+            [small_name],
+        ),
     ]
     for name, single in pairs.items():
         a, s = summaries[name], summaries[single] if single else None
-        rows.append(Goal(f"`{name}` − `single`, Coder on {coder_model(a)}", "≥ +10 points, p < 0.05",
-                         _gain(a, single, s) if single and s else None, [name, single or ""]))
-        rows.append(Goal(f"tokens per solved task, `{name}` ÷ `single`", "≤ 3×",
-                         _tokens(a, s) if s else None, [name, single or ""]))
-    rows.append(Goal(f"median wall time per task, {DEFAULT_MODEL}, 2 cores", "≤ 30 s",
-                     (f"{small['median_latency_s']:.1f} s (`{small_name}`)", small["median_latency_s"] <= 30)
-                     if small else None, [small_name]))
-    rows.append(Goal(f"MAST failures per task, `{small_name}` against `{simple_name}`, the same detectors",
-                     "fewer", (f"`{small_name}` {_mast(small)} against `{simple_name}` {_mast(simple)}",
-                               failures_per_task(small) < failures_per_task(simple))
-                     if small and simple else None, [small_name, simple_name]))
+        rows.append(
+            Goal(
+                f"`{name}` − `single`, Coder on {coder_model(a)}",
+                "≥ +10 points, p < 0.05",
+                _gain(a, single, s) if single and s else None,
+                [name, single or ""],
+            )
+        )
+        rows.append(
+            Goal(
+                f"tokens per solved task, `{name}` ÷ `single`",
+                "≤ 3×",
+                _tokens(a, s) if s else None,
+                [name, single or ""],
+            )
+        )
+    rows.append(
+        Goal(
+            f"median wall time per task, {DEFAULT_MODEL}, 2 cores",
+            "≤ 30 s",
+            (f"{small['median_latency_s']:.1f} s (`{small_name}`)", small["median_latency_s"] <= 30)
+            if small
+            else None,
+            [small_name],
+        )
+    )
+    rows.append(
+        Goal(
+            f"MAST failures per task, `{small_name}` against `{simple_name}`, the same detectors",
+            "fewer",
+            (
+                f"`{small_name}` {_mast(small)} against `{simple_name}` {_mast(simple)}",
+                failures_per_task(small) < failures_per_task(simple),
+            )
+            if small and simple
+            else None,
+            [small_name, simple_name],
+        )
+    )
     table = HEADER + "".join(_line(summaries, *row) for row in rows)
     tests = [("functions40", one_example, True)] if one_example is not None else []
     tests += [(name, runs, False) for name, runs in others]
@@ -314,5 +415,8 @@ def goals(summaries: Mapping[str, Summary], one_example: Mapping[str, Summary] |
         if "accountable" in runs:
             where = SETS.get(name, name)
             accounts += account("accountable", runs["accountable"], f" on {where} (test split)")
-    return table + (f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
-                    if accounts else "")
+    return table + (
+        f"\nBlame's account (the hidden tests as oracle at every checkpoint):\n\n{accounts}"
+        if accounts
+        else ""
+    )

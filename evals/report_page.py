@@ -17,9 +17,9 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from accountability import page
-from evals import plots
-from evals.runner import stored_runs
+from accord.accountability import page
+from accord.evals import plots
+from accord.evals.runner import stored_runs
 
 SCRIPT = """
 const picks = [...document.querySelectorAll('select[data-col]')];
@@ -48,17 +48,23 @@ def page_name(thread: str) -> str:
     return re.sub(r"[^\w.-]+", "_", thread) + ".html"
 
 
-def render(markdown: str, summary: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
-           linked: frozenset[str] = frozenset()) -> str:
+def render(
+    markdown: str,
+    summary: Mapping[str, Any],
+    rows: Sequence[Mapping[str, Any]],
+    linked: frozenset[str] = frozenset(),
+) -> str:
     """Return the page: ``markdown`` (``report.md``'s text) as HTML with its plots inline, then the tasks;
     a task whose thread is in ``linked`` links to its run page."""
     text = "\n".join(line for line in markdown.splitlines() if not line.startswith("!["))
     # html off: a task id or a reason in the report is shown as text, never taken as markup.
     tables = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     drawings = "".join(_svg(draw, summary) for draw in _drawings(summary))
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Eval report · Accord</title>"
-            f"<style>{page.STYLE}</style></head><body>{tables}<h2>Plots</h2>{drawings}"
-            f"<h2>Tasks</h2>{_tasks(rows, linked)}<script>{SCRIPT}</script></body></html>\n")
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Eval report · Accord</title>"
+        f"<style>{page.STYLE}</style></head><body>{tables}<h2>Plots</h2>{drawings}"
+        f"<h2>Tasks</h2>{_tasks(rows, linked)}<script>{SCRIPT}</script></body></html>\n"
+    )
 
 
 def _drawings(summary: Mapping[str, Any]) -> list[Callable[[Mapping[str, Any], Path], None]]:
@@ -74,7 +80,7 @@ def _svg(draw: Callable[[Mapping[str, Any], Path], None], summary: Mapping[str, 
         path = Path(folder) / "plot.svg"
         draw(summary, path)
         svg = path.read_text(encoding="utf-8")
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def _tasks(rows: Sequence[Mapping[str, Any]], linked: frozenset[str]) -> str:
@@ -83,20 +89,37 @@ def _tasks(rows: Sequence[Mapping[str, Any]], linked: frozenset[str]) -> str:
         task = escape(r["id"])
         if r.get("thread") in linked:
             task = f"<a href='runs/{escape(page_name(r['thread']))}'>{task}</a>"
-        shown = {0: escape(r["config"]), 1: task, 2: _value(r, 2), 3: escape(_value(r, 3)),
-                 4: escape(r["status"]), 5: f"{r['tokens_in'] + r['tokens_out']:,}",
-                 6: f"{r['latency_s']:.1f}", 7: str(r["llm_calls"])}
+        shown = {
+            0: escape(r["config"]),
+            1: task,
+            2: _value(r, 2),
+            3: escape(_value(r, 3)),
+            4: escape(r["status"]),
+            5: f"{r['tokens_in'] + r['tokens_out']:,}",
+            6: f"{r['latency_s']:.1f}",
+            7: str(r["llm_calls"]),
+        }
         # A filtered column's cell carries its plain value for the filter to match.
-        body.append("<tr>" + "".join(f"<td data-v='{escape(_value(r, i))}'>{html}</td>" if i in FILTERED
-                                     else f"<td>{html}</td>" for i, html in shown.items()) + "</tr>")
+        body.append(
+            "<tr>"
+            + "".join(
+                f"<td data-v='{escape(_value(r, i))}'>{html}</td>" if i in FILTERED else f"<td>{html}</td>"
+                for i, html in shown.items()
+            )
+            + "</tr>"
+        )
     choices = []
     for column, label in FILTERED.items():
         options = "".join(f"<option>{escape(v)}</option>" for v in sorted({_value(r, column) for r in rows}))
-        choices.append(f"<label>{label} <select data-col='{column}'><option value=''>all</option>"
-                       f"{options}</select></label>")
-    return (f"<p>{' '.join(choices)}</p><table id='tasks'><thead><tr><th>configuration</th><th>task</th>"
-            "<th>outcome</th><th>error origin</th><th>status</th><th>tokens</th><th>seconds</th>"
-            f"<th>LLM calls</th></tr></thead><tbody>{''.join(body)}</tbody></table>")
+        choices.append(
+            f"<label>{label} <select data-col='{column}'><option value=''>all</option>"
+            f"{options}</select></label>"
+        )
+    return (
+        f"<p>{' '.join(choices)}</p><table id='tasks'><thead><tr><th>configuration</th><th>task</th>"
+        "<th>outcome</th><th>error origin</th><th>status</th><th>tokens</th><th>seconds</th>"
+        f"<th>LLM calls</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def _value(row: Mapping[str, Any], column: int) -> str:

@@ -28,17 +28,17 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from accountability import cost, mast
-from accountability.blame import Blame, blame
-from accountability.trace import steps
-from evals.benchmarks import BENCHMARKS, Benchmark, EvalTask
-from evals.configs import CONFIGURATIONS, Configuration, base_name
-from graphs import store
-from graphs.catalog import thread_workflow
-from runtime.local_model import MODELS
-from state import history
-from state.context import Context
-from state.lifecycle import Lifecycle
+from accord.accountability import cost, mast
+from accord.accountability.account import of_chain
+from accord.accountability.blame import Blame, blame
+from accord.evals.benchmarks import BENCHMARKS, Benchmark, EvalTask
+from accord.evals.configs import CONFIGURATIONS, Configuration, base_name
+from accord.graphs import store
+from accord.graphs.catalog import thread_workflow
+from accord.runtime.local_model import MODELS
+from accord.state import history
+from accord.state.context import Context
+from accord.state.lifecycle import Lifecycle
 
 ROW_UNSET = ("role_styles",)
 """Context fields a row leaves out (a role's style is named in its configuration, not a run setting)."""
@@ -48,8 +48,19 @@ RECURSION_LIMIT = 200
 """LangGraph steps per run; the lifecycle's counters end every run long before (5 rounds × 9 stages)."""
 
 
-CODE_PATHS = ("accord", "accountability", "evals", "graphs", "nodes", "runtime", "state", "data",
-              "pyproject.toml", ":(exclude)evals/results", ":(exclude)evals/experiments")
+CODE_PATHS = (
+    "accord",
+    "accountability",
+    "evals",
+    "graphs",
+    "nodes",
+    "runtime",
+    "state",
+    "data",
+    "pyproject.toml",
+    ":(exclude)evals/results",
+    ":(exclude)evals/experiments",
+)
 """What a row's results depend on: the packages and the benchmark data (not the results, not tests)."""
 
 
@@ -94,8 +105,9 @@ def read_rows(out: Path) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-def stored_runs(rows: Iterable[Mapping[str, Any]],
-                out: Path) -> Iterator[tuple[Mapping[str, Any], list[history.Checkpoint], Lifecycle]]:
+def stored_runs(
+    rows: Iterable[Mapping[str, Any]], out: Path
+) -> Iterator[tuple[Mapping[str, Any], list[history.Checkpoint], Lifecycle]]:
     """Yield each row whose thread ``out``'s checkpoints hold, with its branch and the lifecycle it ran."""
     if not (out / CHECKPOINTS).exists():
         return
@@ -122,8 +134,11 @@ def select(
     return tasks[:limit] if limit else tasks
 
 
-def select_split(tasks: list[EvalTask], split_ids: Iterable[str], limit: int | None = None,
-                 ) -> tuple[list[EvalTask], list[str]]:
+def select_split(
+    tasks: list[EvalTask],
+    split_ids: Iterable[str],
+    limit: int | None = None,
+) -> tuple[list[EvalTask], list[str]]:
     """Return a whole split's tasks that the benchmark offers here (the first ``limit``), and its ids left
     out, in the split's order.
 
@@ -139,9 +154,16 @@ def select_split(tasks: list[EvalTask], split_ids: Iterable[str], limit: int | N
 
 def role_costs(ledger: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Return a run's LLM calls, tokens, model seconds and sandbox seconds per role that spent any."""
-    return {role: {"llm_calls": r["llm_calls"], "tokens": r["tokens_in"] + r["tokens_out"],
-                   "llm_s": r["llm_s"], "sandbox_s": r["sandbox_s"]}
-            for role, r in cost.breakdown(ledger)["by_role"].items() if r["llm_calls"] or r["sandbox_s"]}
+    return {
+        role: {
+            "llm_calls": r["llm_calls"],
+            "tokens": r["tokens_in"] + r["tokens_out"],
+            "llm_s": r["llm_s"],
+            "sandbox_s": r["sandbox_s"],
+        }
+        for role, r in cost.breakdown(ledger)["by_role"].items()
+        if r["llm_calls"] or r["sandbox_s"]
+    }
 
 
 @contextmanager
@@ -172,15 +194,18 @@ def fill_role_costs(out: Path) -> int:
         return 0
     with results_lock(out), store.checkpointer(database) as saver:
         lines = path.read_text().splitlines()
-        last = {(row["config"], row["id"]): i
-                for i, row in ((i, json.loads(line)) for i, line in enumerate(lines) if line.strip())}
+        last = {
+            (row["config"], row["id"]): i
+            for i, row in ((i, json.loads(line)) for i, line in enumerate(lines) if line.strip())
+        }
         filled = 0
         for i in sorted(last.values()):
             row = json.loads(lines[i])
             found = None if "by_role" in row else saver.get_tuple(store.config(row["thread"]))
             if found is not None:
-                lines[i] = json.dumps({**row, "by_role": role_costs(found.checkpoint["channel_values"]
-                                                                    .get("ledger", []))})
+                lines[i] = json.dumps(
+                    {**row, "by_role": role_costs(found.checkpoint["channel_values"].get("ledger", []))}
+                )
                 filled += 1
         if filled:  # whole-file replace: a kill midway leaves the old file, never half of one
             partial = path.with_suffix(".partial")
@@ -212,8 +237,11 @@ def run_task(
     thread = f"{thread_prefix}{benchmark.name}/{config.name}/{task.id}"
     context = dataclasses.replace(context, **config.settings)
     graph = config.build(models, checkpointer, oracle=benchmark.oracle(task.id))
-    cfg: RunnableConfig = {**store.config(thread), "recursion_limit": RECURSION_LIMIT,
-                           "tags": ["accord", f"configuration:{config.name}", f"benchmark:{benchmark.name}"]}
+    cfg: RunnableConfig = {
+        **store.config(thread),
+        "recursion_limit": RECURSION_LIMIT,
+        "tags": ["accord", f"configuration:{config.name}", f"benchmark:{benchmark.name}"],
+    }
     earlier = history.from_graph(graph, thread)
     started = time.monotonic()
     if not earlier:
@@ -224,11 +252,8 @@ def run_task(
     chain = history.from_graph(graph, thread)
     values = chain[-1].values
     passed, detail = benchmark.score(task.id, values)
-    trace = steps(chain, config.lifecycle)
-    findings = mast.classify(trace, values, judge)
-    verdict = blame(chain, config.lifecycle)
+    told = of_chain(chain, config.lifecycle, judge=judge)
     live = None if config.live_oracle is None else blame(chain, config.lifecycle, config.live_oracle(values))
-    totals = store.totals(values.get("ledger", []))
     calls = [e for e in values.get("ledger", []) if e["kind"] == "llm" and e["model"]]
     models_used = sorted({e["model"] for e in calls})
     return {
@@ -249,15 +274,21 @@ def run_task(
         "rounds": int(values.get("counters", {}).get("round", 1)),
         "latency_s": round(elapsed, 2),
         "resumed": bool(earlier),
-        **{k: totals[k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
+        **{k: told.cost["total"][k] for k in ("llm_calls", "tokens_in", "tokens_out", "cost")},
         "by_role": role_costs(values.get("ledger", [])),
         "mast": [
-            {"mode": f.mode, "category": f.category, "round": f.round, "role": f.role, "retried": f.retried,
-             "judged": f.judged}
-            for f in findings
+            {
+                "mode": f.mode,
+                "category": f.category,
+                "round": f.round,
+                "role": f.role,
+                "retried": f.retried,
+                "judged": f.judged,
+            }
+            for f in told.findings
         ],
         **benchmark.details(task.id, values),
-        "blame": blamed(verdict),
+        "blame": blamed(told.blame),
         **({} if live is None else {"live_blame": blamed(live)}),
     }
 
@@ -266,10 +297,13 @@ def blamed(verdict: Blame) -> dict[str, Any]:
     """Return a row's account of one blame: the final result's correctness, the error origin, and each
     role's repairs and harms."""
     origin = verdict.origin
-    return {"final_correct": verdict.final_correct,
-            "origin": None if origin is None else {"stage": origin.stage, "role": origin.role,
-                                                   "round": origin.round},
-            "roles": verdict.rates()}
+    return {
+        "final_correct": verdict.final_correct,
+        "origin": None
+        if origin is None
+        else {"stage": origin.stage, "role": origin.role, "round": origin.round},
+        "roles": verdict.rates(),
+    }
 
 
 class Recorder:
@@ -322,8 +356,9 @@ def run(
     todo = [t for t in tasks if t.id not in finished]
     errors: list[str] = []
     with store.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
-        futures = {pool.submit(run_task, benchmark, config, t, saver, context, models, judge=judge): t
-                   for t in todo}
+        futures = {
+            pool.submit(run_task, benchmark, config, t, saver, context, models, judge=judge): t for t in todo
+        }
         done = len(tasks) - len(todo)
         if progress:
             progress(done, len(tasks), recorder.figures())

@@ -16,14 +16,21 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.data import data_dir
+from accord.evals.data import data_dir
 
 SPLIT_FILE = "SPLIT.json"
 SPLITS = ("dev", "test")
 
-FOLDERS = {"humaneval": "humaneval", "humaneval-pipeline": "humaneval", "classeval": "classeval",
-           "programdev": "programdev", "devign100": "devign100", "vuln-python100": "python_vuln100_sven",
-           "logiqa": "logiqa", "agieval": "agieval"}
+FOLDERS = {
+    "humaneval": "humaneval",
+    "humaneval-pipeline": "humaneval",
+    "classeval": "classeval",
+    "programdev": "programdev",
+    "devign100": "devign100",
+    "vuln-python100": "python_vuln100_sven",
+    "logiqa": "logiqa",
+    "agieval": "agieval",
+}
 """Each built-in benchmark's data folder; a user's JSONL set keeps its split beside its file."""
 
 
@@ -81,13 +88,19 @@ def ids(benchmark: str, split: str, task_file: Path | None = None) -> tuple[str,
     """
     chosen = load(path_of(benchmark, task_file)).ids(split)
     if not chosen:
-        raise ValueError(f"{benchmark} has no {split} tasks: every one has shaped Accord (its split's rule "
-                         "says why); a published figure needs fresh items")
+        raise ValueError(
+            f"{benchmark} has no {split} tasks: every one has shaped Accord (its split's rule "
+            "says why); a published figure needs fresh items"
+        )
     return chosen
 
 
-def narrowed(benchmark: str, split: str, named: tuple[str, ...] = (), task_file: Path | None = None,
-             ) -> tuple[str, ...]:
+def narrowed(
+    benchmark: str,
+    split: str,
+    named: tuple[str, ...] = (),
+    task_file: Path | None = None,
+) -> tuple[str, ...]:
     """Return the ids a run of ``split`` takes: those ``named``, else the whole split.
 
     Raises:

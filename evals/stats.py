@@ -79,8 +79,10 @@ def constant_verdicts(positives: int, negatives: int) -> dict[str, dict[str, flo
     if n == 0:
         raise ValueError("a floor needs at least one item")
     all_positive_f1 = 2 * positives / (2 * positives + negatives) if positives else None
-    return {"all-vulnerable": {"accuracy": positives / n, "f1": all_positive_f1, "balanced_accuracy": 0.5},
-            "all-safe": {"accuracy": negatives / n, "f1": None, "balanced_accuracy": 0.5}}
+    return {
+        "all-vulnerable": {"accuracy": positives / n, "f1": all_positive_f1, "balanced_accuracy": 0.5},
+        "all-safe": {"accuracy": negatives / n, "f1": None, "balanced_accuracy": 0.5},
+    }
 
 
 def answer_floors(golds: Iterable[str], options: Iterable[int]) -> dict[str, float | str]:
@@ -91,8 +93,11 @@ def answer_floors(golds: Iterable[str], options: Iterable[int]) -> dict[str, flo
     if not golds or len(golds) != len(options):
         raise ValueError("one option count per gold answer, at least one item")
     letter, count = Counter(golds).most_common(1)[0]
-    return {"random": sum(1 / k for k in options) / len(options), "majority": count / len(golds),
-            "majority_answer": letter}
+    return {
+        "random": sum(1 / k for k in options) / len(options),
+        "majority": count / len(golds),
+        "majority_answer": letter,
+    }
 
 
 def kappa(pairs: Iterable[tuple[object, object]]) -> float | None:

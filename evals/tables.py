@@ -38,8 +38,8 @@ cases would have judged the plain call's answers (a line saying it has not run, 
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
 published small models (``evals.findings.anchors``).
 
-``python -m evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check`` only says
-which ones differ from their summaries (a test runs it).
+``python -m accord.evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check``
+only says which ones differ from their summaries (a test runs it).
 """
 
 from __future__ import annotations
@@ -52,30 +52,43 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import classification, comparable, declared, stats, tester_check, who_and_when
-from evals.findings import anchors, findings
-from evals.goals import goals
-from evals.report import above_majority, answers_given, failures_per_task, floors_line, live_blame_table
-from evals.runner import RESULTS, read_rows
-from state.context import Context
+from accord.evals import classification, comparable, declared, stats, tester_check, who_and_when
+from accord.evals.findings import anchors, findings
+from accord.evals.goals import goals
+from accord.evals.report import (
+    above_majority,
+    answers_given,
+    failures_per_task,
+    floors_line,
+    live_blame_table,
+)
+from accord.evals.runner import RESULTS, read_rows
+from accord.state.context import Context
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
 KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", "tester-check", *PAPER))
-MARKED = re.compile(rf"(<!-- (?P<kind>{KINDS}): (?P<spec>[^>]*?) -->\n)"
-                    r"(?P<body>.*?)"
-                    r"(<!-- /(?P=kind) -->)", re.S)
-HEADER = ("| configuration | solved | pass@1 [95% CI] | paired with `accountable` | tokens per solved "
-          "| median latency (s) | LLM calls / task | verdict agrees with hidden tests | model | run |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n")
+MARKED = re.compile(
+    rf"(<!-- (?P<kind>{KINDS}): (?P<spec>[^>]*?) -->\n)"
+    r"(?P<body>.*?)"
+    r"(<!-- /(?P=kind) -->)",
+    re.S,
+)
+HEADER = (
+    "| configuration | solved | pass@1 [95% CI] | paired with `accountable` | tokens per solved "
+    "| median latency (s) | LLM calls / task | verdict agrees with hidden tests | model | run |\n"
+    "|---|---|---|---|---|---|---|---|---|---|\n"
+)
 
-LABELLED_HEADER = ("| configuration | tasks | accuracy [95% CI] | paired with `accountable` | precision "
-                   "| recall | F1 | balanced accuracy | MCC | TP / FP / TN / FN / no verdict "
-                   "| MAST failures / task | tokens / task | median latency (s) | LLM calls / task "
-                   "| model | run |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+LABELLED_HEADER = (
+    "| configuration | tasks | accuracy [95% CI] | paired with `accountable` | precision "
+    "| recall | F1 | balanced accuracy | MCC | TP / FP / TN / FN / no verdict "
+    "| MAST failures / task | tokens / task | median latency (s) | LLM calls / task "
+    "| model | run |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+)
 
 
 def paired(s: Mapping[str, Any]) -> str:
@@ -85,24 +98,30 @@ def paired(s: Mapping[str, Any]) -> str:
     if not versus:
         return "—"
     mine, theirs = len(versus["only_this"]), len(versus["only_reference"])
-    return (f"+{mine} −{theirs} of {versus['tasks']}, p = {stats.mcnemar(mine, theirs):.2g}: "
-            f"{stats.compared(mine, theirs)}")
+    return (
+        f"+{mine} −{theirs} of {versus['tasks']}, p = {stats.mcnemar(mine, theirs):.2g}: "
+        f"{stats.compared(mine, theirs)}"
+    )
 
 
 def _row(name: str, s: Mapping[str, Any]) -> str:
     verdicts = s.get("verdicts") or {}
     agreement = f"{verdicts['agreement']:.1%}" if "agreement" in verdicts else "—"
     per_solved = "—" if s["tokens_per_solved"] is None else f"{s['tokens_per_solved']:,}"  # none solved
-    return (f"| `{name}` | {s['solved']} / {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} "
-            f"| {paired(s)} | {per_solved} | {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
-            f"| {agreement} "
-            f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
+    return (
+        f"| `{name}` | {s['solved']} / {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} "
+        f"| {paired(s)} | {per_solved} | {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
+        f"| {agreement} "
+        f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n"
+    )
 
 
-ANSWERED_HEADER = ("| configuration | questions | accuracy [95% CI] | paired with `accountable` | unanswered "
-                   "| answers given | above the majority answer | tokens / task | median latency (s) "
-                   "| LLM calls / task | model | run |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+ANSWERED_HEADER = (
+    "| configuration | questions | accuracy [95% CI] | paired with `accountable` | unanswered "
+    "| answers given | above the majority answer | tokens / task | median latency (s) "
+    "| LLM calls / task | model | run |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+)
 
 
 def f(value: float | None) -> str:
@@ -114,21 +133,25 @@ def _labelled_row(name: str, s: Mapping[str, Any]) -> str:
     c = s["classification"]
     m = c["confusion"]
     flag = "" if classification.beats_constants(c) else " (no better than a constant)"
-    return (f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} | {paired(s)} "
-            f"| {f(c['precision'])} | {f(c['recall'])} | {f(c['f1'])} | {f(c['balanced_accuracy'])} "
-            f"| {f(c.get('mcc'))} | {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
-            f"| {failures_per_task(s):.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
-            f"| {s['llm_calls_per_task']:.1f} | {', '.join(s.get('models', []))} "
-            f"| {', '.join(s.get('dates', []))} |\n")
+    return (
+        f"| `{name}`{flag} | {s['tasks']} | {stats.rate(m['tp'] + m['tn'], s['tasks'])} | {paired(s)} "
+        f"| {f(c['precision'])} | {f(c['recall'])} | {f(c['f1'])} | {f(c['balanced_accuracy'])} "
+        f"| {f(c.get('mcc'))} | {m['tp']} / {m['fp']} / {m['tn']} / {m['fn']} / {m['no_verdict']} "
+        f"| {failures_per_task(s):.2f} | {s['tokens_per_task']:,} | {s['median_latency_s']:.1f} "
+        f"| {s['llm_calls_per_task']:.1f} | {', '.join(s.get('models', []))} "
+        f"| {', '.join(s.get('dates', []))} |\n"
+    )
 
 
 def _answered_row(name: str, s: Mapping[str, Any]) -> str:
     a = s["answers"]
     above = "yes" if above_majority(s) else "no"
-    return (f"| `{name}` | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {paired(s)} "
-            f"| {a['unanswered']} | {answers_given(a)} | {above} | {s['tokens_per_task']:,} "
-            f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
-            f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n")
+    return (
+        f"| `{name}` | {s['tasks']} | {stats.rate(s['solved'], s['tasks'])} | {paired(s)} "
+        f"| {a['unanswered']} | {answers_given(a)} | {above} | {s['tokens_per_task']:,} "
+        f"| {s['median_latency_s']:.1f} | {s['llm_calls_per_task']:.1f} "
+        f"| {', '.join(s.get('models', []))} | {', '.join(s.get('dates', []))} |\n"
+    )
 
 
 def _floors(s: Mapping[str, Any]) -> str:
@@ -146,11 +169,17 @@ def table(folder: Path, configurations: Iterable[str] = ()) -> str:
     if missing := [n for n in names if n not in summary]:
         raise KeyError(f"{folder}/summary.json has no configuration {missing}")
     if all("classification" in summary[n] for n in names):
-        return (LABELLED_HEADER + "".join(_labelled_row(name, summary[name]) for name in names)
-                + _constant_rows(summary[names[0]]))
+        return (
+            LABELLED_HEADER
+            + "".join(_labelled_row(name, summary[name]) for name in names)
+            + _constant_rows(summary[names[0]])
+        )
     if all("answers" in summary[n] for n in names):
-        return (ANSWERED_HEADER + "".join(_answered_row(name, summary[name]) for name in names)
-                + _floors(summary[names[0]]))
+        return (
+            ANSWERED_HEADER
+            + "".join(_answered_row(name, summary[name]) for name in names)
+            + _floors(summary[names[0]])
+        )
     return HEADER + "".join(_row(name, summary[name]) for name in names)
 
 
@@ -160,8 +189,10 @@ def _constant_rows(s: Mapping[str, Any]) -> str:
     rows = []
     for verdict, score in classification.constants(c).items():
         right = c["positives"] if verdict == "all-vulnerable" else c["negatives"]
-        rows.append(f"| {verdict} (constant) | {n} | {stats.rate(right, n)} | — | — | — | {f(score['f1'])} "
-                    f"| 0.50 | — | — | — | — | — | — | — | — |\n")
+        rows.append(
+            f"| {verdict} (constant) | {n} | {stats.rate(right, n)} | — | — | — | {f(score['f1'])} "
+            f"| 0.50 | — | — | — | — | — | — | — | — |\n"
+        )
     return "".join(rows)
 
 
@@ -171,8 +202,11 @@ def _summaries(folder: Path, running: bool = False) -> dict[str, Any]:
     that is, and say how far it has run)."""
     path = folder / "summary.json"
     left_out = {} if running else _in_progress(folder)
-    return {name: s for name, s in json.loads(path.read_text()).items()
-            if name not in left_out} if path.exists() else {}
+    return (
+        {name: s for name, s in json.loads(path.read_text()).items() if name not in left_out}
+        if path.exists()
+        else {}
+    )
 
 
 def _in_progress(folder: Path) -> dict[str, tuple[int, int]]:
@@ -203,8 +237,10 @@ def in_progress_note(folder: Path, root: Path = ROOT, names: Iterable[str] = ())
     if not running:
         return ""
     listed = "; ".join(f"`{name}` {ran} of {every} tasks" for name, (ran, every) in running.items())
-    return (f"\n*In progress in `{folder.relative_to(root)}`: {listed}, left out until every task has run "
-            "(its rows resume).*\n")
+    return (
+        f"\n*In progress in `{folder.relative_to(root)}`: {listed}, left out until every task has run "
+        "(its rows resume).*\n"
+    )
 
 
 def _benchmark(folder: Path) -> str:
@@ -244,9 +280,11 @@ def attribution_table(folder: Path, root: Path = ROOT) -> str:
 
 def withheld(folder: Path, reason: str, root: Path = ROOT) -> str:
     """Return what a document shows instead of a table whose rows do not compare."""
-    return (f"*Withheld: `{folder.relative_to(root)}` holds {reason}, so its figures do not stand side by "
-            "side. Its rows stay as they ran; the table returns when a declared experiment reruns it at one "
-            "commit (docs/evals.md, Declared experiments).*\n")
+    return (
+        f"*Withheld: `{folder.relative_to(root)}` holds {reason}, so its figures do not stand side by "
+        "side. Its rows stay as they ran; the table returns when a declared experiment reruns it at one "
+        "commit (docs/evals.md, Declared experiments).*\n"
+    )
 
 
 def render(text: str, root: Path = ROOT) -> str:
@@ -260,20 +298,31 @@ def render(text: str, root: Path = ROOT) -> str:
             # A finding compares every configuration of a set: a set still running is not judged yet.
             running = [f for f in folders if f not in out and _in_progress(f)]
             # A folder stands for the set its rows ran (``logiqa-test`` is LogiQA), else for its name.
-            summaries = {_benchmark(f) or f.name: _summaries(f) for f in folders
-                         if (f / "summary.json").exists() and f not in out + running}
+            summaries = {
+                _benchmark(f) or f.name: _summaries(f)
+                for f in folders
+                if (f / "summary.json").exists() and f not in out + running
+            }
             notes = "".join(withheld(f, mixed(f), root) for f in out)
             paper = PAPER[match["kind"]](summaries) if summaries else ""
-            return (match.group(1) + notes + paper + "".join(in_progress_note(f, root) for f in running)
-                    + match.group(5))
+            return (
+                match.group(1)
+                + notes
+                + paper
+                + "".join(in_progress_note(f, root) for f in running)
+                + match.group(5)
+            )
         folder, *names = match["spec"].split()
         if match["kind"] == "goals":
             folders = [root / folder, *(root / n for n in names)]
             if reasons := [withheld(f, why, root) for f in folders if (why := mixed(f))]:
                 return match.group(1) + "".join(reasons) + match.group(5)
             first, *tests = (_summaries(f, running=True) for f in folders)
-            body = goals(first, tests[0] if tests else None,
-                         [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)])
+            body = goals(
+                first,
+                tests[0] if tests else None,
+                [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)],
+            )
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
         elif match["kind"] == "tester-check":
@@ -282,8 +331,11 @@ def render(text: str, root: Path = ROOT) -> str:
             body = withheld(root / folder, why, root)
         elif not (root / folder / "summary.json").exists():
             started = (root / folder / RESULTS).exists()
-            body = (f"*In progress: `{folder}` holds rows, none of a finished configuration yet.*\n"
-                    if started else f"*Not run yet: `{folder}` holds no results.*\n")
+            body = (
+                f"*In progress: `{folder}` holds rows, none of a finished configuration yet.*\n"
+                if started
+                else f"*Not run yet: `{folder}` holds no results.*\n"
+            )
         elif match["kind"] == "live-blame":
             body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
         else:
@@ -300,8 +352,9 @@ def documents(root: Path = ROOT) -> list[Path]:
 
 def stale(root: Path = ROOT) -> list[Path]:
     """Return the documents whose tables differ from what their summaries generate."""
-    return [doc for doc in documents(root)
-            if doc.exists() and render(doc.read_text(), root) != doc.read_text()]
+    return [
+        doc for doc in documents(root) if doc.exists() and render(doc.read_text(), root) != doc.read_text()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

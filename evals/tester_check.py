@@ -1,12 +1,13 @@
 """How well the Tester's cases, written from the specification alone, would check the plain call's answer.
 
-Usage: ``python -m evals.tester_check FOLDER [--team CONFIG]``. FOLDER holds ``single``'s rows and a team
+Usage: ``python -m accord.evals.tester_check FOLDER [--team CONFIG]``. FOLDER holds ``single``'s rows and a
+team
 configuration's (``accountable`` unless ``--team`` names another) on the same tasks, as ``accord eval run
 unstated-dev`` writes them. For each task the plain call's code runs in the sandbox on the cases the team's
 Tester wrote for it, and the hidden tests' verdict on that code tells a case that caught a wrong answer
 from one that failed a right answer. This is what a gate checking the plain call on the Tester's cases
 would have decided, without running one. The figures go to ``FOLDER/tester_check.json``; a doc's
-``<!-- tester-check: FOLDER -->`` mark gets them as a table (``python -m evals.tables``).
+``<!-- tester-check: FOLDER -->`` mark gets them as a table (``python -m accord.evals.tables``).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals import stats
-from evals.runner import CHECKPOINTS, read_rows
-from graphs import store
-from nodes import testing
-from nodes.views import FUNCTION_FILE
-from runtime import sandbox
-from state.artifacts import CodeArtifact, TestSuite
+from accord.evals import stats
+from accord.evals.runner import CHECKPOINTS, read_rows
+from accord.graphs import store
+from accord.nodes import testing
+from accord.nodes.views import FUNCTION_FILE
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, TestSuite
 
 FIGURES = "tester_check.json"
 
@@ -47,9 +48,16 @@ def check(folder: Path, team: str = "accountable") -> dict[str, Any]:
                 code = CodeArtifact.model_validate(_values(saver, plain["thread"])["code"])
                 report, _ = testing.run_examples(code, FUNCTION_FILE, tuple(cases), sandbox.Limits())
                 passed = sum(c.passed for c in report.cases)
-            tasks.append({"id": task, "right": plain["passed"], "cases": len(cases), "passed": passed,
-                          "tester_tokens": teamed["by_role"].get("tester", {}).get("tokens", 0),
-                          "single_tokens": plain["tokens_in"] + plain["tokens_out"]})
+            tasks.append(
+                {
+                    "id": task,
+                    "right": plain["passed"],
+                    "cases": len(cases),
+                    "passed": passed,
+                    "tester_tokens": teamed["by_role"].get("tester", {}).get("tokens", 0),
+                    "single_tokens": plain["tokens_in"] + plain["tokens_out"],
+                }
+            )
     return {"team": team, "tasks": tasks, "sum": summed(tasks)}
 
 
@@ -68,19 +76,25 @@ def summed(tasks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     def share(group: Sequence[Mapping[str, Any]]) -> float | None:
         return statistics.median(t["passed"] / t["cases"] for t in group) if group else None
 
-    return {"tasks": len(tasks), "with_cases": len(written), "right": len(right), "wrong": len(wrong),
-            "right_failing": sum(t["passed"] < t["cases"] for t in right),
-            "wrong_failing": sum(t["passed"] < t["cases"] for t in wrong),
-            "right_share": share(right), "wrong_share": share(wrong),
-            "tester_tokens": statistics.median(t["tester_tokens"] for t in written) if written else 0,
-            "single_tokens": statistics.median(t["single_tokens"] for t in tasks)}
+    return {
+        "tasks": len(tasks),
+        "with_cases": len(written),
+        "right": len(right),
+        "wrong": len(wrong),
+        "right_failing": sum(t["passed"] < t["cases"] for t in right),
+        "wrong_failing": sum(t["passed"] < t["cases"] for t in wrong),
+        "right_share": share(right),
+        "wrong_share": share(wrong),
+        "tester_tokens": statistics.median(t["tester_tokens"] for t in written) if written else 0,
+        "single_tokens": statistics.median(t["single_tokens"] for t in tasks),
+    }
 
 
 def table(folder: Path) -> str:
     """Return the figures of ``folder`` as a markdown table (a line saying none when not run)."""
     path = folder / FIGURES
     if not path.exists():
-        return f"`python -m evals.tester_check {folder.name}` has not run on this folder yet.\n"
+        return f"`python -m accord.evals.tester_check {folder.name}` has not run on this folder yet.\n"
     s = json.loads(path.read_text())["sum"]
 
     def part(hits: int, n: int) -> str:
@@ -89,12 +103,14 @@ def table(folder: Path) -> str:
     def pct(share: float | None) -> str:
         return "—" if share is None else f"{share:.0%}"
 
-    return ("| tasks with the Tester's cases | right plain answers failing a case | wrong plain answers "
-            "failing a case | median share of cases passed, right / wrong | median tokens, Tester / plain "
-            "call |\n|---|---|---|---|---|\n"
-            f"| {s['with_cases']} of {s['tasks']} | {part(s['right_failing'], s['right'])} "
-            f"| {part(s['wrong_failing'], s['wrong'])} | {pct(s['right_share'])} / {pct(s['wrong_share'])} "
-            f"| {s['tester_tokens']:,.0f} / {s['single_tokens']:,.0f} |\n")
+    return (
+        "| tasks with the Tester's cases | right plain answers failing a case | wrong plain answers "
+        "failing a case | median share of cases passed, right / wrong | median tokens, Tester / plain "
+        "call |\n|---|---|---|---|---|\n"
+        f"| {s['with_cases']} of {s['tasks']} | {part(s['right_failing'], s['right'])} "
+        f"| {part(s['wrong_failing'], s['wrong'])} | {pct(s['right_share'])} / {pct(s['wrong_share'])} "
+        f"| {s['tester_tokens']:,.0f} / {s['single_tokens']:,.0f} |\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """Where the default team's time goes, on tasks of HumanEval's dev split (``make bench`` runs it when the
 model is set up).
 
-Usage: ``python -m evals.time_split [--tasks N] [--model NAME] [--out DIR]``. The first N tasks of the dev
+Usage: ``python -m accord.evals.time_split [--tasks N] [--model NAME] [--out DIR]``. The first N tasks of the
+dev
 split run under ``accountable`` (Accord as it ships, two rounds) on the default team (or ``--model`` in
 every role), on a server per model that this process starts or finds, and three records of the same run
 are set side by side:
@@ -31,16 +32,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals import runner, splits
-from evals.benchmarks import BENCHMARKS
-from evals.configs import CONFIGURATIONS
-from evals.draw_speed import decode_rate
-from graphs import store
-from runtime import local_model, model_server
-from state.context import Context
+from accord.evals import runner, splits
+from accord.evals.benchmarks import BENCHMARKS
+from accord.evals.configs import CONFIGURATIONS
+from accord.evals.draw_speed import decode_rate
+from accord.graphs import store
+from accord.runtime import local_model, model_server
+from accord.state.context import Context
 
-PERF = re.compile(r"llama_perf_context_print:\s+(?P<what>prompt eval|eval|total) time =\s+(?P<ms>[\d.]+) ms"
-                  r" /\s+(?P<count>\d+) ")
+PERF = re.compile(
+    r"llama_perf_context_print:\s+(?P<what>prompt eval|eval|total) time =\s+(?P<ms>[\d.]+) ms"
+    r" /\s+(?P<count>\d+) "
+)
 """llama.cpp's timing of one completion: prompt processing (tokens), decoding (runs: one per generated
 token) and the whole completion."""
 PERF_KEYS = ("prompt_ms", "prompt_tokens", "decode_ms", "decode_tokens", "completion_ms", "completions")
@@ -50,8 +53,11 @@ def server_timings(log: str) -> dict[str, float]:
     """Return the sums over every completion in ``log``: milliseconds and tokens of prompt processing and
     decoding, milliseconds of whole completions, and how many completions there were."""
     sums = dict.fromkeys(PERF_KEYS, 0.0)
-    names = {"prompt eval": ("prompt_ms", "prompt_tokens"), "eval": ("decode_ms", "decode_tokens"),
-             "total": ("completion_ms", "completions")}
+    names = {
+        "prompt eval": ("prompt_ms", "prompt_tokens"),
+        "eval": ("decode_ms", "decode_tokens"),
+        "total": ("completion_ms", "completions"),
+    }
     for match in PERF.finditer(log):
         ms, count = names[match["what"]]
         sums[ms] += float(match["ms"])
@@ -59,8 +65,12 @@ def server_timings(log: str) -> dict[str, float]:
     return sums
 
 
-def split_of(rows: Iterable[Mapping[str, Any]], servers: Mapping[str, Mapping[str, float]],
-             limits: Mapping[str, float], oracle: float = 0.0) -> dict[str, Any]:
+def split_of(
+    rows: Iterable[Mapping[str, Any]],
+    servers: Mapping[str, Mapping[str, float]],
+    limits: Mapping[str, float],
+    oracle: float = 0.0,
+) -> dict[str, Any]:
     """Return where the rows' wall time went, from the rows and each model's server timings of the same
     run (``servers``, by model); ``limits`` is each server's single-stream decode in tokens per second,
     ``oracle`` the seconds the benchmark's hidden tests ran (an eval's judge, which the rows count as
@@ -72,25 +82,38 @@ def split_of(rows: Iterable[Mapping[str, Any]], servers: Mapping[str, Mapping[st
     sandbox = sum(c.get("sandbox_s", 0.0) for r in rows for c in r["by_role"].values()) - oracle
     prompt, decode = server["prompt_ms"] / 1000, server["decode_ms"] / 1000
     completion = server["completion_ms"] / 1000
-    parts = {"prompt processing": prompt, "decoding": decode,
-             "rest of the server's completions": completion - prompt - decode,
-             "HTTP and waiting for the server": model - completion, "sandbox": sandbox,
-             "hidden tests (the eval's judge)": oracle, "Accord itself": wall - model - sandbox - oracle}
-    return {"tasks": len(rows), "solved": sum(bool(r["passed"]) for r in rows), "wall_s": round(wall, 1),
-            "llm_calls": sum(r["llm_calls"] for r in rows), "completions": int(server["completions"]),
-            "parts_s": {name: round(seconds, 1) for name, seconds in parts.items()},
-            "shares": {name: round(seconds / wall, 4) if wall else 0.0 for name, seconds in parts.items()},
-            "models": {name: rates(timings, limits[name]) for name, timings in servers.items()}}
+    parts = {
+        "prompt processing": prompt,
+        "decoding": decode,
+        "rest of the server's completions": completion - prompt - decode,
+        "HTTP and waiting for the server": model - completion,
+        "sandbox": sandbox,
+        "hidden tests (the eval's judge)": oracle,
+        "Accord itself": wall - model - sandbox - oracle,
+    }
+    return {
+        "tasks": len(rows),
+        "solved": sum(bool(r["passed"]) for r in rows),
+        "wall_s": round(wall, 1),
+        "llm_calls": sum(r["llm_calls"] for r in rows),
+        "completions": int(server["completions"]),
+        "parts_s": {name: round(seconds, 1) for name, seconds in parts.items()},
+        "shares": {name: round(seconds / wall, 4) if wall else 0.0 for name, seconds in parts.items()},
+        "models": {name: rates(timings, limits[name]) for name, timings in servers.items()},
+    }
 
 
 def rates(server: Mapping[str, float], limit: float) -> dict[str, Any]:
     """Return one model's decoding and prompt processing rates in a run, beside its single-stream limit."""
     prompt, decode = server["prompt_ms"] / 1000, server["decode_ms"] / 1000
-    return {"completions": int(server["completions"]),
-            "decode_tokens_per_s": round(server["decode_tokens"] / decode, 1) if decode else 0.0,
-            "single_stream_tokens_per_s": round(limit, 1),
-            "prompt_tokens_per_s": round(server["prompt_tokens"] / prompt, 1) if prompt else 0.0,
-            "prompt_tokens": int(server["prompt_tokens"]), "decode_tokens": int(server["decode_tokens"])}
+    return {
+        "completions": int(server["completions"]),
+        "decode_tokens_per_s": round(server["decode_tokens"] / decode, 1) if decode else 0.0,
+        "single_stream_tokens_per_s": round(limit, 1),
+        "prompt_tokens_per_s": round(server["prompt_tokens"] / prompt, 1) if prompt else 0.0,
+        "prompt_tokens": int(server["prompt_tokens"]),
+        "decode_tokens": int(server["decode_tokens"]),
+    }
 
 
 def measure(model: str | None, count: int, out: Path) -> dict[str, Any]:
@@ -119,21 +142,30 @@ def measure(model: str | None, count: int, out: Path) -> dict[str, Any]:
         with log.open("rb") as handle:
             handle.seek(starts[name])
             timings[name] = server_timings(handle.read().decode("utf-8", "replace"))
-    return {"team": ", ".join(team), "commit": runner.source_version(),
-            **split_of(rows, timings, limits, oracle)}
+    return {
+        "team": ", ".join(team),
+        "commit": runner.source_version(),
+        **split_of(rows, timings, limits, oracle),
+    }
 
 
 def printed(figures: Mapping[str, Any]) -> str:
     """Return the measurement as ``make bench`` prints it."""
-    lines = [f"where the time goes: accountable on {figures['team']}, first {figures['tasks']} HumanEval "
-             f"dev tasks ({figures['solved']} solved), {figures['wall_s']:.0f} s in all, "
-             f"{figures['llm_calls']} model calls, {figures['completions']} completions"]
-    lines += [f"  {name:34} {seconds:8.1f} s  {figures['shares'][name]:6.1%}"
-              for name, seconds in figures["parts_s"].items()]
-    lines += [f"{name}: {m['completions']} completions, decoding {m['decode_tokens_per_s']:.1f} tokens/s "
-              f"against {m['single_stream_tokens_per_s']:.1f} single-stream ({m['decode_tokens']:,} tokens); "
-              f"prompt processing {m['prompt_tokens_per_s']:.1f} tokens/s ({m['prompt_tokens']:,} tokens)"
-              for name, m in figures["models"].items()]
+    lines = [
+        f"where the time goes: accountable on {figures['team']}, first {figures['tasks']} HumanEval "
+        f"dev tasks ({figures['solved']} solved), {figures['wall_s']:.0f} s in all, "
+        f"{figures['llm_calls']} model calls, {figures['completions']} completions"
+    ]
+    lines += [
+        f"  {name:34} {seconds:8.1f} s  {figures['shares'][name]:6.1%}"
+        for name, seconds in figures["parts_s"].items()
+    ]
+    lines += [
+        f"{name}: {m['completions']} completions, decoding {m['decode_tokens_per_s']:.1f} tokens/s "
+        f"against {m['single_stream_tokens_per_s']:.1f} single-stream ({m['decode_tokens']:,} tokens); "
+        f"prompt processing {m['prompt_tokens_per_s']:.1f} tokens/s ({m['prompt_tokens']:,} tokens)"
+        for name, m in figures["models"].items()
+    ]
     return "\n".join(lines)
 
 
@@ -144,8 +176,11 @@ def main() -> None:
     parser.add_argument("--model", help="every role's model (default: the default team's)")
     parser.add_argument("--out", type=Path, default=Path("evals/results/time-split"))
     args = parser.parse_args()
-    missing = [name for name in ([args.model] if args.model else local_model.default_team())
-               if name in local_model.MODELS and not local_model.gguf_path(name).exists()]
+    missing = [
+        name
+        for name in ([args.model] if args.model else local_model.default_team())
+        if name in local_model.MODELS and not local_model.gguf_path(name).exists()
+    ]
     if missing:
         print(f"where the time goes: skipped, {', '.join(missing)} not set up (accord model setup)")
         return

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from evals.data import data_dir
-from graphs.audit import label_oracle, verdict
-from graphs.oracle import Oracle
+from accord.evals.data import data_dir
+from accord.graphs.audit import label_oracle, verdict
+from accord.graphs.oracle import Oracle
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,10 @@ class Sample:
     cwe: str | None
 
 
-SETS = {"devign100": ("devign100/devign100.jsonl", "code_compact"),
-        "vuln-python100": ("python_vuln100_sven/python_vuln100.jsonl", "code")}
+SETS = {
+    "devign100": ("devign100/devign100.jsonl", "code_compact"),
+    "vuln-python100": ("python_vuln100_sven/python_vuln100.jsonl", "code"),
+}
 """Benchmark name → (file under the data folder, the field holding the code as the agents see it)."""
 SUFFIX = {"c": ".c", "cpp": ".cpp", "python": ".py"}
 
@@ -42,8 +44,12 @@ def samples(name: str) -> dict[str, Sample]:
     """Return a set's samples by id, in the file's order."""
     path, field = SETS[name]
     rows = [json.loads(line) for line in (data_dir() / path).read_text().splitlines() if line.strip()]
-    return {r["id"]: Sample(id=r["id"], code=r[field], language=r["language"], vulnerable=r["label"] == 1,
-                            cwe=r.get("cwe")) for r in rows}
+    return {
+        r["id"]: Sample(
+            id=r["id"], code=r[field], language=r["language"], vulnerable=r["label"] == 1, cwe=r.get("cwe")
+        )
+        for r in rows
+    }
 
 
 def source_name(sample: Sample) -> str:
@@ -69,13 +75,18 @@ def score(name: str, sample_id: str, values: Mapping[str, Any]) -> tuple[bool, s
 def classification(name: str, sample_id: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """Return what a row needs for classification metrics: the label, the verdict, each analyst's votes."""
     said = verdict(values) if values.get("status") == "completed" else None
-    cast = [v for v in values.get("verdicts", [])
-            if v["target"] is None and v["outcome"] in ("vulnerable", "safe")]
+    cast = [
+        v
+        for v in values.get("verdicts", [])
+        if v["target"] is None and v["outcome"] in ("vulnerable", "safe")
+    ]
     first = min((v["round"] for v in cast), default=1)
     return {
         "label": samples(name)[sample_id].vulnerable,
         "predicted": said,
         "votes": {v["role"]: v["outcome"] == "vulnerable" for v in cast if v["round"] == first},
-        "final_votes": {role: bool(f["vulnerable"])
-                        for role, f in (values.get("findings") or {}).get("by_role", {}).items()},
+        "final_votes": {
+            role: bool(f["vulnerable"])
+            for role, f in (values.get("findings") or {}).get("by_role", {}).items()
+        },
     }

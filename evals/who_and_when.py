@@ -1,7 +1,7 @@
 """Failure attribution on Who&When's logs: which agent made the decisive mistake of a failed run, and at
 which step, against the logs' labels (Zhang et al., ICML 2025; ``data/who_and_when``).
 
-Usage: ``python -m evals.who_and_when [--model NAME] [--subset NAME] [--limit N] [--out DIR]``.
+Usage: ``python -m accord.evals.who_and_when [--model NAME] [--subset NAME] [--limit N] [--out DIR]``.
 
 Accord's attribution reads a log as its blame reads a run: a judge (the run's model, asked through the
 same structured call as any role, with the question and its correct answer, the paper's "with ground
@@ -33,13 +33,13 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 
-from evals import runner, stats
-from evals.data import data_dir
-from nodes.llm import structured
-from runtime import local_model, model_server
-from state.artifacts import Frozen
-from state.context import Context
-from state.stage import OutputError, StageCall
+from accord.evals import runner, stats
+from accord.evals.data import data_dir
+from accord.nodes.llm import structured
+from accord.runtime import local_model, model_server
+from accord.state.artifacts import Frozen
+from accord.state.context import Context
+from accord.state.stage import OutputError, StageCall
 
 SUBSETS = ("Algorithm-Generated", "Hand-Crafted")
 PUBLISHED = {"agent": 0.535, "step": 0.142}
@@ -50,8 +50,10 @@ holds that, the question and the reply)."""
 STEP_SHARE = 200
 """The least each step keeps when a long log is cut to fit."""
 
-SYSTEM = ("You find the decisive mistake in a failed multi-agent run: the earliest step whose mistake was "
-          "never repaired and led to the wrong final answer.")
+SYSTEM = (
+    "You find the decisive mistake in a failed multi-agent run: the earliest step whose mistake was "
+    "never repaired and led to the wrong final answer."
+)
 PROMPT = """A team of agents answered this question wrongly.
 
 Question: {question}
@@ -82,8 +84,11 @@ def logs(subset: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Return one subset's logs with their labels, in index order."""
     folder = root or data_dir() / "who_and_when"
     index = [json.loads(line) for line in (folder / "index.jsonl").read_text().splitlines() if line.strip()]
-    return [{**entry, **json.loads((folder / entry["file"]).read_text())}
-            for entry in index if entry["subset"] == subset]
+    return [
+        {**entry, **json.loads((folder / entry["file"]).read_text())}
+        for entry in index
+        if entry["subset"] == subset
+    ]
 
 
 def shown(history: list[Mapping[str, Any]], limit: int = CONTEXT_CHARS) -> str:
@@ -91,9 +96,11 @@ def shown(history: list[Mapping[str, Any]], limit: int = CONTEXT_CHARS) -> str:
     whole does not fit."""
     share = max(STEP_SHARE, limit // max(1, len(history)))
     whole = sum(len(str(m.get("content", ""))) for m in history) <= limit
-    return "\n\n".join(f"Step {i} ({agent_of(m)}): "
-                       + (str(m.get("content", "")) if whole else str(m.get("content", ""))[:share])
-                       for i, m in enumerate(history))
+    return "\n\n".join(
+        f"Step {i} ({agent_of(m)}): "
+        + (str(m.get("content", "")) if whole else str(m.get("content", ""))[:share])
+        for i, m in enumerate(history)
+    )
 
 
 def floors(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -105,8 +112,10 @@ def floors(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     def accuracy(pick: Any) -> dict[str, float]:
         picks = [pick(r) for r in records]
         pairs = list(zip(picks, records, strict=True))
-        return {"agent": statistics.mean(a == r["mistake_agent"] for (a, _), r in pairs),
-                "step": statistics.mean(s == int(r["mistake_step"]) for (_, s), r in pairs)}
+        return {
+            "agent": statistics.mean(a == r["mistake_agent"] for (a, _), r in pairs),
+            "step": statistics.mean(s == int(r["mistake_step"]) for (_, s), r in pairs),
+        }
 
     def first_agent(r: Mapping[str, Any]) -> tuple[str, int]:
         steps = [i for i, m in enumerate(r["history"]) if agent_of(m) not in ("human", "user", "")]
@@ -121,22 +130,26 @@ def floors(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     return {
         "random agent and step (expected)": {
             "agent": sum(1 / len({agent_of(m) for m in r["history"]}) for r in records) / n,
-            "step": sum(1 / len(r["history"]) for r in records) / n},
+            "step": sum(1 / len(r["history"]) for r in records) / n,
+        },
         "first agent step": accuracy(first_agent),
         "last step": accuracy(lambda r: (agent_of(r["history"][-1]), len(r["history"]) - 1)),
         "agent who speaks most, its first step": accuracy(most_speaking),
         f"always {labelled_agent}, step {labelled_step} (most frequent labels)": accuracy(
-            lambda r: (labelled_agent, labelled_step)),
+            lambda r: (labelled_agent, labelled_step)
+        ),
     }
 
 
-def attribute(record: Mapping[str, Any], context: Context,
-              models: Mapping[str, BaseChatModel] | None = None) -> dict[str, Any]:
+def attribute(
+    record: Mapping[str, Any], context: Context, models: Mapping[str, BaseChatModel] | None = None
+) -> dict[str, Any]:
     """Ask the judge (``models["judge"]`` in tests) for one log's decisive step and agent; return its row
     (a reply that does not parse is counted, as no attribution)."""
     call = StageCall(stage="attributing", role="judge", round=1, context=context, models=models or {})
-    user = PROMPT.format(question=record["question"], truth=record.get("ground_truth", ""),
-                         steps=shown(record["history"]))
+    user = PROMPT.format(
+        question=record["question"], truth=record.get("ground_truth", ""), steps=shown(record["history"])
+    )
     started = time.monotonic()
     try:
         verdict: Attribution | None = structured(call, Attribution, SYSTEM, user, max_tokens=100)
@@ -144,12 +157,18 @@ def attribute(record: Mapping[str, Any], context: Context,
         verdict = None
     spent = [e for e in call.ledger if e.kind == "llm"]
     agent = verdict.agent.strip() if verdict else ""
-    return {"file": record["file"], "subset": record["subset"], "agent": agent,
-            "step": verdict.step if verdict else None, "label_agent": record["mistake_agent"],
-            "label_step": int(record["mistake_step"]), "agent_ok": agent == record["mistake_agent"],
-            "step_ok": verdict is not None and verdict.step == int(record["mistake_step"]),
-            "tokens": sum(e.tokens_in + e.tokens_out for e in spent),
-            "latency_s": round(time.monotonic() - started, 2)}
+    return {
+        "file": record["file"],
+        "subset": record["subset"],
+        "agent": agent,
+        "step": verdict.step if verdict else None,
+        "label_agent": record["mistake_agent"],
+        "label_step": int(record["mistake_step"]),
+        "agent_ok": agent == record["mistake_agent"],
+        "step_ok": verdict is not None and verdict.step == int(record["mistake_step"]),
+        "tokens": sum(e.tokens_in + e.tokens_out for e in spent),
+        "latency_s": round(time.monotonic() - started, 2),
+    }
 
 
 def summary(rows: Iterable[Mapping[str, Any]], root: Path | None = None) -> dict[str, Any]:
@@ -164,10 +183,16 @@ def summary(rows: Iterable[Mapping[str, Any]], root: Path | None = None) -> dict
         done = {r["file"] for r in mine}
         n = len(mine)
         agent, step = sum(r["agent_ok"] for r in mine), sum(r["step_ok"] for r in mine)
-        out[subset] = {"n": n, "agent": agent, "step": step, "agent_rate": stats.rate(agent, n),
-                       "step_rate": stats.rate(step, n), "unparsed": sum(r["step"] is None for r in mine),
-                       "judges": sorted({judge(r) for r in mine}),
-                       "floors": floors(r for r in logs(subset, root) if r["file"] in done)}
+        out[subset] = {
+            "n": n,
+            "agent": agent,
+            "step": step,
+            "agent_rate": stats.rate(agent, n),
+            "step_rate": stats.rate(step, n),
+            "unparsed": sum(r["step"] is None for r in mine),
+            "judges": sorted({judge(r) for r in mine}),
+            "floors": floors(r for r in logs(subset, root) if r["file"] in done),
+        }
     return out
 
 
@@ -183,12 +208,18 @@ def table(figures: Mapping[str, Any]) -> str:
     for subset, s in figures.items():
         where = f"{subset} ({s['n']})"
         if "agent_rate" in s:
-            lines.append(f"| {where} | the judge ({', '.join(s['judges'])}; {s['unparsed']} replies unread) "
-                         f"| {s['agent_rate']} | {s['step_rate']} |")
-        lines += [f"| {where} | {name} | {floor['agent']:.1%} | {floor['step']:.1%} |"
-                  for name, floor in s["floors"].items()]
-        lines.append(f"| {where} | published best (the paper's abstract, GPT-4o) | {PUBLISHED['agent']:.1%} "
-                     f"| {PUBLISHED['step']:.1%} |")
+            lines.append(
+                f"| {where} | the judge ({', '.join(s['judges'])}; {s['unparsed']} replies unread) "
+                f"| {s['agent_rate']} | {s['step_rate']} |"
+            )
+        lines += [
+            f"| {where} | {name} | {floor['agent']:.1%} | {floor['step']:.1%} |"
+            for name, floor in s["floors"].items()
+        ]
+        lines.append(
+            f"| {where} | published best (the paper's abstract, GPT-4o) | {PUBLISHED['agent']:.1%} "
+            f"| {PUBLISHED['step']:.1%} |"
+        )
     return "".join(f"{line}\n" for line in lines)
 
 
@@ -203,8 +234,11 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.floors:
-        every = {subset: {"n": len(records), "floors": floors(records)}
-                 for subset in args.subset or SUBSETS for records in [logs(subset)]}
+        every = {
+            subset: {"n": len(records), "floors": floors(records)}
+            for subset in args.subset or SUBSETS
+            for records in [logs(subset)]
+        }
         (args.out / "floors.json").write_text(json.dumps(every, indent=2) + "\n")
         print(printed(every))
         return
@@ -216,7 +250,7 @@ def main() -> None:
     code = {"commit": runner.source_commit(), "dirty": bool(runner.changed_files())}
     try:
         for subset in args.subset or SUBSETS:
-            for record in logs(subset)[:args.limit]:
+            for record in logs(subset)[: args.limit]:
                 if record["file"] in done:
                     continue
                 row = {**attribute(record, context), "model": args.model, **code}
@@ -234,12 +268,19 @@ def printed(figures: Mapping[str, Any]) -> str:
     """Return a summary (or the floors alone) as the command prints it."""
     lines = []
     for subset, s in figures.items():
-        judged = (f", the judge: agent {s['agent_rate']}, step {s['step_rate']}, unparsed {s['unparsed']}"
-                  if "agent_rate" in s else "")
-        lines.append(f"{subset}: {s['n']} logs{judged} (published best: agent {PUBLISHED['agent']:.1%}, "
-                     f"step {PUBLISHED['step']:.1%})")
-        lines += [f"  {name:52} agent {floor['agent']:6.1%}  step {floor['step']:6.1%}"
-                  for name, floor in s["floors"].items()]
+        judged = (
+            f", the judge: agent {s['agent_rate']}, step {s['step_rate']}, unparsed {s['unparsed']}"
+            if "agent_rate" in s
+            else ""
+        )
+        lines.append(
+            f"{subset}: {s['n']} logs{judged} (published best: agent {PUBLISHED['agent']:.1%}, "
+            f"step {PUBLISHED['step']:.1%})"
+        )
+        lines += [
+            f"  {name:52} agent {floor['agent']:6.1%}  step {floor['step']:6.1%}"
+            for name, floor in s["floors"].items()
+        ]
     return "\n".join(lines)
 
 

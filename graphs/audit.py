@@ -21,17 +21,17 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Gate
-from graphs.duties import roles_from_specs
-from graphs.oracle import Oracle
-from nodes.audit import analysts
-from nodes.audit.intake import parse_audit_request
-from nodes.audit.roles import ANALYSTS, SPECS
-from nodes.intake import request_of
-from state.artifacts import AuditTask
-from state.graph_state import ballot, dump, read
-from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
-from state.stage import StageCall
+from accord.graphs.compiler import Compiler, Gate
+from accord.graphs.duties import roles_from_specs
+from accord.graphs.oracle import Oracle
+from accord.nodes.audit import analysts
+from accord.nodes.audit.intake import parse_audit_request
+from accord.nodes.audit.roles import ANALYSTS, SPECS
+from accord.nodes.intake import request_of
+from accord.state.artifacts import AuditTask
+from accord.state.graph_state import ballot, dump, read
+from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
+from accord.state.stage import StageCall
 
 CHOICES = ("vulnerable", "safe")
 DUTIES = ("analyse", "deliberate")
@@ -42,28 +42,43 @@ def _voting(name: str, duty: str) -> Stage:
     return Stage(name=name, roles=ANALYSTS, duty=duty, choices=CHOICES, outcomes=VOTED)
 
 
-LIFECYCLE = with_budget(Lifecycle(
-    name="audit",
-    initial="initialized",
-    stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
-        _voting("analysing", "analyse"),
-        _voting("deliberating", "deliberate"),
-        Stage(name="completed", terminal=True, status="completed"),
-        Stage(name="failed", terminal=True, status="failed"),
+LIFECYCLE = with_budget(
+    Lifecycle(
+        name="audit",
+        initial="initialized",
+        stages=(
+            Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+            _voting("analysing", "analyse"),
+            _voting("deliberating", "deliberate"),
+            Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="failed", terminal=True, status="failed"),
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="pass", target="analysing"),
+            Transition(source="initialized", outcome="fail", target="failed"),
+            *(
+                t
+                for source in ("analysing", "deliberating")
+                for t in (
+                    Transition(source=source, outcome="consensus", target="completed"),
+                    Transition(source=source, outcome="split", target="deliberating", counter="round"),
+                    Transition(source=source, outcome="decided", target="completed"),
+                    Transition(source=source, outcome="fail", target="failed"),
+                )
+            ),
+        ),
+        counters=(
+            Counter(
+                name="round",
+                start=1,
+                limit=2,
+                exhausted="decided",
+                reason="deliberation rounds spent: the majority stands",
+            ),
+        ),
     ),
-    transitions=(
-        Transition(source="initialized", outcome="pass", target="analysing"),
-        Transition(source="initialized", outcome="fail", target="failed"),
-        *(t for source in ("analysing", "deliberating") for t in (
-            Transition(source=source, outcome="consensus", target="completed"),
-            Transition(source=source, outcome="split", target="deliberating", counter="round"),
-            Transition(source=source, outcome="decided", target="completed"),
-            Transition(source=source, outcome="fail", target="failed"))),
-    ),
-    counters=(Counter(name="round", start=1, limit=2, exhausted="decided",
-                      reason="deliberation rounds spent: the majority stands"),),
-), target="failed")
+    target="failed",
+)
 
 
 def majority(findings: Mapping[str, Mapping[str, Any]]) -> bool | None:
@@ -109,8 +124,10 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     return {"audit_task": dump(task)}
 
 
-WORK = {("intake", "intake"): intake,
-        **{(role, duty): work for role, work in analysts.work().items() for duty in DUTIES}}
+WORK = {
+    ("intake", "intake"): intake,
+    **{(role, duty): work for role, work in analysts.work().items() for duty in DUTIES},
+}
 ROLES = roles_from_specs(SPECS, WORK)
 GATES: dict[str, Gate] = {"initialized": gate_task, "analysing": gate_votes, "deliberating": gate_votes}
 
@@ -148,8 +165,11 @@ def votes_word(values: Mapping[str, Any]) -> Oracle:
     return label_oracle(ended, name="the vote's word")
 
 
-def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
-                oracle: Oracle | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+def build_graph(
+    models: Mapping[str, BaseChatModel] | None = None,
+    checkpointer: Checkpointer = None,
+    oracle: Oracle | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the audit graph.
 
     Args:
@@ -157,10 +177,12 @@ def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer:
         checkpointer: where checkpoints go (None for ``langgraph dev``, which brings its own).
         oracle: judges every finding and vote for blame (evals pass the sample's label).
     """
-    return Compiler(LIFECYCLE, ROLES, GATES, models, oracle).build().compile(checkpointer=checkpointer,
-                                                                             name="audit")
+    return (
+        Compiler(LIFECYCLE, ROLES, GATES, models, oracle)
+        .build()
+        .compile(checkpointer=checkpointer, name="audit")
+    )
 
 
 graph = build_graph()
 """The graph ``langgraph dev`` serves (no checkpointer: the server brings its own)."""
-

@@ -22,14 +22,14 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs import audit, development, pipeline, store
-from graphs.duties import Role
-from graphs.oracle import Oracle
-from nodes.audit.roles import SPECS as AUDIT_SPECS
-from nodes.pipeline.roles import SPECS as PIPELINE_SPECS
-from state.lifecycle import Lifecycle
-from state.roles import RoleSpec
-from state.settings import settings
+from accord.graphs import audit, development, pipeline, store
+from accord.graphs.duties import Role
+from accord.graphs.oracle import Oracle
+from accord.nodes.audit.roles import SPECS as AUDIT_SPECS
+from accord.nodes.pipeline.roles import SPECS as PIPELINE_SPECS
+from accord.state.lifecycle import Lifecycle
+from accord.state.roles import RoleSpec
+from accord.state.settings import settings
 
 ENTRY_POINTS = "accord.workflows"
 """The entry point group a package registers its workflows under."""
@@ -61,8 +61,10 @@ class Workflow:
 
     def __post_init__(self) -> None:
         if self.lifecycle.name != self.name:
-            raise ValueError(f"workflow {self.name!r}: its lifecycle is named {self.lifecycle.name!r} (a "
-                             "thread records the lifecycle's name, so the two must be the same)")
+            raise ValueError(
+                f"workflow {self.name!r}: its lifecycle is named {self.lifecycle.name!r} (a "
+                "thread records the lifecycle's name, so the two must be the same)"
+            )
         staffed = {role for stage in self.lifecycle.stages for role in stage.roles}
         if missing := sorted(staffed - set(self.specs)):
             raise ValueError(f"workflow {self.name!r}: no spec for the roles {missing}")
@@ -70,20 +72,43 @@ class Workflow:
 
 def _built_by(module: ModuleType) -> Callable[..., CompiledStateGraph[Any, Any, Any, Any]]:
     """Return a builder that looks ``module.build_graph`` up when called (a test may replace it)."""
+
     def build(**options: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph: CompiledStateGraph[Any, Any, Any, Any] = module.build_graph(**options)
         return graph
+
     return build
 
 
-BUILT_IN = {w.name: w for w in (
-    Workflow("development", development.LIFECYCLE, development.SPECS, _built_by(development),
-             development.SYSTEM_PROMPTS, development.ROLES),
-    Workflow("audit", audit.LIFECYCLE, AUDIT_SPECS, _built_by(audit), roles=audit.ROLES,
-             judged_after=audit.votes_word),
-    Workflow("pipeline", pipeline.LIFECYCLE, PIPELINE_SPECS, _built_by(pipeline), roles=pipeline.ROLES,
-             judged_after=pipeline.critics_word),
-)}
+BUILT_IN = {
+    w.name: w
+    for w in (
+        Workflow(
+            "development",
+            development.LIFECYCLE,
+            development.SPECS,
+            _built_by(development),
+            development.SYSTEM_PROMPTS,
+            development.ROLES,
+        ),
+        Workflow(
+            "audit",
+            audit.LIFECYCLE,
+            AUDIT_SPECS,
+            _built_by(audit),
+            roles=audit.ROLES,
+            judged_after=audit.votes_word,
+        ),
+        Workflow(
+            "pipeline",
+            pipeline.LIFECYCLE,
+            PIPELINE_SPECS,
+            _built_by(pipeline),
+            roles=pipeline.ROLES,
+            judged_after=pipeline.critics_word,
+        ),
+    )
+}
 DEFAULT = "development"
 
 
@@ -99,8 +124,9 @@ def _load(reference: str, source: str) -> Workflow:
     except (ImportError, AttributeError) as exc:
         raise RegistrationError(f"{source}: cannot load {reference!r}: {exc}") from exc
     if not isinstance(found, Workflow):
-        raise RegistrationError(f"{source}: {reference!r} is a {type(found).__name__}, "
-                         "not a graphs.catalog.Workflow")
+        raise RegistrationError(
+            f"{source}: {reference!r} is a {type(found).__name__}, not an accord.graphs.catalog.Workflow"
+        )
     return found
 
 
@@ -111,15 +137,32 @@ def workflows() -> dict[str, Workflow]:
         RegistrationError: a registration does not load, or takes a name already used.
     """
     found = dict(BUILT_IN)
-    registered = [(_load(ep.value, f"entry point {ep.name!r}"), f"entry point {ep.name!r}")
-                  for ep in entry_points(group=ENTRY_POINTS)]
-    registered += [(_load(ref, "ACCORD_WORKFLOWS"), "ACCORD_WORKFLOWS")
-                   for ref in (settings().workflows or "").split(",") if ref.strip()]
+    registered = [
+        (_load(ep.value, f"entry point {ep.name!r}"), f"entry point {ep.name!r}")
+        for ep in entry_points(group=ENTRY_POINTS)
+    ]
+    registered += [
+        (_load(ref, "ACCORD_WORKFLOWS"), "ACCORD_WORKFLOWS")
+        for ref in (settings().workflows or "").split(",")
+        if ref.strip()
+    ]
     for workflow, source in registered:
         if workflow.name in found and found[workflow.name] is not workflow:
             raise RegistrationError(f"{source}: a workflow named {workflow.name!r} is already registered")
         found[workflow.name] = workflow
     return found
+
+
+def workflow(name: str = DEFAULT) -> Workflow:
+    """Return the workflow registered as ``name``.
+
+    Raises:
+        KeyError: no workflow of that name is registered here.
+    """
+    known = workflows()
+    if name not in known:
+        raise KeyError(f"no workflow {name!r} is registered here (registered: {', '.join(sorted(known))})")
+    return known[name]
 
 
 def workflow_of(values: Mapping[str, Any]) -> Workflow:
@@ -129,11 +172,13 @@ def workflow_of(values: Mapping[str, Any]) -> Workflow:
         KeyError: the state names a workflow that is not registered here.
     """
     name = values.get("workflow") or DEFAULT
-    known = workflows()
-    if name not in known:
-        raise KeyError(f"the thread runs the workflow {name!r}, which is not registered here "
-                       f"(registered: {', '.join(sorted(known))})")
-    return known[name]
+    try:
+        return workflow(name)
+    except KeyError:
+        raise KeyError(
+            f"the thread runs the workflow {name!r}, which is not registered here "
+            f"(registered: {', '.join(sorted(workflows()))})"
+        ) from None
 
 
 def blame_oracle(values: Mapping[str, Any]) -> Oracle | None:

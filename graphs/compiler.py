@@ -26,20 +26,20 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 from pydantic import ValidationError
 
-from graphs.duties import Role
-from graphs.messages import free_text, handoffs, reply, voter_handoffs
-from graphs.oracle import Oracle, judge
-from graphs.remote import remote_work
-from state.budget import BudgetExhausted, spent
-from state.context import Context
-from state.contracts import (
+from accord.graphs.duties import Role
+from accord.graphs.messages import free_text, handoffs, reply, voter_handoffs
+from accord.graphs.oracle import Oracle, judge
+from accord.graphs.remote import remote_work
+from accord.state.budget import BudgetExhausted, spent
+from accord.state.context import Context
+from accord.state.contracts import (
     Violation,
     accepted_kinds,
     check_message,
     check_postconditions,
     check_preconditions,
 )
-from state.graph_state import (
+from accord.state.graph_state import (
     REDUCERS,
     AccordState,
     Judgment,
@@ -50,10 +50,10 @@ from state.graph_state import (
     state_for,
     updated,
 )
-from state.lifecycle import BUDGET, Lifecycle, Stage
-from state.messages import Message
-from state.settings import run_defaults
-from state.stage import OutputError, RequestRefused, StageCall, is_transient
+from accord.state.lifecycle import BUDGET, Lifecycle, Stage
+from accord.state.messages import Message
+from accord.state.settings import run_defaults
+from accord.state.stage import OutputError, RequestRefused, StageCall, is_transient
 
 Builder = StateGraph[AccordState, Context, AccordState, AccordState]
 
@@ -93,7 +93,7 @@ def _unchanged_since(state: Mapping[str, Any], stage: str, outcome: str, evidenc
     last = next((i for i in range(len(verdicts) - 1, -1, -1) if verdicts[i]["stage"] == stage), None)
     if last is None or (verdicts[last]["outcome"], verdicts[last]["evidence"]) != (outcome, evidence):
         return None
-    between = dict.fromkeys(v["stage"] for v in verdicts[last + 1:])
+    between = dict.fromkeys(v["stage"] for v in verdicts[last + 1 :])
     return ", ".join(between) or stage
 
 
@@ -105,9 +105,16 @@ def _step() -> int:
 class Compiler:
     """Builds a StateGraph from a lifecycle table, role implementations and gates."""
 
-    def __init__(self, lifecycle: Lifecycle, roles: Mapping[str, Role], gates: Mapping[str, Gate],
-                 models: Mapping[str, BaseChatModel] | None = None, oracle: Oracle | None = None,
-                 contracts: bool = True, typed_messages: bool = True) -> None:
+    def __init__(
+        self,
+        lifecycle: Lifecycle,
+        roles: Mapping[str, Role],
+        gates: Mapping[str, Gate],
+        models: Mapping[str, BaseChatModel] | None = None,
+        oracle: Oracle | None = None,
+        contracts: bool = True,
+        typed_messages: bool = True,
+    ) -> None:
         """Args beyond the table: ``contracts=False`` runs each duty once, unchecked (a role that
         produces nothing still fails its stage); ``typed_messages=False`` hands over free text, recorded
         in the ledger and checked against no one. Both exist for the evals' ablations."""
@@ -125,9 +132,11 @@ class Compiler:
         for stage in self.lifecycle.stages:
             if stage.terminal:
                 continue
-            problems += [f"stage {stage.name!r}: role {r!r} has no duty {stage.duty!r}"
-                         for r in stage.roles
-                         if r not in self.roles or stage.duty not in self.roles[r].duties]
+            problems += [
+                f"stage {stage.name!r}: role {r!r} has no duty {stage.duty!r}"
+                for r in stage.roles
+                if r not in self.roles or stage.duty not in self.roles[r].duties
+            ]
             if problems:
                 continue
             if stage.roles and "fail" not in stage.outcomes:
@@ -139,15 +148,22 @@ class Compiler:
                 outputs = [k for c in contracts for k in c.outputs if k != "vote" and k not in REDUCERS]
                 if len(outputs) != len(set(outputs)):
                     problems.append(f"fan-out stage {stage.name!r}: roles write the same artifact")
-                problems += [f"fan-out role {c.role!r} does not output a vote" for c in contracts
-                             if "vote" not in c.outputs]
+                problems += [
+                    f"fan-out role {c.role!r} does not output a vote"
+                    for c in contracts
+                    if "vote" not in c.outputs
+                ]
         if problems:
             raise ValueError("cannot compile: " + "; ".join(problems))
 
     def build(self) -> StateGraph[AccordState, Context, AccordState, AccordState]:
         """Return the uncompiled StateGraph (compile it with or without a checkpointer)."""
-        kinds = [kind for role in self.roles.values() for duty in role.duties.values()
-                 for kind in (*duty.contract.outputs, *duty.contract.optional_outputs)]
+        kinds = [
+            kind
+            for role in self.roles.values()
+            for duty in role.duties.values()
+            for kind in (*duty.contract.outputs, *duty.contract.optional_outputs)
+        ]
         # A workflow's own artifact kinds (state.artifacts.register_artifact) get state keys of their own.
         builder: Builder = StateGraph(state_for(kinds), context_schema=Context)
         builder.add_edge(START, self.lifecycle.initial)
@@ -158,8 +174,12 @@ class Compiler:
             elif len(stage.roles) > 1:
                 self._add_fan_out(builder, stage)
             else:
-                builder.add_node(stage.name, self._stage_node(stage), retry_policy=RETRY,
-                                 metadata=_trace_metadata(stage, stage.roles[0]))
+                builder.add_node(
+                    stage.name,
+                    self._stage_node(stage),
+                    retry_policy=RETRY,
+                    metadata=_trace_metadata(stage, stage.roles[0]),
+                )
                 self._add_gate_edge(builder, stage.name, stage)
         return builder
 
@@ -182,16 +202,25 @@ class Compiler:
         builder.add_node(stage.name, lambda state: {"stage": stage.name})
         voters = [fan_out_node(stage.name, role) for role in stage.roles]
         for role, node in zip(stage.roles, voters, strict=True):
-            builder.add_node(node, self._stage_node(stage, role), retry_policy=RETRY,
-                             metadata=_trace_metadata(stage, role))
+            builder.add_node(
+                node, self._stage_node(stage, role), retry_policy=RETRY, metadata=_trace_metadata(stage, role)
+            )
             builder.add_edge(stage.name, node)
         vote = fan_out_node(stage.name, VOTE)
         builder.add_node(vote, self._vote_node(stage))
         builder.add_edge(voters, vote)
         self._add_gate_edge(builder, vote, stage)
 
-    def _decide(self, stage: Stage, role: str, state: Mapping[str, Any], context: Context,
-                outcome: str, evidence: str, latency_s: float = 0.0) -> dict[str, Any]:
+    def _decide(
+        self,
+        stage: Stage,
+        role: str,
+        state: Mapping[str, Any],
+        context: Context,
+        outcome: str,
+        evidence: str,
+        latency_s: float = 0.0,
+    ) -> dict[str, Any]:
         """Apply counters to a gate outcome and return the update recording the decision."""
         counters = dict(state.get("counters") or {c.name: c.start for c in self.lifecycle.counters})
         limits = context.counter_limits()
@@ -211,24 +240,50 @@ class Compiler:
                 counters[counter.name] = counters.get(counter.name, counter.start) + 1
                 for other in counter.resets:
                     counters[other] = self.lifecycle.counter[other].start
-        verdict = Verdict(stage=stage.name, role=role, round=_round(state), outcome=outcome,
-                          evidence=evidence, target=transition.target)
-        entry = LedgerEntry(kind="gate", role=role, stage=stage.name, round=_round(state),
-                            step=_step(), outcome=outcome, latency_s=latency_s,
-                            detail=f"-> {transition.target}")
-        return {"verdicts": records([verdict]), "ledger": records([entry]), "counters": counters,
-                "stage": transition.target, "workflow": self.lifecycle.name}
+        verdict = Verdict(
+            stage=stage.name,
+            role=role,
+            round=_round(state),
+            outcome=outcome,
+            evidence=evidence,
+            target=transition.target,
+        )
+        entry = LedgerEntry(
+            kind="gate",
+            role=role,
+            stage=stage.name,
+            round=_round(state),
+            step=_step(),
+            outcome=outcome,
+            latency_s=latency_s,
+            detail=f"-> {transition.target}",
+        )
+        return {
+            "verdicts": records([verdict]),
+            "ledger": records([entry]),
+            "counters": counters,
+            "stage": transition.target,
+            "workflow": self.lifecycle.name,
+        }
 
-    def _call(self, stage: Stage, role: Role, state: Mapping[str, Any],
-              runtime: Runtime[Context]) -> StageCall:
+    def _call(
+        self, stage: Stage, role: Role, state: Mapping[str, Any], runtime: Runtime[Context]
+    ) -> StageCall:
         budgeted = BUDGET in stage.outcomes
-        return StageCall(stage=stage.name, role=role.name, round=_round(state),
-                         context=runtime.context or run_defaults(), models=self.models, spec=role.spec,
-                         step=_step(),
-                         spent_before=spent(state.get("ledger", [])) if budgeted else None)
+        return StageCall(
+            stage=stage.name,
+            role=role.name,
+            round=_round(state),
+            context=runtime.context or run_defaults(),
+            models=self.models,
+            spec=role.spec,
+            step=_step(),
+            spent_before=spent(state.get("ledger", [])) if budgeted else None,
+        )
 
-    def _run_role(self, stage: Stage, role: Role, state: Mapping[str, Any],
-                  call: StageCall) -> tuple[dict[str, Any], list[Violation]]:
+    def _run_role(
+        self, stage: Stage, role: Role, state: Mapping[str, Any], call: StageCall
+    ) -> tuple[dict[str, Any], list[Violation]]:
         """Run a role's duty under its contract, retrying with feedback; return update, violations.
 
         Raises:
@@ -245,8 +300,7 @@ class Compiler:
             try:
                 return work(state, call), []
             except (OutputError, ValidationError) as exc:
-                return {}, [Violation(role=role.name, phase="output", key="model_output",
-                                      detail=str(exc))]
+                return {}, [Violation(role=role.name, phase="output", key="model_output", detail=str(exc))]
         violations = check_preconditions(duty.contract, state)
         call.record("contract", outcome="fail" if violations else "pass", detail="preconditions")
         if violations:
@@ -261,9 +315,10 @@ class Compiler:
                 violations = check_postconditions(duty.contract, update)
             except (OutputError, ValidationError) as exc:
                 # Malformed output, or an artifact the role's output could not be built into.
-                update, violations = {}, [
-                    Violation(role=role.name, phase="output", key="model_output", detail=str(exc))
-                ]
+                update, violations = (
+                    {},
+                    [Violation(role=role.name, phase="output", key="model_output", detail=str(exc))],
+                )
                 refused = isinstance(exc, RequestRefused)
             call.record("contract", outcome="fail" if violations else "pass", detail="postconditions")
             if not violations or refused:
@@ -305,18 +360,24 @@ class Compiler:
                 result["judgments"] = records(self._judge(merged, call))
             result["ledger"] = records(call.ledger)
             if fan_out:
-                vote_verdict = Verdict(stage=stage.name, role=role.name, round=call.round,
-                                       outcome=outcome, evidence=evidence)
+                vote_verdict = Verdict(
+                    stage=stage.name, role=role.name, round=call.round, outcome=outcome, evidence=evidence
+                )
                 return {**result, "verdicts": records([vote_verdict])}
-            decision = self._decide(stage, role.name, state, call.context, outcome, evidence,
-                                    time.monotonic() - started)
+            decision = self._decide(
+                stage, role.name, state, call.context, outcome, evidence, time.monotonic() - started
+            )
             recorded = role.duties[stage.duty].contract.recorded
             sent = {kind: value for kind, value in update.items() if kind not in recorded}
             messages = handoffs(self.lifecycle, role.name, decision["stage"], sent, call.round)
             decision = self._deliver(stage, role.name, state, call.context, decision, messages)
             refused = decision.pop("violations", [])
-            return {**result, **decision, "ledger": result["ledger"] + decision["ledger"],
-                    "violations": result["violations"] + refused}
+            return {
+                **result,
+                **decision,
+                "ledger": result["ledger"] + decision["ledger"],
+                "violations": result["violations"] + refused,
+            }
 
         node.__name__ = f"{stage.name}_{role.name}"
         return node
@@ -328,8 +389,13 @@ class Compiler:
         judgment = judge(self.oracle, state, call)
         if judgment is None:
             return []
-        call.record("oracle", latency_s=time.monotonic() - started, model=self.oracle.name,
-                    outcome="correct" if judgment.correct else "wrong", detail=judgment.evidence[:200])
+        call.record(
+            "oracle",
+            latency_s=time.monotonic() - started,
+            model=self.oracle.name,
+            outcome="correct" if judgment.correct else "wrong",
+            detail=judgment.evidence[:200],
+        )
         return [judgment]
 
     def _vote_node(self, stage: Stage):  # type: ignore[no-untyped-def]
@@ -343,21 +409,39 @@ class Compiler:
             else:
                 outcome, evidence = gate(state)
             decision = self._decide(stage, VOTE, state, context, outcome, evidence)
-            messages = voter_handoffs(self.lifecycle, stage, decision["stage"], state,
-                                      {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
-                                      _round(state))
+            messages = voter_handoffs(
+                self.lifecycle,
+                stage,
+                decision["stage"],
+                state,
+                {r: self.roles[r].duties[stage.duty].contract for r in stage.roles},
+                _round(state),
+            )
             decision = self._deliver(stage, VOTE, state, context, decision, messages)
             if self.oracle is not None:  # the joined result is a candidate of its own
-                call = StageCall(stage=stage.name, role=VOTE, round=_round(state), context=context,
-                                 models=self.models, step=_step())
+                call = StageCall(
+                    stage=stage.name,
+                    role=VOTE,
+                    round=_round(state),
+                    context=context,
+                    models=self.models,
+                    step=_step(),
+                )
                 decision["judgments"] = records(self._judge(state, call))
                 decision["ledger"] = records(call.ledger) + decision["ledger"]
             return decision
 
         return vote
 
-    def _deliver(self, stage: Stage, sender: str, state: Mapping[str, Any], context: Context,
-                 decision: dict[str, Any], messages: list[Message]) -> dict[str, Any]:
+    def _deliver(
+        self,
+        stage: Stage,
+        sender: str,
+        state: Mapping[str, Any],
+        context: Context,
+        decision: dict[str, Any],
+        messages: list[Message],
+    ) -> dict[str, Any]:
         """Add a decision's typed messages to its update, each checked against its receiver's contracts;
         a refused message turns the decision into the stage's ``fail``."""
         if not messages:

@@ -27,15 +27,15 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Gate
-from graphs.duties import roles_from_specs
-from graphs.oracle import Oracle
-from nodes import verification
-from nodes.development import approval, coder, debugger, planner, reviewer, tester
-from nodes.development.roles import SPECS as ROLE_SPECS
-from nodes.intake import parse_request, request_of
-from nodes.views import artifacts
-from state.artifacts import (
+from accord.graphs.compiler import Compiler, Gate
+from accord.graphs.duties import roles_from_specs
+from accord.graphs.oracle import Oracle
+from accord.nodes import verification
+from accord.nodes.development import approval, coder, debugger, planner, reviewer, tester
+from accord.nodes.development.roles import SPECS as ROLE_SPECS
+from accord.nodes.intake import parse_request, request_of
+from accord.nodes.views import artifacts
+from accord.state.artifacts import (
     Approval,
     Candidates,
     CodeArtifact,
@@ -46,95 +46,132 @@ from state.artifacts import (
     TestReport,
     TestSuite,
 )
-from state.graph_state import code_versions, dump, read
-from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
-from state.stage import StageCall
+from accord.state.graph_state import code_versions, dump, read
+from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
+from accord.state.stage import StageCall
 
 SAMPLED_ATTEMPTS = 3
 """Plain attempts sampled after the first fails the task's examples, before the team is called in
 (``Context.max_samples`` sets another number; 0 escalates at once)."""
 
-LIFECYCLE = with_budget(Lifecycle(
-    name="development",
-    initial="initialized",
-    stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "attempt", "fail")),
-        Stage(name="attempting", roles=("coder",), duty="attempt", outcomes=("pass", "fail")),
-        Stage(name="checking", roles=("debugger",), duty="run_tests",
-              outcomes=("pass", "retry", "escalate", "fail")),
-        Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
-        Stage(name="approving", roles=("human",), duty="approve",
-              outcomes=("approved", "rejected", "exhausted", "fail")),
-        Stage(name="implementing", roles=("coder",), duty="implement",
-              outcomes=("pass", "tests_needed", "select", "fail")),
-        Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
-        Stage(name="selecting", roles=("tester",), duty="select",
-              outcomes=("pass", "repair", "resample", "unsolved", "fail")),
-        Stage(name="testing", roles=("debugger",), duty="run_tests",
-              outcomes=("pass", "tests_failed", "exhausted", "fail")),
-        Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
-        Stage(name="reviewing", roles=("reviewer",), duty="review",
-              outcomes=("pass", "changes", "exhausted", "fail")),
-        Stage(name="completed", terminal=True, status="completed"),
-        Stage(name="failed", terminal=True, status="failed"),
+LIFECYCLE = with_budget(
+    Lifecycle(
+        name="development",
+        initial="initialized",
+        stages=(
+            Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "attempt", "fail")),
+            Stage(name="attempting", roles=("coder",), duty="attempt", outcomes=("pass", "fail")),
+            Stage(
+                name="checking",
+                roles=("debugger",),
+                duty="run_tests",
+                outcomes=("pass", "retry", "escalate", "fail"),
+            ),
+            Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
+            Stage(
+                name="approving",
+                roles=("human",),
+                duty="approve",
+                outcomes=("approved", "rejected", "exhausted", "fail"),
+            ),
+            Stage(
+                name="implementing",
+                roles=("coder",),
+                duty="implement",
+                outcomes=("pass", "tests_needed", "select", "fail"),
+            ),
+            Stage(name="designing_tests", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
+            Stage(
+                name="selecting",
+                roles=("tester",),
+                duty="select",
+                outcomes=("pass", "repair", "resample", "unsolved", "fail"),
+            ),
+            Stage(
+                name="testing",
+                roles=("debugger",),
+                duty="run_tests",
+                outcomes=("pass", "tests_failed", "exhausted", "fail"),
+            ),
+            Stage(name="debugging", roles=("debugger",), duty="fix", outcomes=("pass", "repeat", "fail")),
+            Stage(
+                name="reviewing",
+                roles=("reviewer",),
+                duty="review",
+                outcomes=("pass", "changes", "exhausted", "fail"),
+            ),
+            Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="failed", terminal=True, status="failed"),
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="pass", target="planning"),
+            Transition(source="initialized", outcome="attempt", target="attempting", counter="attempt"),
+            Transition(source="initialized", outcome="fail", target="failed"),
+            Transition(source="attempting", outcome="pass", target="checking"),
+            # An attempt that gave no usable code is one the team makes anyway.
+            Transition(source="attempting", outcome="fail", target="planning"),
+            Transition(source="checking", outcome="pass", target="reviewing"),
+            # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
+            # samples repaired most of the wrong attempts they followed (evals/results/humaneval-40-ladder).
+            Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
+            Transition(source="checking", outcome="escalate", target="planning"),
+            Transition(source="checking", outcome="fail", target="failed"),
+            Transition(source="planning", outcome="pass", target="implementing"),
+            Transition(source="planning", outcome="approval", target="approving"),
+            Transition(source="planning", outcome="fail", target="failed"),
+            Transition(source="approving", outcome="approved", target="implementing"),
+            Transition(source="approving", outcome="rejected", target="planning", counter="round"),
+            Transition(source="approving", outcome="exhausted", target="failed"),
+            Transition(source="approving", outcome="fail", target="failed"),
+            Transition(source="implementing", outcome="pass", target="testing"),
+            Transition(source="implementing", outcome="tests_needed", target="designing_tests"),
+            Transition(source="implementing", outcome="select", target="selecting"),
+            Transition(source="implementing", outcome="fail", target="failed"),
+            Transition(source="designing_tests", outcome="pass", target="selecting"),
+            # Without the Tester's cases the selection still has the task's examples.
+            Transition(source="designing_tests", outcome="fail", target="selecting"),
+            Transition(source="selecting", outcome="pass", target="testing"),
+            Transition(source="selecting", outcome="repair", target="testing"),
+            Transition(source="selecting", outcome="resample", target="implementing", counter="resample"),
+            # A pool is its own repair: the selection ran every candidate on the examples the Debugger would
+            # be shown, and over HumanEval and ClassEval the Debugger's fixes of a pool's best repaired none.
+            Transition(source="selecting", outcome="unsolved", target="failed"),
+            Transition(source="selecting", outcome="fail", target="failed"),
+            Transition(source="testing", outcome="pass", target="reviewing"),
+            Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
+            Transition(source="testing", outcome="exhausted", target="reviewing"),
+            Transition(source="testing", outcome="fail", target="failed"),
+            Transition(source="debugging", outcome="pass", target="testing"),
+            Transition(source="debugging", outcome="repeat", target="reviewing"),
+            Transition(source="debugging", outcome="fail", target="reviewing"),
+            Transition(source="reviewing", outcome="pass", target="completed"),
+            Transition(source="reviewing", outcome="changes", target="implementing", counter="round"),
+            Transition(source="reviewing", outcome="exhausted", target="failed"),
+            Transition(source="reviewing", outcome="fail", target="failed"),
+        ),
+        counters=(
+            Counter(
+                name="round",
+                start=1,
+                limit=5,
+                exhausted="exhausted",
+                reason="round budget exhausted",
+                resets=("debug",),
+            ),
+            Counter(name="debug", start=0, limit=3, exhausted="exhausted", reason="debug attempts exhausted"),
+            Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
+            Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
+            Counter(
+                name="sample",
+                start=0,
+                limit=SAMPLED_ATTEMPTS,
+                exhausted="escalate",
+                reason="no sampled attempt left",
+            ),
+        ),
     ),
-    transitions=(
-        Transition(source="initialized", outcome="pass", target="planning"),
-        Transition(source="initialized", outcome="attempt", target="attempting", counter="attempt"),
-        Transition(source="initialized", outcome="fail", target="failed"),
-        Transition(source="attempting", outcome="pass", target="checking"),
-        # An attempt that gave no usable code is one the team makes anyway.
-        Transition(source="attempting", outcome="fail", target="planning"),
-        Transition(source="checking", outcome="pass", target="reviewing"),
-        # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
-        # samples repaired most of the wrong attempts they followed (evals/results/humaneval-40-ladder).
-        Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
-        Transition(source="checking", outcome="escalate", target="planning"),
-        Transition(source="checking", outcome="fail", target="failed"),
-        Transition(source="planning", outcome="pass", target="implementing"),
-        Transition(source="planning", outcome="approval", target="approving"),
-        Transition(source="planning", outcome="fail", target="failed"),
-        Transition(source="approving", outcome="approved", target="implementing"),
-        Transition(source="approving", outcome="rejected", target="planning", counter="round"),
-        Transition(source="approving", outcome="exhausted", target="failed"),
-        Transition(source="approving", outcome="fail", target="failed"),
-        Transition(source="implementing", outcome="pass", target="testing"),
-        Transition(source="implementing", outcome="tests_needed", target="designing_tests"),
-        Transition(source="implementing", outcome="select", target="selecting"),
-        Transition(source="implementing", outcome="fail", target="failed"),
-        Transition(source="designing_tests", outcome="pass", target="selecting"),
-        # Without the Tester's cases the selection still has the task's examples.
-        Transition(source="designing_tests", outcome="fail", target="selecting"),
-        Transition(source="selecting", outcome="pass", target="testing"),
-        Transition(source="selecting", outcome="repair", target="testing"),
-        Transition(source="selecting", outcome="resample", target="implementing", counter="resample"),
-        # A pool is its own repair: the selection ran every candidate on the examples the Debugger would be
-        # shown, and over HumanEval and ClassEval the Debugger's fixes of a pool's best repaired none.
-        Transition(source="selecting", outcome="unsolved", target="failed"),
-        Transition(source="selecting", outcome="fail", target="failed"),
-        Transition(source="testing", outcome="pass", target="reviewing"),
-        Transition(source="testing", outcome="tests_failed", target="debugging", counter="debug"),
-        Transition(source="testing", outcome="exhausted", target="reviewing"),
-        Transition(source="testing", outcome="fail", target="failed"),
-        Transition(source="debugging", outcome="pass", target="testing"),
-        Transition(source="debugging", outcome="repeat", target="reviewing"),
-        Transition(source="debugging", outcome="fail", target="reviewing"),
-        Transition(source="reviewing", outcome="pass", target="completed"),
-        Transition(source="reviewing", outcome="changes", target="implementing", counter="round"),
-        Transition(source="reviewing", outcome="exhausted", target="failed"),
-        Transition(source="reviewing", outcome="fail", target="failed"),
-    ),
-    counters=(
-        Counter(name="round", start=1, limit=5, exhausted="exhausted", reason="round budget exhausted",
-                resets=("debug",)),
-        Counter(name="debug", start=0, limit=3, exhausted="exhausted",
-                reason="debug attempts exhausted"),
-        Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
-        Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
-        Counter(name="sample", start=0, limit=SAMPLED_ATTEMPTS, exhausted="escalate",
-                reason="no sampled attempt left"),
-    ),
-), target="failed")
+    target="failed",
+)
 
 MAX_SUBTASKS = 12
 BLOCKING = frozenset({"major", "critical"})
@@ -166,8 +203,10 @@ def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
     # The checks are the entry point's definition, then the stated examples: name both, so that a task
     # stating none does not read as one whose example passed.
     stated = len(task.examples)
-    summary = (f"{passed}/{len(report.cases)} checks passed (the entry point's definition and "
-               f"{stated} stated example{'' if stated == 1 else 's'})")
+    summary = (
+        f"{passed}/{len(report.cases)} checks passed (the entry point's definition and "
+        f"{stated} stated example{'' if stated == 1 else 's'})"
+    )
     if report.passed:
         return "pass", summary
     failures = report.failures()
@@ -229,9 +268,11 @@ def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
     selection, plan = read(state, "selection", Selection), read(state, "plan", Plan)
     assert selection is not None and plan is not None
     best = selection.scores[selection.chosen]
-    evidence = (f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
-                f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
-                f"agree; {len(selection.flagged)} cases disputed")
+    evidence = (
+        f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} "
+        f"examples and {best.tests_passed} test cases passed, {best.agreeing} candidates "
+        f"agree; {len(selection.flagged)} cases disputed"
+    )
     if best.examples_passed >= len(plan.examples):
         return "pass", evidence
     if len(selection.scores) == 1:
@@ -287,8 +328,13 @@ def disputed(state: Mapping[str, Any], issues: str) -> bool:
     """
     last = next((v for v in reversed(state.get("verdicts") or []) if v["stage"] == "reviewing"), None)
     versions = code_versions(state)
-    return (last is not None and last["outcome"] == "changes" and last["evidence"] == issues
-            and len(versions) >= 2 and versions[-1] == versions[-2])
+    return (
+        last is not None
+        and last["outcome"] == "changes"
+        and last["evidence"] == issues
+        and len(versions) >= 2
+        and versions[-1] == versions[-2]
+    )
 
 
 def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -313,9 +359,16 @@ SPECS = {**ROLE_SPECS, approval.SPEC.name: approval.SPEC}
 (``nodes/development/approval.py``)."""
 ROLES = roles_from_specs(SPECS, WORK)
 """The graph's roles, built from their specs: contracts come from nowhere else."""
-SYSTEM_PROMPTS = {role: SPECS[role].system_prompt(module.SYSTEM) for role, module in (
-    ("planner", planner), ("coder", coder), ("tester", tester), ("debugger", debugger),
-    ("reviewer", reviewer))}
+SYSTEM_PROMPTS = {
+    role: SPECS[role].system_prompt(module.SYSTEM)
+    for role, module in (
+        ("planner", planner),
+        ("coder", coder),
+        ("tester", tester),
+        ("debugger", debugger),
+        ("reviewer", reviewer),
+    )
+}
 """Each role's system prompt for its main duty, as its model receives it: identity from the spec, then the
 duty's instructions (what a Who&When export records)."""
 GATES: dict[str, Gate] = {
@@ -337,8 +390,13 @@ def _visible_tests(state: Mapping[str, Any], call: StageCall) -> tuple[bool, str
     task, plan, code = artifacts(state)
     assert code is not None
     # The oracle's own sandbox runs are not the stage's: its ledger entry times them instead.
-    report = verification.test_code(task, plan.examples if plan else task.examples, code,
-                                    dataclasses.replace(call, ledger=[]), plan.design if plan else None)
+    report = verification.test_code(
+        task,
+        plan.examples if plan else task.examples,
+        code,
+        dataclasses.replace(call, ledger=[]),
+        plan.design if plan else None,
+    )
     failures = report.failures()
     if report.passed:
         return True, f"{len(report.cases)}/{len(report.cases)} visible tests passed"
@@ -350,8 +408,11 @@ VISIBLE_TESTS = Oracle(name="visible tests", judges={"code": _visible_tests})
 """The live oracle: the task's examples, the code's own tests and the static checks, in the sandbox."""
 
 
-def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
-                oracle: Oracle | None = VISIBLE_TESTS) -> CompiledStateGraph[Any, Any, Any, Any]:
+def build_graph(
+    models: Mapping[str, BaseChatModel] | None = None,
+    checkpointer: Checkpointer = None,
+    oracle: Oracle | None = VISIBLE_TESTS,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the development graph.
 
     Args:

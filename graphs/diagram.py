@@ -8,7 +8,7 @@ A document marks each drawing with the graph it shows::
     ```
     <!-- /lifecycle -->
 
-``python -m graphs.diagram`` (``make diagram``) redraws every marked one in the README and ``docs/``;
+``python -m accord.graphs.diagram`` (``make diagram``) redraws every marked one in the README and ``docs/``;
 ``--check`` only lists the documents whose drawing differs from the compiled graph (a test runs it).
 """
 
@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from graphs.catalog import workflows
+from accord.graphs.catalog import workflows
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKED = re.compile(r"(<!-- lifecycle: (?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /lifecycle -->)", re.S)

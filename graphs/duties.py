@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from state.contracts import Contract
-from state.roles import RoleSpec
-from state.stage import Work
+from accord.state.contracts import Contract
+from accord.state.roles import RoleSpec
+from accord.state.stage import Work
 
 
 @dataclass(frozen=True)
@@ -35,5 +35,7 @@ def roles_from_specs(specs: Mapping[str, RoleSpec], work: Mapping[tuple[str, str
         raise ValueError(f"no work for duties {sorted(missing)}")
     if extra := set(work) - wanted:
         raise ValueError(f"work for duties no role spec declares: {sorted(extra)}")
-    return {name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties}, spec)
-            for name, spec in specs.items()}
+    return {
+        name: Role(name, {d.name: Duty(d.contract, work[(name, d.name)]) for d in spec.duties}, spec)
+        for name, spec in specs.items()
+    }

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from state.graph_state import Judgment
+from accord.state.graph_state import Judgment
 
 Judge = Callable[[Mapping[str, Any], Any], "tuple[bool, str] | None"]
 """(state, stage call) -> (correct, evidence), or None when the oracle cannot tell."""
@@ -61,12 +61,19 @@ def judge(oracle: Oracle, state: Mapping[str, Any], call: Any) -> Judgment | Non
     where = {"step": call.step, "stage": call.stage, "role": call.role, "round": call.round}
     for earlier in reversed(state.get("judgments") or []):
         if earlier["digest"] == key and earlier["oracle"] == oracle.name:
-            return Judgment(**where, subject=subject, digest=key, correct=earlier["correct"],
-                            oracle=oracle.name, evidence=earlier["evidence"])
+            return Judgment(
+                **where,
+                subject=subject,
+                digest=key,
+                correct=earlier["correct"],
+                oracle=oracle.name,
+                evidence=earlier["evidence"],
+            )
     judge_fn = oracle.judges.get(subject)
     verdict = judge_fn(state, call) if judge_fn is not None else None
     if verdict is None:
         return None
     correct, evidence = verdict
-    return Judgment(**where, subject=subject, digest=key, correct=correct, oracle=oracle.name,
-                    evidence=evidence[:500])
+    return Judgment(
+        **where, subject=subject, digest=key, correct=correct, oracle=oracle.name, evidence=evidence[:500]
+    )

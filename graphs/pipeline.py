@@ -24,48 +24,69 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from graphs.compiler import Compiler, Gate
-from graphs.duties import roles_from_specs
-from graphs.oracle import Oracle
-from nodes.intake import request_of
-from nodes.pipeline import coding, work
-from nodes.pipeline.intake import parse_pipeline_request
-from nodes.pipeline.roles import SPECS
-from state.artifacts import Answer, CodeArtifact, Critique, Question, Reasoning, TaskSpec
-from state.graph_state import dump, read
-from state.lifecycle import Lifecycle, Stage, Transition, with_budget
-from state.stage import StageCall, Work
+from accord.graphs.compiler import Compiler, Gate
+from accord.graphs.duties import roles_from_specs
+from accord.graphs.oracle import Oracle
+from accord.nodes.intake import request_of
+from accord.nodes.pipeline import coding, work
+from accord.nodes.pipeline.intake import parse_pipeline_request
+from accord.nodes.pipeline.roles import SPECS
+from accord.state.artifacts import Answer, CodeArtifact, Critique, Question, Reasoning, TaskSpec
+from accord.state.graph_state import dump, read
+from accord.state.lifecycle import Lifecycle, Stage, Transition, with_budget
+from accord.state.stage import StageCall, Work
 
 QUESTION_STAGES = ("planning", "executing", "critiquing")
 CODE_STAGES = ("planning_code", "executing_code", "critiquing_code")
 
-LIFECYCLE = with_budget(Lifecycle(
-    name="pipeline",
-    initial="initialized",
-    stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("question", "code", "fail")),
-        Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
-        Stage(name="executing", roles=("executor",), duty="execute", outcomes=("pass", "fail")),
-        Stage(name="critiquing", roles=("critic",), duty="critique",
-              outcomes=("approved", "corrected", "fail")),
-        Stage(name="planning_code", roles=("planner",), duty="plan_code", outcomes=("pass", "fail")),
-        Stage(name="executing_code", roles=("executor",), duty="write_code", outcomes=("pass", "fail")),
-        Stage(name="critiquing_code", roles=("critic",), duty="critique_code",
-              outcomes=("approved", "corrected", "fail")),
-        Stage(name="completed", terminal=True, status="completed"),
-        Stage(name="failed", terminal=True, status="failed"),
+LIFECYCLE = with_budget(
+    Lifecycle(
+        name="pipeline",
+        initial="initialized",
+        stages=(
+            Stage(
+                name="initialized", roles=("intake",), duty="intake", outcomes=("question", "code", "fail")
+            ),
+            Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "fail")),
+            Stage(name="executing", roles=("executor",), duty="execute", outcomes=("pass", "fail")),
+            Stage(
+                name="critiquing",
+                roles=("critic",),
+                duty="critique",
+                outcomes=("approved", "corrected", "fail"),
+            ),
+            Stage(name="planning_code", roles=("planner",), duty="plan_code", outcomes=("pass", "fail")),
+            Stage(name="executing_code", roles=("executor",), duty="write_code", outcomes=("pass", "fail")),
+            Stage(
+                name="critiquing_code",
+                roles=("critic",),
+                duty="critique_code",
+                outcomes=("approved", "corrected", "fail"),
+            ),
+            Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="failed", terminal=True, status="failed"),
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="question", target="planning"),
+            Transition(source="initialized", outcome="code", target="planning_code"),
+            *(
+                Transition(source=stages[i], outcome="pass", target=stages[i + 1])
+                for stages in (QUESTION_STAGES, CODE_STAGES)
+                for i in range(2)
+            ),
+            *(
+                Transition(source=stages[2], outcome=outcome, target="completed")
+                for stages in (QUESTION_STAGES, CODE_STAGES)
+                for outcome in ("approved", "corrected")
+            ),
+            *(
+                Transition(source=s, outcome="fail", target="failed")
+                for s in ("initialized", *QUESTION_STAGES, *CODE_STAGES)
+            ),
+        ),
     ),
-    transitions=(
-        Transition(source="initialized", outcome="question", target="planning"),
-        Transition(source="initialized", outcome="code", target="planning_code"),
-        *(Transition(source=stages[i], outcome="pass", target=stages[i + 1])
-          for stages in (QUESTION_STAGES, CODE_STAGES) for i in range(2)),
-        *(Transition(source=stages[2], outcome=outcome, target="completed")
-          for stages in (QUESTION_STAGES, CODE_STAGES) for outcome in ("approved", "corrected")),
-        *(Transition(source=s, outcome="fail", target="failed")
-          for s in ("initialized", *QUESTION_STAGES, *CODE_STAGES)),
-    ),
-), target="failed")
+    target="failed",
+)
 
 
 def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -87,8 +108,9 @@ def gate_plan(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass a plan (its contract checked it)."""
     plan = read(state, "reasoning", Reasoning)
     assert plan is not None
-    commits = (f"{len(plan.examples)} examples" if plan.examples
-               else f"leading to {plan.leads_to or 'no option'}")
+    commits = (
+        f"{len(plan.examples)} examples" if plan.examples else f"leading to {plan.leads_to or 'no option'}"
+    )
     return "pass", f"{len(plan.steps)} steps, {commits}"
 
 
@@ -123,9 +145,15 @@ def duties_work(free_text: bool = False) -> dict[tuple[str, str], Work]:
 
 WORK = duties_work()
 ROLES = roles_from_specs(SPECS, WORK)
-GATES: dict[str, Gate] = {"initialized": gate_request, "planning": gate_plan, "executing": gate_answer,
-                          "critiquing": gate_critique, "planning_code": gate_plan,
-                          "executing_code": gate_code, "critiquing_code": gate_critique}
+GATES: dict[str, Gate] = {
+    "initialized": gate_request,
+    "planning": gate_plan,
+    "executing": gate_answer,
+    "critiquing": gate_critique,
+    "planning_code": gate_plan,
+    "executing_code": gate_code,
+    "critiquing_code": gate_critique,
+}
 
 
 def candidate(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -171,8 +199,11 @@ def critics_word(values: Mapping[str, Any]) -> Oracle | None:
     return gold_oracle(final, name="the Critic's word")
 
 
-def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
-                oracle: Oracle | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+def build_graph(
+    models: Mapping[str, BaseChatModel] | None = None,
+    checkpointer: Checkpointer = None,
+    oracle: Oracle | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the pipeline graph.
 
     Args:
@@ -180,8 +211,11 @@ def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer:
         checkpointer: where checkpoints go (None for ``langgraph dev``, which brings its own).
         oracle: judges every stage's answer for blame (evals pass the gold option's oracle).
     """
-    return Compiler(LIFECYCLE, ROLES, GATES, models, oracle).build().compile(checkpointer=checkpointer,
-                                                                             name="pipeline")
+    return (
+        Compiler(LIFECYCLE, ROLES, GATES, models, oracle)
+        .build()
+        .compile(checkpointer=checkpointer, name="pipeline")
+    )
 
 
 graph = build_graph()

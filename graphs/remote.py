@@ -18,14 +18,14 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
-from graphs.duties import Role
-from runtime import a2a
-from runtime.executor import ActionFailed, Executor, credential_from_env, role_spec
-from state.context import Context, RoleModel
-from state.contracts import Violation, check_preconditions
-from state.graph_state import LedgerEntry, records
-from state.roles import ActionSpec, ActionType, Param, RoleSpec
-from state.stage import OutputError, RoleUnavailable, StageCall, Work
+from accord.graphs.duties import Role
+from accord.runtime import a2a
+from accord.runtime.executor import ActionFailed, Executor, credential_from_env, role_spec
+from accord.state.context import Context, RoleModel
+from accord.state.contracts import Violation, check_preconditions
+from accord.state.graph_state import LedgerEntry, records
+from accord.state.roles import ActionSpec, ActionType, Param, RoleSpec
+from accord.state.stage import OutputError, RoleUnavailable, StageCall, Work
 
 PROTOCOL = ("verdicts", "counters", "request")
 """State a duty may read besides its contract's inputs: the run's gate decisions and counters (e.g. the
@@ -33,8 +33,14 @@ Coder resamples when the selection asked for fresh candidates) and the request a
 UNAVAILABLE = ("connection", "timeout", "http")
 """Failure kinds that say the agent is not there to answer, not that its answer was wrong."""
 PARAMS = (Param(name="inputs", type="dict"), Param(name="metadata", type="dict"))
-AGENTS_OWN = (*RoleModel.model_fields, "role_models", "role_agents", "remote_roles", "remote_timeout_s",
-              "remote_fallback")
+AGENTS_OWN = (
+    *RoleModel.model_fields,
+    "role_models",
+    "role_agents",
+    "remote_roles",
+    "remote_timeout_s",
+    "remote_fallback",
+)
 """Context fields an agent keeps its own: its models and endpoints. The run's other settings (candidates,
 tests, rounds, styles, sandbox limits) travel with each request, so a remote role works as a local one
 would."""
@@ -60,42 +66,75 @@ def remote_work(role: Role, duty: str, url: str) -> Work:
     def work(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         context = call.context
         inputs = {kind: state[kind] for kind in sorted(contract.accepts()) if state.get(kind) is not None}
-        metadata = {"duty": duty, "stage": call.stage, "round": call.round, "settings": run_settings(context),
-                    "feedback": [v.model_dump() for v in call.feedback],
-                    **{key: state[key] for key in PROTOCOL if state.get(key) is not None}}
+        metadata = {
+            "duty": duty,
+            "stage": call.stage,
+            "round": call.round,
+            "settings": run_settings(context),
+            "feedback": [v.model_dump() for v in call.feedback],
+            **{key: state[key] for key in PROTOCOL if state.get(key) is not None},
+        }
         sent, local = f"a2a_{duty}", f"local_{duty}"
         action = ActionSpec(
-            name=sent, description=f"{duty} by the A2A agent at {url}", type=ActionType.WEB_SERVICE,
-            params=PARAMS, returns="Reply",
+            name=sent,
+            description=f"{duty} by the A2A agent at {url}",
+            type=ActionType.WEB_SERVICE,
+            params=PARAMS,
+            returns="Reply",
             # A timeout is not retried: a model-backed duty past its time is busy or stuck, not flaky.
-            config={"endpoint": url, "protocol": "a2a", "timeout_s": context.remote_timeout_s,
-                    "policies": {"timeout": "fallback"},
-                    **({"fallback": local} if context.remote_fallback else {})})
-        fallback = ActionSpec(name=local, description=f"{duty} played here, the agent unreachable",
-                              type=ActionType.LOCAL_CODE, params=PARAMS, returns="Reply")
+            config={
+                "endpoint": url,
+                "protocol": "a2a",
+                "timeout_s": context.remote_timeout_s,
+                "policies": {"timeout": "fallback"},
+                **({"fallback": local} if context.remote_fallback else {}),
+            },
+        )
+        fallback = ActionSpec(
+            name=local,
+            description=f"{duty} played here, the agent unreachable",
+            type=ActionType.LOCAL_CODE,
+            params=PARAMS,
+            returns="Reply",
+        )
 
         def here(inputs: dict[str, Any], metadata: dict[str, Any]) -> a2a.Reply:
             return a2a.Reply(True, outputs=role.duties[duty].work(state, call))
 
         spec = role_spec(call).model_copy(update={"duties": (), "actions": (action, fallback)})
-        executor = Executor(spec, handlers={local: here}, record=call.record,
-                            before={sent: [credential_from_env(a2a.TOKEN_VARIABLE, required=False)]})
+        executor = Executor(
+            spec,
+            handlers={local: here},
+            record=call.record,
+            before={sent: [credential_from_env(a2a.TOKEN_VARIABLE, required=False)]},
+        )
         try:
             reply: a2a.Reply = executor.run(sent, inputs=inputs, metadata=metadata)
         except ActionFailed as exc:
             if exc.kind in UNAVAILABLE:
-                raise RoleUnavailable(f"{role.name}: the A2A agent at {url} did not answer ({exc.kind}: "
-                                      f"{exc.detail}); start it, or pass remote_fallback to play the "
-                                      f"role here") from None
+                raise RoleUnavailable(
+                    f"{role.name}: the A2A agent at {url} did not answer ({exc.kind}: "
+                    f"{exc.detail}); start it, or pass remote_fallback to play the "
+                    f"role here"
+                ) from None
             raise OutputError(f"the A2A agent at {url}: {exc.kind}: {exc.detail}") from None
         if not reply.agent:  # played here: its work recorded its own entries
             return reply.outputs
         agent = f"{reply.agent} at {url}"
         call.record("action", outcome="answered", detail=f"{sent}: by {agent}", agent=agent)
         for entry in reply.ledger:
-            call.ledger.append(LedgerEntry.model_validate(
-                {**entry, "role": role.name, "stage": call.stage, "round": call.round, "step": call.step,
-                 "agent": agent}))
+            call.ledger.append(
+                LedgerEntry.model_validate(
+                    {
+                        **entry,
+                        "role": role.name,
+                        "stage": call.stage,
+                        "round": call.round,
+                        "step": call.step,
+                        "agent": agent,
+                    }
+                )
+            )
         if not reply.completed:
             raise OutputError(f"the remote {role.name} failed: {reply.error}")
         return reply.outputs
@@ -119,19 +158,35 @@ def agent_card(spec: RoleSpec, url: str = "", secured: bool = False, version: st
 
     inputs = ["text/plain"] if {"task", "audit_task"} & spec.produces() else ["application/json"]
     outputs = ["application/json"]
-    skills = [AgentSkill(id=f"{spec.name}.{a.name}", name=a.name, description=a.description,
-                         tags=[a.type.value, spec.domain], input_modes=inputs, output_modes=outputs)
-              for a in spec.actions]
+    skills = [
+        AgentSkill(
+            id=f"{spec.name}.{a.name}",
+            name=a.name,
+            description=a.description,
+            tags=[a.type.value, spec.domain],
+            input_modes=inputs,
+            output_modes=outputs,
+        )
+        for a in spec.actions
+    ]
     duties = "; ".join(f"{d.name}: {d.description}" for d in spec.duties)
-    card = AgentCard(name=f"accord-{spec.name}", description=f"{spec.goal} ({spec.domain}). Duties: {duties}",
-                     version=version, capabilities=AgentCapabilities(streaming=False),
-                     default_input_modes=inputs, default_output_modes=outputs, skills=skills)
+    card = AgentCard(
+        name=f"accord-{spec.name}",
+        description=f"{spec.goal} ({spec.domain}). Duties: {duties}",
+        version=version,
+        capabilities=AgentCapabilities(streaming=False),
+        default_input_modes=inputs,
+        default_output_modes=outputs,
+        skills=skills,
+    )
     if url:
-        card.supported_interfaces.append(AgentInterface(url=url, protocol_binding="JSONRPC",
-                                                        protocol_version="1.0"))
+        card.supported_interfaces.append(
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        )
     if secured:
         card.security_schemes["bearer"].CopyFrom(
-            SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer")))
+            SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer"))
+        )
         card.security_requirements.append(SecurityRequirement(schemes={"bearer": StringList()}))
     return card
 
@@ -144,8 +199,9 @@ class RoleAgent:
     A2A error naming what is wrong and no model is called.
     """
 
-    def __init__(self, role: Role, context: Context,
-                 models: Mapping[str, BaseChatModel] | None = None) -> None:
+    def __init__(
+        self, role: Role, context: Context, models: Mapping[str, BaseChatModel] | None = None
+    ) -> None:
         from a2a.server.agent_execution import AgentExecutor
 
         self.role, self.context, self.models = role, context, dict(models or {})
@@ -174,8 +230,10 @@ class RoleAgent:
         duties = self.role.duties
         duty = metadata.get("duty") or (next(iter(duties)) if len(duties) == 1 else "")
         if duty not in duties:
-            raise InvalidParamsError(f"the {self.role.name} has no duty {duty!r} (its duties: "
-                                     f"{', '.join(duties)}); name one in the message's metadata 'duty'")
+            raise InvalidParamsError(
+                f"the {self.role.name} has no duty {duty!r} (its duties: "
+                f"{', '.join(duties)}); name one in the message's metadata 'duty'"
+            )
         data = [d for d in get_data_parts(message.parts) if isinstance(d, dict)]
         if len(data) != 1:
             raise InvalidParamsError("the message must carry the duty's inputs as one data part")
@@ -183,8 +241,10 @@ class RoleAgent:
         if unexpected := sorted(set(inputs) - contract.accepts()):
             raise InvalidParamsError(f"{self.role.name}/{duty} does not take {', '.join(unexpected)}")
         if violations := check_preconditions(contract, inputs):
-            raise InvalidParamsError(f"{self.role.name}/{duty}: contract inputs: "
-                                     + "; ".join(f"{v.key}: {v.detail}" for v in violations))
+            raise InvalidParamsError(
+                f"{self.role.name}/{duty}: contract inputs: "
+                + "; ".join(f"{v.key}: {v.detail}" for v in violations)
+            )
         return duty, inputs, metadata
 
     async def execute(self, context: Any, event_queue: Any) -> None:
@@ -198,14 +258,21 @@ class RoleAgent:
         await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
         try:
-            settings = dataclasses.replace(self.context, **{
-                k: v for k, v in (metadata.get("settings") or {}).items() if k not in AGENTS_OWN})
+            settings = dataclasses.replace(
+                self.context,
+                **{k: v for k, v in (metadata.get("settings") or {}).items() if k not in AGENTS_OWN},
+            )
         except (TypeError, ValueError) as exc:
             raise InvalidParamsError(f"settings: {exc}") from None
-        call = StageCall(stage=str(metadata.get("stage", duty)), role=self.role.name,
-                         round=int(metadata.get("round", 1)), context=settings, models=self.models,
-                         spec=self.role.spec,
-                         feedback=[Violation.model_validate(v) for v in metadata.get("feedback", [])])
+        call = StageCall(
+            stage=str(metadata.get("stage", duty)),
+            role=self.role.name,
+            round=int(metadata.get("round", 1)),
+            context=settings,
+            models=self.models,
+            spec=self.role.spec,
+            feedback=[Violation.model_validate(v) for v in metadata.get("feedback", [])],
+        )
         state = {**inputs, **{key: metadata[key] for key in PROTOCOL if key in metadata}}
         try:
             update = await asyncio.to_thread(self.role.duties[duty].work, state, call)
@@ -222,8 +289,13 @@ class RoleAgent:
             await updater.complete()
 
 
-def app(role: Role, url: str, context: Context, token: str | None = None,
-        models: Mapping[str, BaseChatModel] | None = None) -> Any:
+def app(
+    role: Role,
+    url: str,
+    context: Context,
+    token: str | None = None,
+    models: Mapping[str, BaseChatModel] | None = None,
+) -> Any:
     """Return the ASGI app that serves ``role`` at ``url``: its Agent Card at the well-known path (open to
     all) and JSON-RPC at ``/`` (a bearer ``token``, when given, is required)."""
     from a2a.server.request_handlers import DefaultRequestHandler
@@ -235,7 +307,8 @@ def app(role: Role, url: str, context: Context, token: str | None = None,
     spec = role.spec or RoleSpec(name=role.name, goal=role.name, domain="", duties=(), actions=())
     card = agent_card(spec, url=url, secured=bool(token))
     agent = RoleAgent(role, context, models)
-    handler = DefaultRequestHandler(agent_executor=agent.executor, task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+    handler = DefaultRequestHandler(
+        agent_executor=agent.executor, task_store=InMemoryTaskStore(), agent_card=card
+    )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
     return a2a.bearer_guard(Starlette(routes=routes), token, public=(AGENT_CARD_WELL_KNOWN_PATH,))

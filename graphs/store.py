@@ -18,8 +18,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from state.history import from_graph
-from state.settings import Settings
+from accord.state.history import from_graph
+from accord.state.settings import Settings
 
 DATABASE_URL = "ACCORD_DATABASE_URL"
 _SETUP_LOCK = 0x4163636F7264  # "Accord": the advisory lock key that serialises table creation
@@ -81,19 +81,20 @@ def _postgres(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
 
     try:
         # One autocommit connection, as PostgresSaver.from_conn_string opens it, with a bounded wait.
-        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                               connect_timeout=10)
+        conn = psycopg.connect(
+            url, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10
+        )
     except psycopg.Error as exc:
-        raise RunStoreError(f"cannot open the run store {redacted(url)}: "
-                            f"{str(exc).replace(url, redacted(url)).strip()}") from None
+        raise RunStoreError(
+            f"cannot open the run store {redacted(url)}: {str(exc).replace(url, redacted(url)).strip()}"
+        ) from None
     with conn:
         saver = PostgresSaver(conn)
         # Concurrent first openers (eval workers) would race on the migrations table; a session
         # advisory lock makes creating the tables one opener's job at a time. It is polled, not
         # awaited: the migrations build an index CONCURRENTLY, which waits for every open
         # transaction, a blocked lock request included (a deadlock).
-        while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held",
-                               (_SETUP_LOCK,)).fetchone()["held"]:  # type: ignore[index]
+        while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (_SETUP_LOCK,)).fetchone()["held"]:  # type: ignore[index]
             time.sleep(0.05)
         try:
             saver.setup()
@@ -121,8 +122,9 @@ def config(thread_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id}}
 
 
-def fork(graph: Any, thread_id: str, checkpoint_id: str,
-         values: dict[str, Any] | None = None) -> RunnableConfig:
+def fork(
+    graph: Any, thread_id: str, checkpoint_id: str, values: dict[str, Any] | None = None
+) -> RunnableConfig:
     """Start a new branch at a checkpoint, with ``values`` written over its state; return its config.
 
     The update is applied as the node that produced the checkpoint, so the lifecycle goes on to the same
@@ -131,32 +133,8 @@ def fork(graph: Any, thread_id: str, checkpoint_id: str,
     chain = from_graph(graph, thread_id, head=checkpoint_id)
     if not chain:
         raise KeyError(f"no checkpoint {checkpoint_id!r} in thread {thread_id!r}")
-    cfg: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
-                                            "checkpoint_id": checkpoint_id}}
+    cfg: RunnableConfig = {
+        "configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}
+    }
     new: RunnableConfig = graph.update_state(cfg, values or {}, as_node=chain[-1].node)
     return new
-
-
-def totals(ledger: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return tokens, cost and LLM calls summed over a ledger."""
-    llm = [e for e in ledger if e["kind"] == "llm"]
-    return {
-        "llm_calls": len(llm),
-        "tokens_in": sum(e["tokens_in"] for e in llm),
-        "tokens_out": sum(e["tokens_out"] for e in llm),
-        "cost": round(sum(e["cost"] for e in llm), 6),
-        "llm_seconds": round(sum(e["latency_s"] for e in llm), 2),
-    }
-
-
-def summary(values: dict[str, Any]) -> dict[str, Any]:
-    """Return a thread's outcome: status, stage, reason, round, path taken and totals."""
-    verdicts = values.get("verdicts", [])
-    return {
-        "status": values.get("status", "running"),
-        "stage": values.get("stage", "initialized"),
-        "reason": values.get("reason", ""),
-        "round": values.get("counters", {}).get("round", 1),
-        "path": ["initialized", *[v["target"] for v in verdicts if v.get("target")]],
-        **totals(values.get("ledger", [])),
-    }

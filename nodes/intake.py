@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from state.artifacts import Example, TaskSpec
-from state.stage import OutputError
+from accord.state.artifacts import Example, TaskSpec
+from accord.state.stage import OutputError
 
 MAX_REQUEST_CHARS = 50_000
 PYTHON_START = re.compile(r"(def|async def|class|import|from|@)\s")
@@ -41,8 +41,11 @@ def _stub_docstring(node: ast.FunctionDef) -> str | None:
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
         docstring = inspect.cleandoc(first.value)
         body.pop(0)
-    stub = all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                           and s.value.value is Ellipsis) for s in body)
+    stub = all(
+        isinstance(s, ast.Pass)
+        or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis)
+        for s in body
+    )
     return docstring if stub else None
 
 
@@ -87,8 +90,13 @@ def parse_examples(docstring: str, entry_point: str) -> tuple[Example, ...]:
         # What print() shows is not a value to compare; a setup line that does not parse (a doctest
         # continued without its "..." prompts) leaves nothing to run.
         printed = call.startswith("print(")
-        if (names and not printed and all(_valid_statement(s) for s in setup) and _valid_expression(call)
-                and _valid_expression(expected)):
+        if (
+            names
+            and not printed
+            and all(_valid_statement(s) for s in setup)
+            and _valid_expression(call)
+            and _valid_expression(expected)
+        ):
             examples.append(Example(call=call, expected=expected, setup=tuple(setup)))
     if not examples:
         for line in docstring.splitlines():
@@ -136,20 +144,32 @@ def parse_request(request: str) -> TaskSpec:
         tree = ast.parse(request)
     except SyntaxError as exc:
         if PYTHON_START.match(text):  # meant as a stub: building an application from it would be a guess
-            raise OutputError(f"the request starts as Python but does not parse (line {exc.lineno}: "
-                              f"{exc.msg}); fix the stub, or describe the task in prose") from exc
+            raise OutputError(
+                f"the request starts as Python but does not parse (line {exc.lineno}: "
+                f"{exc.msg}); fix the stub, or describe the task in prose"
+            ) from exc
         return TaskSpec(request=request, level="application")
     functions = [(n, _stub_docstring(n)) for n in tree.body if isinstance(n, ast.FunctionDef)]
     stubs = [(n, doc) for n, doc in functions if doc is not None]
     if stubs:
         stub, docstring = stubs[-1]
-        return TaskSpec(request=request, level="function", entry_point=stub.name, stub=request,
-                        examples=parse_examples(docstring, stub.name))
-    classes = [(n, docs) for n in tree.body if isinstance(n, ast.ClassDef)
-               if (docs := _class_skeleton(n)) is not None]
+        return TaskSpec(
+            request=request,
+            level="function",
+            entry_point=stub.name,
+            stub=request,
+            examples=parse_examples(docstring, stub.name),
+        )
+    classes = [
+        (n, docs)
+        for n in tree.body
+        if isinstance(n, ast.ClassDef)
+        if (docs := _class_skeleton(n)) is not None
+    ]
     if classes:
         skeleton, docstrings = classes[-1]
         examples = tuple(dict.fromkeys(e for d in docstrings for e in parse_examples(d, skeleton.name)))
-        return TaskSpec(request=request, level="class", entry_point=skeleton.name, stub=request,
-                        examples=examples)
+        return TaskSpec(
+            request=request, level="class", entry_point=skeleton.name, stub=request, examples=examples
+        )
     return TaskSpec(request=request, level="application")

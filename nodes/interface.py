@@ -19,10 +19,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from nodes.merge import defined_names
-from nodes.signatures import PICKS, STORAGE_NAMES, parameters
-from runtime import sandbox
-from state.artifacts import CaseResult, CodeArtifact, Plan
+from accord.nodes.merge import defined_names
+from accord.nodes.signatures import PICKS, STORAGE_NAMES, parameters
+from accord.runtime import sandbox
+from accord.state.artifacts import CaseResult, CodeArtifact, Plan
 
 NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
 """Parameter names that take a whole number (the pickers, ``n``, ``count``): the command's word is int()ed."""
@@ -31,8 +31,24 @@ REMOVES = frozenset({"remove", "delete", "del", "drop", "pop"})
 MARKS = frozenset({"mark", "toggle", "complete", "finish", "done", "check", "tick", "update", "set", "edit"})
 """First words whose effect on the stored items the session checks: one more item holding the text, one
 item fewer, the same items with one changed."""
-QUERIES = frozenset({"list", "show", "view", "display", "print", "search", "find", "get", "count", "total",
-                     "filter", "sort", "stats", "summary"})
+QUERIES = frozenset(
+    {
+        "list",
+        "show",
+        "view",
+        "display",
+        "print",
+        "search",
+        "find",
+        "get",
+        "count",
+        "total",
+        "filter",
+        "sort",
+        "stats",
+        "summary",
+    }
+)
 """First words of features that only read the items: a list they return is shown, never kept as the items
 (a search's matches must not replace the data)."""
 SAMPLE_TEXT = "example item"
@@ -87,27 +103,40 @@ def commands(plan: Plan) -> tuple[Command, ...]:
         takes_items = bool(names) and _is_items(names[0])
         found.append((name, takes_items, tuple(names[1:] if takes_items else names)))
     firsts = [name.split("_")[0] for name, _, _ in found]
-    return tuple(Command(word=first if firsts.count(first) == 1 else name, function=name,
-                         takes_items=takes_items, arguments=arguments)
-                 for first, (name, takes_items, arguments) in zip(firsts, found, strict=True))
+    return tuple(
+        Command(
+            word=first if firsts.count(first) == 1 else name,
+            function=name,
+            takes_items=takes_items,
+            arguments=arguments,
+        )
+        for first, (name, takes_items, arguments) in zip(firsts, found, strict=True)
+    )
 
 
 def _call(command: Command) -> list[str]:
     """Return the lines of ``main()``'s branch for ``command`` (inside the loop's try)."""
-    conversions = [f"int(words[{i}]) - 1" if PICKS.search(a) else f"int(words[{i}])" if NUMBER.search(a)
-                   else f"words[{i}]" for i, a in enumerate(command.arguments)]
+    conversions = [
+        f"int(words[{i}]) - 1"
+        if PICKS.search(a)
+        else f"int(words[{i}])"
+        if NUMBER.search(a)
+        else f"words[{i}]"
+        for i, a in enumerate(command.arguments)
+    ]
     arguments = ", ".join((*(["items"] if command.takes_items else []), *conversions))
     lines = [f"elif command == {command.word!r}:"]
     if command.arguments:
         usage = f"usage: {command.sample().replace(SAMPLE_TEXT, 'TEXT')}"
-        lines += [f"    words = argument.split(maxsplit={len(command.arguments) - 1})",
-                  f"    if len(words) < {len(command.arguments)}:",
-                  f"        print({usage!r})",
-                  "        continue"]
+        lines += [
+            f"    words = argument.split(maxsplit={len(command.arguments) - 1})",
+            f"    if len(words) < {len(command.arguments)}:",
+            f"        print({usage!r})",
+            "        continue",
+        ]
     lines.append(f"    result = {command.function}({arguments})")
     if command.takes_items and command.verb not in QUERIES:
-        lines += ["    if isinstance(result, list):",
-                  "        items = result"]
+        lines += ["    if isinstance(result, list):", "        items = result"]
     return lines
 
 
@@ -122,35 +151,40 @@ def interface(plan: Plan, data_file: str | None) -> str:
     known = tuple(c.word for c in table)
     branches = [line for c in table for line in _call(c)] or ["result = None"]
     branches[0] = branches[0].removeprefix("el")
-    body = [f"items = load_items({data_file!r})" if data_file else "items = []",
-            "while True:",
-            "    try:",
-            "        command, _, argument = input('> ').strip().partition(' ')",
-            "    except EOFError:",
-            "        return",
-            "    if command == 'quit':",
-            "        return",
-            f"    if command not in {known!r}:",
-            f"        print({'commands: ' + ', '.join((*known, 'quit'))!r})",
-            "        continue",
-            "    try:",
-            *(f"        {line}" for line in branches),
-            "    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:",
-            f"        print({ERROR!r}, f'{{type(exc).__name__}}: {{exc}}')",
-            "        continue",
-            "    if isinstance(result, list):",
-            "        for number, item in enumerate(result, 1):",
-            # A stored item reads as text, its set flags after it ("buy milk [done]"), not a dict's repr.
-            "            if isinstance(item, dict):",
-            "                flags = [str(key).lower() for key, value in item.items() if value is True]",
-            "                words = [str(value) for value in item.values() if not isinstance(value, bool)]",
-            "                item = ' '.join(words) + (' [' + ', '.join(flags) + ']' if flags else '')",
-            "            print(f'{number}. {item}')",
-            "    elif result is not None:",
-            "        print(result)",
-            *([f"    save_items({data_file!r}, items)"] if data_file else [])]
-    return ("def main():\n" + "".join(f"    {line}\n" for line in body)
-            + "\n\nif __name__ == '__main__':\n    main()\n")
+    body = [
+        f"items = load_items({data_file!r})" if data_file else "items = []",
+        "while True:",
+        "    try:",
+        "        command, _, argument = input('> ').strip().partition(' ')",
+        "    except EOFError:",
+        "        return",
+        "    if command == 'quit':",
+        "        return",
+        f"    if command not in {known!r}:",
+        f"        print({'commands: ' + ', '.join((*known, 'quit'))!r})",
+        "        continue",
+        "    try:",
+        *(f"        {line}" for line in branches),
+        "    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:",
+        f"        print({ERROR!r}, f'{{type(exc).__name__}}: {{exc}}')",
+        "        continue",
+        "    if isinstance(result, list):",
+        "        for number, item in enumerate(result, 1):",
+        # A stored item reads as text, its set flags after it ("buy milk [done]"), not a dict's repr.
+        "            if isinstance(item, dict):",
+        "                flags = [str(key).lower() for key, value in item.items() if value is True]",
+        "                words = [str(value) for value in item.values() if not isinstance(value, bool)]",
+        "                item = ' '.join(words) + (' [' + ', '.join(flags) + ']' if flags else '')",
+        "            print(f'{number}. {item}')",
+        "    elif result is not None:",
+        "        print(result)",
+        *([f"    save_items({data_file!r}, items)"] if data_file else []),
+    ]
+    return (
+        "def main():\n"
+        + "".join(f"    {line}\n" for line in body)
+        + "\n\nif __name__ == '__main__':\n    main()\n"
+    )
 
 
 def data_file(plan: Plan) -> str | None:
@@ -215,12 +249,15 @@ for the error."""
 CHECK_FILE = "check_storage.py"
 
 
-def storage_effects(code: CodeArtifact, entry_point: str, function: str,
-                    limits: sandbox.Limits) -> CaseResult:
+def storage_effects(
+    code: CodeArtifact, entry_point: str, function: str, limits: sandbox.Limits
+) -> CaseResult:
     """Check a storage step just written: it must read or write ``DATA_FILE`` as ``STORAGE_CHECKS`` says."""
     module = entry_point.removesuffix(".py").replace("/", ".")
-    script = (f"import json\nimport sys\n\nfrom {module} import {function}\n\n"
-              f"DATA_FILE = {DATA_FILE!r}\nSTORED = {STORED!r}\n{STORAGE_CHECKS[function]}")
+    script = (
+        f"import json\nimport sys\n\nfrom {module} import {function}\n\n"
+        f"DATA_FILE = {DATA_FILE!r}\nSTORED = {STORED!r}\n{STORAGE_CHECKS[function]}"
+    )
     result = sandbox.run(sandbox.python(CHECK_FILE), {**code.files, CHECK_FILE: script}, limits)
     name = f"effects of {function} on {DATA_FILE}"
     if result.ending != "exited" or result.exit_code != 0:
@@ -229,8 +266,9 @@ def storage_effects(code: CodeArtifact, entry_point: str, function: str,
     return CaseResult(name=name, passed=True)
 
 
-def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: str,
-                    limits: sandbox.Limits) -> CaseResult | None:
+def feature_effects(
+    code: CodeArtifact, entry_point: str, plan: Plan, function: str, limits: sandbox.Limits
+) -> CaseResult | None:
     """Check the effect of one feature as soon as it is written: the adds written so far, then it.
 
     Returns None when there is nothing to check (no data file, or a verb without an effect) or when a step
@@ -246,8 +284,9 @@ def feature_effects(code: CodeArtifact, entry_point: str, plan: Plan, function: 
     return None if failed is not None and failed is not current else case
 
 
-def _effects(code: CodeArtifact, entry_point: str, table: tuple[Command, ...], stored: str,
-             limits: sandbox.Limits) -> tuple[CaseResult, Command | None]:
+def _effects(
+    code: CodeArtifact, entry_point: str, table: tuple[Command, ...], stored: str, limits: sandbox.Limits
+) -> tuple[CaseResult, Command | None]:
     """Run each command alone on the data file and check the effect its verb implies on the items; return
     the case and the command that failed (None when none did).
 
@@ -287,12 +326,22 @@ def _wrong_effect(verb: str, line: str, before: list[object], after: list[object
         return f"{line!r} should add one item holding {text!r}: {before} -> {after}"
     if verb in ADDS and not all(isinstance(item, dict) for item in after[-1:] + after[:1]):
         # The features written after it mark an item by a field: a plain string cannot be marked.
-        return (f"{line!r} should add the item as a dict of its fields, e.g. {{'text': {text!r}}}: "
-                f"{before} -> {after}")
+        return (
+            f"{line!r} should add the item as a dict of its fields, e.g. {{'text': {text!r}}}: "
+            f"{before} -> {after}"
+        )
     if verb in REMOVES and before and after != before[1:]:
         return f"{line!r} should remove item 1 alone: {before} -> {after}"
-    if verb in MARKS and before and (len(after) != len(before) or after[0] == before[0]
-                                     or after[1:] != before[1:] or SAMPLE_TEXT not in json.dumps(after[0])):
+    if (
+        verb in MARKS
+        and before
+        and (
+            len(after) != len(before)
+            or after[0] == before[0]
+            or after[1:] != before[1:]
+            or SAMPLE_TEXT not in json.dumps(after[0])
+        )
+    ):
         return f"{line!r} should change item 1 alone and keep its text: {before} -> {after}"
     return ""
 
@@ -306,8 +355,9 @@ def _stored_items(content: str | None) -> list[object] | None:
     return items if isinstance(items, list) else None
 
 
-def _kept_between_runs(code: CodeArtifact, entry_point: str, first: str, stored: str,
-                       limits: sandbox.Limits) -> CaseResult:
+def _kept_between_runs(
+    code: CodeArtifact, entry_point: str, first: str, stored: str, limits: sandbox.Limits
+) -> CaseResult:
     """Run ``first`` then quit; the data file must hold what it added, and a new run must load it."""
     name = f"kept between runs: {first!r}, quit; then a new run"
     result = sandbox.run(sandbox.python(entry_point), code.files, limits, stdin=f"{first}\nquit\n")
@@ -331,7 +381,7 @@ def _problem(result: sandbox.SandboxResult) -> str:
     if "Traceback" in result.stderr:
         return f"it crashed: {last}"
     if reported := next((line for line in result.stdout.splitlines() if ERROR in line), ""):
-        return f"a command reported an error: {reported[reported.index(ERROR):][:200]}"
+        return f"a command reported an error: {reported[reported.index(ERROR) :][:200]}"
     return ""
 
 

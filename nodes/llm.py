@@ -22,35 +22,61 @@ from langchain_openai import ChatOpenAI, OpenAI
 from langsmith.run_helpers import get_current_run_tree
 from pydantic import BaseModel, ValidationError
 
-from runtime import local_model, model_server
-from runtime.executor import ActionFailed, Toolbox
-from state.context import Context, RoleModel
-from state.roles import ActionSpec, Style
-from state.settings import Settings
-from state.stage import OutputError, RequestRefused, StageCall, is_transient
+from accord.runtime import local_model, model_server
+from accord.runtime.executor import ActionFailed, Toolbox
+from accord.state.context import Context, RoleModel
+from accord.state.roles import ActionSpec, Style
+from accord.state.settings import Settings
+from accord.state.stage import OutputError, RequestRefused, StageCall, is_transient
 
 T = TypeVar("T", bound=BaseModel)
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 
 
 @lru_cache(maxsize=32)
-def client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-           max_tokens: int, timeout_s: float = Context.request_timeout_s) -> ChatOpenAI:
+def client(
+    model: str,
+    base_url: str | None,
+    api_key: str | None,
+    temperature: float,
+    max_tokens: int,
+    timeout_s: float = Context.request_timeout_s,
+) -> ChatOpenAI:
     """Return a ChatOpenAI for an endpoint (cached: one client per distinct setting)."""
     # langchain-openai sends the limit as `max_completion_tokens`, which llama.cpp's server (and other
     # OpenAI-compatible servers) ignore: generation then runs until the context is full. Say both.
     extra = {"max_tokens": max_tokens} if base_url else None
-    return ChatOpenAI(model=model, base_url=base_url, api_key=api_key,
-                      temperature=temperature, max_tokens=max_tokens, extra_body=extra,
-                      timeout=timeout_s, max_retries=1)
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        extra_body=extra,
+        timeout=timeout_s,
+        max_retries=1,
+    )
 
 
 @lru_cache(maxsize=32)
-def completion_client(model: str, base_url: str | None, api_key: str | None, temperature: float,
-                      max_tokens: int, timeout_s: float = Context.request_timeout_s) -> OpenAI:
+def completion_client(
+    model: str,
+    base_url: str | None,
+    api_key: str | None,
+    temperature: float,
+    max_tokens: int,
+    timeout_s: float = Context.request_timeout_s,
+) -> OpenAI:
     """Return a completions client (text in, its continuation out) for an endpoint (cached as ``client``)."""
-    return OpenAI(model=model, base_url=base_url, api_key=api_key, temperature=temperature,
-                  max_tokens=max_tokens, timeout=timeout_s, max_retries=1)
+    return OpenAI(
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        timeout=timeout_s,
+        max_retries=1,
+    )
 
 
 def unservable(settings: RoleModel) -> str | None:
@@ -60,8 +86,10 @@ def unservable(settings: RoleModel) -> str | None:
         return None
     if settings.model is None or settings.model in local_model.MODELS:
         return None
-    return (f"{settings.model!r} is not an embedded model ({', '.join(local_model.MODELS)}) and no endpoint "
-            "is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY")
+    return (
+        f"{settings.model!r} is not an embedded model ({', '.join(local_model.MODELS)}) and no endpoint "
+        "is set: give --base-url (or OPENAI_BASE_URL), or set OPENAI_API_KEY"
+    )
 
 
 def embedded(settings: RoleModel) -> str | None:
@@ -110,15 +138,21 @@ def begun_chat(call: StageCall, user: str, reply: str, before: Sequence[tuple[st
 
     template = local_model.chat_template(name)
     chat = Jinja2ChatFormatter(template.template, template.eos, template.bos, add_generation_prompt=False)
-    messages: list[Any] = [*({"role": role, "content": content} for asked, answered in before
-                             for role, content in (("user", asked), ("assistant", answered))),
-                           {"role": "user", "content": user},
-                           {"role": "assistant", "content": reply + REPLY_MARK}]
+    messages: list[Any] = [
+        *(
+            {"role": role, "content": content}
+            for asked, answered in before
+            for role, content in (("user", asked), ("assistant", answered))
+        ),
+        {"role": "user", "content": user},
+        {"role": "assistant", "content": reply + REPLY_MARK},
+    ]
     return chat(messages=messages).prompt.split(REPLY_MARK)[0]
 
 
-def chat_model(call: StageCall, temperature: float | None = None,
-               max_tokens: int | None = None) -> tuple[BaseChatModel, RoleModel, str]:
+def chat_model(
+    call: StageCall, temperature: float | None = None, max_tokens: int | None = None
+) -> tuple[BaseChatModel, RoleModel, str]:
     """Return the role's chat model (optionally at another temperature or with a lower output limit),
     its settings and its name.
 
@@ -129,13 +163,15 @@ def chat_model(call: StageCall, temperature: float | None = None,
     if scripted is not None:
         return scripted, settings, getattr(scripted, "model_name", "scripted")
     name, base_url, key = resolve(settings)
-    model = client(name, base_url, key, settings.temperature, settings.max_tokens,
-                   call.context.request_timeout_s)
+    model = client(
+        name, base_url, key, settings.temperature, settings.max_tokens, call.context.request_timeout_s
+    )
     return model, settings, name
 
 
-def _settings(call: StageCall, temperature: float | None,
-              max_tokens: int | None) -> tuple[RoleModel, BaseChatModel | None]:
+def _settings(
+    call: StageCall, temperature: float | None, max_tokens: int | None
+) -> tuple[RoleModel, BaseChatModel | None]:
     """Return the role's model settings for one call, and the test's scripted model for the role if any."""
     call.check_budget()
     settings = role_settings(call)
@@ -201,13 +237,27 @@ def prompt(call: StageCall, instructions: str, user: str) -> list[BaseMessage]:
 
 def traced(call: StageCall, action: str, model: str) -> RunnableConfig:
     """Return the run config that names a model call in traces (LangSmith) by role and action."""
-    return {"run_name": f"{call.role}: {action}", "tags": [f"role:{call.role}"],
-            "metadata": {"accord_role": call.role, "accord_action": action, "accord_stage": call.stage,
-                         "accord_round": call.round, "accord_model": model}}
+    return {
+        "run_name": f"{call.role}: {action}",
+        "tags": [f"role:{call.role}"],
+        "metadata": {
+            "accord_role": call.role,
+            "accord_action": action,
+            "accord_stage": call.stage,
+            "accord_round": call.round,
+            "accord_model": model,
+        },
+    }
 
 
-def _invoke(call: StageCall, runnable: Runnable[Any, Any], messages: list[BaseMessage], name: str,
-            settings: RoleModel, what: str) -> tuple[Any, dict[str, Any]]:
+def _invoke(
+    call: StageCall,
+    runnable: Runnable[Any, Any],
+    messages: list[BaseMessage],
+    name: str,
+    settings: RoleModel,
+    what: str,
+) -> tuple[Any, dict[str, Any]]:
     """Call the model as the traced run ``what`` names; return its reply and the tokens and cost spent.
 
     The call runs inside its own run so that the spend, known only once the reply is in, joins the
@@ -258,12 +308,20 @@ def _bounded(schema: type[BaseModel]) -> None:
     """Refuse a schema with a string bound the local server cannot constrain (a programming error)."""
     text = json.dumps(schema.model_json_schema())
     if over := [int(n) for n in re.findall(r'"maxLength": (\d+)', text) if int(n) > GRAMMAR_MAX_LENGTH]:
-        raise ValueError(f"{schema.__name__}: maxLength {max(over)} is over {GRAMMAR_MAX_LENGTH}, which the "
-                         "local server's grammar does not honour")
+        raise ValueError(
+            f"{schema.__name__}: maxLength {max(over)} is over {GRAMMAR_MAX_LENGTH}, which the "
+            "local server's grammar does not honour"
+        )
 
 
-def structured(call: StageCall, schema: type[T], system: str, user: str,
-               temperature: float | None = None, max_tokens: int | None = None) -> T:
+def structured(
+    call: StageCall,
+    schema: type[T],
+    system: str,
+    user: str,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+) -> T:
     """Ask the role's model for a ``schema`` object via a forced tool call; record it in the ledger.
 
     ``max_tokens`` lowers the output limit for an answer known to be short, so that a model that
@@ -293,16 +351,25 @@ def structured(call: StageCall, schema: type[T], system: str, user: str,
     return value
 
 
-TOOLS_NOTE = ("\n\nBefore you answer you may call these tools, at most {limit} calls in all, each call's "
-              "result coming back to you:\n{tools}\nChoose each next step with next_step: a tool's name "
-              "(and its arguments), or answer once you have the evidence you need.")
+TOOLS_NOTE = (
+    "\n\nBefore you answer you may call these tools, at most {limit} calls in all, each call's "
+    "result coming back to you:\n{tools}\nChoose each next step with next_step: a tool's name "
+    "(and its arguments), or answer once you have the evidence you need."
+)
 ANSWER = "answer"
 """The step that ends a tool loop: the model then gives its answer."""
 
 
-def tool_loop(call: StageCall, schema: type[T], system: str, user: str, tools: Toolbox,
-              bound: Mapping[str, Any] | None = None, view: Callable[[Any], str] = str,
-              only: tuple[str, ...] | None = None) -> tuple[T, list[tuple[str, Any]]]:
+def tool_loop(
+    call: StageCall,
+    schema: type[T],
+    system: str,
+    user: str,
+    tools: Toolbox,
+    bound: Mapping[str, Any] | None = None,
+    view: Callable[[Any], str] = str,
+    only: tuple[str, ...] | None = None,
+) -> tuple[T, list[tuple[str, Any]]]:
     """Let the role's model call ``tools`` — call, observe, call — until it chooses to answer or the
     toolbox's calls are spent, then take its answer as a ``schema`` object; return the answer and each
     tool call's (name, result).
@@ -339,21 +406,29 @@ def tool_loop(call: StageCall, schema: type[T], system: str, user: str, tools: T
         args = chosen["args"].get("arguments") or {}
         takes = {p.name for spec in offered if spec.name == name for p in spec.params}
         try:
-            result: Any = tools.call(name, **{**(args if isinstance(args, dict) else {}),
-                                              **{k: v for k, v in given.items() if k in takes}})
+            result: Any = tools.call(
+                name,
+                **{
+                    **(args if isinstance(args, dict) else {}),
+                    **{k: v for k, v in given.items() if k in takes},
+                },
+            )
             said = view(result)
         except (ActionFailed, ValueError) as exc:
             result, said = None, f"error: {exc}"
         observed.append((name, result))
         # The call's message says its step in words too: the embedded server refuses a null content.
-        messages += [AIMessage(content=f"Next step: {name}.", tool_calls=[chosen]),
-                     ToolMessage(content=said, tool_call_id=chosen["id"] or "next_step")]
+        messages += [
+            AIMessage(content=f"Next step: {name}.", tool_calls=[chosen]),
+            ToolMessage(content=said, tool_call_id=chosen["id"] or "next_step"),
+        ]
     answer = _forced(call, schema, messages, schema.__name__)
     return schema.model_validate(answer["args"]), observed
 
 
-def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: list[BaseMessage],
-            what: str) -> dict[str, Any]:
+def _forced(
+    call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: list[BaseMessage], what: str
+) -> dict[str, Any]:
     """Make one model call that must call ``tool``; record it; return the tool call.
 
     Raises:
@@ -369,9 +444,13 @@ def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: l
         latency = time.monotonic() - started
     chosen = next((c for c in getattr(reply, "tool_calls", None) or [] if c["name"] == tool_name), None)
     allowed = [] if isinstance(tool, type) else tool["function"]["parameters"]["properties"]["step"]["enum"]
-    problem = ("the reply calls no tool" if chosen is None else
-               f"the step {chosen['args'].get('step')!r} is none of {allowed}"
-               if allowed and chosen["args"].get("step") not in allowed else "")
+    problem = (
+        "the reply calls no tool"
+        if chosen is None
+        else f"the step {chosen['args'].get('step')!r} is none of {allowed}"
+        if allowed and chosen["args"].get("step") not in allowed
+        else ""
+    )
     if not problem and isinstance(tool, type):
         assert chosen is not None
         try:
@@ -379,8 +458,9 @@ def _forced(call: StageCall, tool: dict[str, Any] | type[BaseModel], messages: l
         except ValidationError as exc:
             problem = str(exc)[:300]
     if problem:
-        call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"{what}: {problem}",
-                    **spent)
+        call.record(
+            "llm", model=name, latency_s=latency, outcome="malformed", detail=f"{what}: {problem}", **spent
+        )
         raise OutputError(f"malformed {what}: {problem}")
     assert chosen is not None
     shown = f"{what}: {chosen['args'].get('step')}" if allowed else what
@@ -395,13 +475,24 @@ def _step_tool(offered: list[ActionSpec], bound: Mapping[str, Any]) -> dict[str,
     properties: dict[str, Any] = {"step": {"type": "string", "enum": [*arguments, ANSWER]}}
     if takes_any:
         properties["arguments"] = {"type": "object", "description": "the tool's arguments"}
-    return {"type": "function", "function": {
-        "name": "next_step", "description": "Call one of the tools, or answer.",
-        "parameters": {"type": "object", "properties": properties, "required": ["step"]}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": "next_step",
+            "description": "Call one of the tools, or answer.",
+            "parameters": {"type": "object", "properties": properties, "required": ["step"]},
+        },
+    }
 
 
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object",
-              "list": "array"}
+JSON_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+}
 
 
 def _parameters(spec: ActionSpec, bound: Mapping[str, Any]) -> dict[str, Any]:
@@ -412,8 +503,14 @@ def _parameters(spec: ActionSpec, bound: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required}
 
 
-def text(call: StageCall, system: str, user: str, temperature: float | None = None,
-         what: str = "text", stop: tuple[str, ...] = ()) -> str:
+def text(
+    call: StageCall,
+    system: str,
+    user: str,
+    temperature: float | None = None,
+    what: str = "text",
+    stop: tuple[str, ...] = (),
+) -> str:
     """Ask the role's model for a plain-text reply (no tool call), ended at the first ``stop`` string;
     record it in the ledger.
 
@@ -426,8 +523,14 @@ def text(call: StageCall, system: str, user: str, temperature: float | None = No
     return _text(call, prompt(call, system, user), temperature, what, stop)
 
 
-def plain_text(call: StageCall, user: str, what: str = "text", temperature: float | None = None,
-               before: Sequence[tuple[str, str]] = (), system: str = "") -> str:
+def plain_text(
+    call: StageCall,
+    user: str,
+    what: str = "text",
+    temperature: float | None = None,
+    before: Sequence[tuple[str, str]] = (),
+    system: str = "",
+) -> str:
     """Ask the role's model with ``user`` alone (after the exchanges ``before``: each a user's turn and the
     model's reply), as a benchmark harness does: no role identity, and no system prompt but the harness's
     own ``system``; record it in the ledger.
@@ -440,8 +543,13 @@ def plain_text(call: StageCall, user: str, what: str = "text", temperature: floa
     return _text(call, [*opening, *turns, HumanMessage(user)], temperature, what)
 
 
-def _text(call: StageCall, messages: list[BaseMessage], temperature: float | None, what: str,
-          stop: tuple[str, ...] = ()) -> str:
+def _text(
+    call: StageCall,
+    messages: list[BaseMessage],
+    temperature: float | None,
+    what: str,
+    stop: tuple[str, ...] = (),
+) -> str:
     model, settings, name = chat_model(call, temperature)
     with model_server.generating(name, call.context.parallel):
         started = time.monotonic()
@@ -450,8 +558,9 @@ def _text(call: StageCall, messages: list[BaseMessage], temperature: float | Non
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     content = _until(content, stop)
     if not content.strip():
-        call.record("llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}",
-                    **spent)
+        call.record(
+            "llm", model=name, latency_s=latency, outcome="malformed", detail=f"empty {what}", **spent
+        )
         raise OutputError(f"the reply holds no {what}")
     call.record("llm", model=name, latency_s=latency, outcome="ok", detail=what, **spent)
     return content
@@ -472,8 +581,14 @@ def _until(reply: str, stop: tuple[str, ...]) -> str:
     return reply
 
 
-def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperature: float | None = None,
-                 max_tokens: int | None = None, what: str = "code") -> str:
+def continuation(
+    call: StageCall,
+    prefix: str,
+    stop: tuple[str, ...],
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    what: str = "code",
+) -> str:
     """Ask the role's model to continue ``prefix`` (a completion, not a chat) up to the first ``stop``
     string; record it in the ledger. A scripted model is asked with ``prefix`` as its message.
 
@@ -484,19 +599,24 @@ def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperatur
     if scripted is not None:
         name = getattr(scripted, "model_name", "scripted")
         complete: Runnable[str, tuple[str, dict[str, Any]]] = RunnableLambda(
-            lambda text: (str(scripted.invoke([HumanMessage(text)]).content), {}))
+            lambda text: (str(scripted.invoke([HumanMessage(text)]).content), {})
+        )
     else:
         name, base_url, key = resolve(settings)
-        model = completion_client(name, base_url, key, settings.temperature, settings.max_tokens,
-                                  call.context.request_timeout_s)
+        model = completion_client(
+            name, base_url, key, settings.temperature, settings.max_tokens, call.context.request_timeout_s
+        )
 
         def generate(text: str) -> tuple[str, dict[str, Any]]:
             result = model.generate([text], stop=list(stop))
             usage = (result.llm_output or {}).get("token_usage") or {}
             tokens_in, tokens_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
             cost = (tokens_in * settings.price_in_per_1k + tokens_out * settings.price_out_per_1k) / 1000
-            return result.generations[0][0].text, {"tokens_in": tokens_in, "tokens_out": tokens_out,
-                                                   "cost": cost}
+            return result.generations[0][0].text, {
+                "tokens_in": tokens_in,
+                "tokens_out": tokens_out,
+                "cost": cost,
+            }
 
         complete = RunnableLambda(generate)
     with model_server.generating(name, call.context.parallel):
@@ -509,8 +629,13 @@ def continuation(call: StageCall, prefix: str, stop: tuple[str, ...], temperatur
             if is_transient(exc):
                 raise  # the retry policy's
             # An endpoint that serves chats alone (OpenAI's newer models) answers 404 to a completion.
-            call.record("llm", model=name, latency_s=time.monotonic() - started, outcome="malformed",
-                        detail=f"completion failed: {exc}"[:300])
+            call.record(
+                "llm",
+                model=name,
+                latency_s=time.monotonic() - started,
+                outcome="malformed",
+                detail=f"completion failed: {exc}"[:300],
+            )
             raise OutputError(f"the model's completion failed: {exc}"[:500]) from exc
         latency = time.monotonic() - started
     reply = _until(reply, stop)

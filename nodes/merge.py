@@ -14,7 +14,7 @@ import ast
 import itertools
 import sys
 
-from nodes.views import defines
+from accord.nodes.views import defines
 
 _MAIN = ("main",)
 _STRAY = (ast.Return, ast.Break, ast.Continue)
@@ -40,7 +40,7 @@ def _escape_newlines_in_strings(code: str) -> str:
                 i += len(quote)
                 continue
         elif c == "\\":
-            out.append(code[i:i + 2])
+            out.append(code[i : i + 2])
             i += 2
             continue
         elif code.startswith(quote, i):
@@ -84,8 +84,12 @@ def _key(node: ast.stmt, source: str) -> tuple[str, ...]:
         return ("def", node.name)
     if isinstance(node, ast.Import | ast.ImportFrom):
         return ("import", ast.get_source_segment(source, node) or "")
-    if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
+    if (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    ):
         return _MAIN
     if isinstance(node, ast.Assign | ast.AnnAssign):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -95,8 +99,9 @@ def _key(node: ast.stmt, source: str) -> tuple[str, ...]:
 
 def _is_bare_expression(node: ast.stmt) -> bool:
     """Return whether ``node`` is a module-level expression other than a docstring."""
-    return isinstance(node, ast.Expr) and not (isinstance(node.value, ast.Constant)
-                                               and isinstance(node.value.value, str))
+    return isinstance(node, ast.Expr) and not (
+        isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    )
 
 
 def _pieces(source: str) -> list[tuple[tuple[str, ...], str]]:
@@ -126,8 +131,10 @@ def _checks(node: ast.stmt) -> bool:
     if isinstance(node, (ast.Assert, *_STRAY)) or _is_bare_expression(node):
         return True
     return isinstance(node, ast.For | ast.While) and any(
-        isinstance(n, ast.Assert) or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                                      and n.func.id == "print") for n in ast.walk(node))
+        isinstance(n, ast.Assert)
+        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print")
+        for n in ast.walk(node)
+    )
 
 
 def _complete_prefix(lines: list[str], name: str) -> list[str] | None:
@@ -167,7 +174,7 @@ def without_checks(source: str, name: str) -> str:
     shared = {b.lineno for a, b in itertools.pairwise(tree.body) if a.end_lineno == b.lineno}
     drop = [node for node in tree.body if _checks(node) and not {node.lineno, node.end_lineno} & shared]
     for node in reversed(drop):
-        del lines[node.lineno - 1:node.end_lineno]
+        del lines[node.lineno - 1 : node.end_lineno]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -185,12 +192,19 @@ def _uses(source: str, names: set[str]) -> bool:
 
 
 def _calls(source: str, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-               for n in ast.walk(ast.parse(source)))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+        for n in ast.walk(ast.parse(source))
+    )
 
 
-def merge_module(existing: str, addition: str, module: str | None = None,
-                 keep: frozenset[str] = frozenset(), drop: frozenset[str] = frozenset()) -> str:
+def merge_module(
+    existing: str,
+    addition: str,
+    module: str | None = None,
+    keep: frozenset[str] = frozenset(),
+    drop: frozenset[str] = frozenset(),
+) -> str:
     """Return ``existing`` with the top-level statements of ``addition`` merged in.
 
     ``module`` is the merged file's own module name: an import of it (a circular self-import that small
@@ -205,8 +219,11 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     kept = {k for k, _ in old if k[0] == "def" and k[1] in keep}
     if ("def", "main") in kept:
         kept.add(_MAIN)
-    new = [(k, t) for k, t in _pieces(repaired(addition))
-           if not _imports_itself(k, module) and k not in kept and not (k[0] == "def" and k[1] in drop)]
+    new = [
+        (k, t)
+        for k, t in _pieces(repaired(addition))
+        if not _imports_itself(k, module) and k not in kept and not (k[0] == "def" and k[1] in drop)
+    ]
     new_by_key = dict(new)
     merged = [(k, new_by_key.pop(k, text)) for k, text in old]
     added = [(k, text) for k, text in new if k in new_by_key]
@@ -216,8 +233,7 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     added = [(k, t) for k, t in added if not (k[0] == "assign" and _calls(t, defs))]
     # New data goes above the functions that use it.
     hoisted = [(k, t) for k, t in added if k[0] == "assign" and not _uses(t, defs)]
-    first_def = next((i for i, (k, _) in enumerate(merged) if k[0] not in ("import", "assign")),
-                     len(merged))
+    first_def = next((i for i, (k, _) in enumerate(merged) if k[0] not in ("import", "assign")), len(merged))
     merged[first_def:first_def] = hoisted
     merged += [piece for piece in added if piece not in hoisted]
     imports = [text for k, text in merged if k[0] == "import"]
@@ -227,8 +243,12 @@ def merge_module(existing: str, addition: str, module: str | None = None,
     return "\n\n\n".join([*parts, *body, *main]) + "\n"
 
 
-def without_calls(source: str, names: frozenset[str], exempt: frozenset[str] = frozenset(),
-                  file_parameters: frozenset[str] = frozenset()) -> str:
+def without_calls(
+    source: str,
+    names: frozenset[str],
+    exempt: frozenset[str] = frozenset(),
+    file_parameters: frozenset[str] = frozenset(),
+) -> str:
     """Return ``source`` without the statement-level calls to ``names`` inside its top-level functions;
     a block left empty gets ``pass``. Functions named in ``names`` or ``exempt``, and those taking one of
     ``file_parameters`` (a helper handed a path), keep theirs.
@@ -248,24 +268,34 @@ def without_calls(source: str, names: frozenset[str], exempt: frozenset[str] = f
         taken = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
         if function.name in names | exempt or file_parameters & taken:
             continue
-        blocks += [block for node in ast.walk(function) for field in ("body", "orelse", "finalbody")
-                   if isinstance(block := getattr(node, field, None), list)]
+        blocks += [
+            block
+            for node in ast.walk(function)
+            for field in ("body", "orelse", "finalbody")
+            if isinstance(block := getattr(node, field, None), list)
+        ]
     removals: list[tuple[ast.stmt, bool]] = []  # (statement, whether `pass` takes its place)
     for block in blocks:
-        calls = [s for s in block if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-                 and isinstance(s.value.func, ast.Name) and s.value.func.id in names
-                 and _alone(s, lines)]
+        calls = [
+            s
+            for s in block
+            if isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Name)
+            and s.value.func.id in names
+            and _alone(s, lines)
+        ]
         removals += [(s, len(calls) == len(block) and s is calls[0]) for s in calls]
     for node, with_pass in sorted(removals, key=lambda r: r[0].lineno, reverse=True):
-        indent = lines[node.lineno - 1][:node.col_offset]
-        lines[node.lineno - 1:node.end_lineno] = [f"{indent}pass"] if with_pass else []
+        indent = lines[node.lineno - 1][: node.col_offset]
+        lines[node.lineno - 1 : node.end_lineno] = [f"{indent}pass"] if with_pass else []
     return "\n".join(lines) + "\n" if removals else source
 
 
 def _alone(node: ast.stmt, lines: list[str]) -> bool:
     """Return whether ``node`` has its lines to itself (no ``if x: f()`` or ``a; f()``)."""
-    end = lines[(node.end_lineno or node.lineno) - 1][node.end_col_offset or 0:].strip()
-    return not lines[node.lineno - 1][:node.col_offset].strip() and (not end or end.startswith("#"))
+    end = lines[(node.end_lineno or node.lineno) - 1][node.end_col_offset or 0 :].strip()
+    return not lines[node.lineno - 1][: node.col_offset].strip() and (not end or end.startswith("#"))
 
 
 def defined_names(source: str) -> set[str]:
@@ -279,8 +309,9 @@ def defined_names(source: str) -> set[str]:
 
 def clean_test_module(source: str, app_module: str, app_names: set[str]) -> str:
     """Return a test module that imports the app and does not shadow its definitions with copies."""
-    pieces = [(k, text) for k, text in _pieces(source)
-              if not (k[0] == "def" and k[1] in app_names) and k != _MAIN]
+    pieces = [
+        (k, text) for k, text in _pieces(source) if not (k[0] == "def" and k[1] in app_names) and k != _MAIN
+    ]
     header = f"from {app_module} import *"
     texts = [text for _, text in pieces]
     if header not in texts:
@@ -297,8 +328,11 @@ def named_tests(source: str, name: str) -> str:
     Raises:
         SyntaxError: ``source`` does not parse, repaired or not.
     """
-    keep = [text for key, text in _pieces(repaired(source))
-            if key[0] == "import" or (key[0] == "def" and key[1].startswith(f"test_{name}"))]
+    keep = [
+        text
+        for key, text in _pieces(repaired(source))
+        if key[0] == "import" or (key[0] == "def" and key[1].startswith(f"test_{name}"))
+    ]
     return "\n\n\n".join(keep) + "\n" if keep else ""
 
 
@@ -323,13 +357,22 @@ def with_imports(source: str) -> str:
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-    used = sorted({n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-                   and isinstance(n.value, ast.Name) and isinstance(n.value.ctx, ast.Load)})
+    used = sorted(
+        {
+            n.value.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and isinstance(n.value.ctx, ast.Load)
+        }
+    )
     missing = [name for name in used if name not in bound and name in sys.stdlib_module_names]
     if not missing:
         return source
     # After any `from __future__` import, which must come first.
-    after = max((n.end_lineno or 0 for n in tree.body
-                 if isinstance(n, ast.ImportFrom) and n.module == "__future__"), default=0)
+    after = max(
+        (n.end_lineno or 0 for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"),
+        default=0,
+    )
     lines = source.splitlines(keepends=True)
     return "".join([*lines[:after], *(f"import {name}\n" for name in missing), *lines[after:]])

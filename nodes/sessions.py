@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from runtime import sandbox
-from state.artifacts import CaseResult, CodeArtifact, Design, Turn
+from accord.runtime import sandbox
+from accord.state.artifacts import CaseResult, CodeArtifact, Design, Turn
 
 SHOWN = 1200
 """Characters of a failing session's output shown to the model and in the report."""
@@ -38,8 +38,9 @@ def play(code: CodeArtifact, entry_point: str, design: Design, limits: sandbox.L
     return [_case(name, stdin, result, crash(result) or unseen(result.stdout, design.session))]
 
 
-def _with_arguments(files: dict[str, str], entry_point: str, turn: Turn,
-                    limits: sandbox.Limits) -> CaseResult:
+def _with_arguments(
+    files: dict[str, str], entry_point: str, turn: Turn, limits: sandbox.Limits
+) -> CaseResult:
     try:
         argv = shlex.split(turn.input)
     except ValueError:  # an unbalanced quote: the words as typed

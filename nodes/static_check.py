@@ -12,7 +12,7 @@ import builtins
 import symtable
 from collections.abc import Iterator, Mapping
 
-from state.artifacts import CaseResult
+from accord.state.artifacts import CaseResult
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__"}
 
@@ -23,14 +23,20 @@ def _module_names(source: str) -> set[str] | None:
         table = symtable.symtable(source, "<module>", "exec")
     except SyntaxError:
         return None
-    return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
-            or s.is_namespace() or s.is_parameter()}
+    return {
+        s.get_name()
+        for s in table.get_symbols()
+        if s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()
+    }
 
 
 def _star_sources(source: str) -> list[str]:
     """Return the module names ``source`` imports with ``*``."""
-    return [n.module or "" for n in ast.walk(ast.parse(source))
-            if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
+    return [
+        n.module or ""
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+    ]
 
 
 def _unbound(table: symtable.SymbolTable, known: set[str]) -> Iterator[tuple[str, str]]:
@@ -39,8 +45,14 @@ def _unbound(table: symtable.SymbolTable, known: set[str]) -> Iterator[tuple[str
     for symbol in table.get_symbols():
         name = symbol.get_name()
         reads_global = symbol.is_global() or table.get_type() == "module"
-        if (symbol.is_referenced() and reads_global and name not in known and name not in _BUILTINS
-                and not symbol.is_assigned() and not symbol.is_imported()):
+        if (
+            symbol.is_referenced()
+            and reads_global
+            and name not in known
+            and name not in _BUILTINS
+            and not symbol.is_assigned()
+            and not symbol.is_imported()
+        ):
             yield name, scope
     for child in table.get_children():
         yield from _unbound(child, known)
@@ -49,8 +61,11 @@ def _unbound(table: symtable.SymbolTable, known: set[str]) -> Iterator[tuple[str
 def unbound_names(source: str) -> set[str]:
     """Return the globals ``source`` reads that nothing in it binds (empty when it does not parse)."""
     known = _module_names(source)
-    return set() if known is None else {name for name, _ in _unbound(symtable.symtable(source, "<module>",
-                                                                                       "exec"), known)}
+    return (
+        set()
+        if known is None
+        else {name for name, _ in _unbound(symtable.symtable(source, "<module>", "exec"), known)}
+    )
 
 
 def undefined_names(path: str, files: Mapping[str, str]) -> list[str]:
@@ -72,8 +87,10 @@ def undefined_names(path: str, files: Mapping[str, str]) -> list[str]:
     scopes: dict[str, list[str]] = {}
     for name, scope in _unbound(symtable.symtable(source, path, "exec"), known):
         scopes.setdefault(name, []).append(scope)
-    return [f"`{name}` is used in {', '.join(dict.fromkeys(where))} but never defined or imported"
-            for name, where in scopes.items()]
+    return [
+        f"`{name}` is used in {', '.join(dict.fromkeys(where))} but never defined or imported"
+        for name, where in scopes.items()
+    ]
 
 
 def unbound_in(source: str, function: str) -> list[str]:
@@ -83,8 +100,11 @@ def unbound_in(source: str, function: str) -> list[str]:
     known = _module_names(source)
     if known is None:
         return []
-    tables = [t for t in symtable.symtable(source, "<module>", "exec").get_children()
-              if t.get_type() == "function" and t.get_name() == function]
+    tables = [
+        t
+        for t in symtable.symtable(source, "<module>", "exec").get_children()
+        if t.get_type() == "function" and t.get_name() == function
+    ]
     return list(dict.fromkeys(name for table in tables for name, _ in _unbound(table, known)))
 
 
@@ -99,8 +119,11 @@ def test_functions(source: str) -> list[str]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
             found.append(node.name)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            found += [f"{node.name}.{m.name}" for m in node.body
-                      if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
+            found += [
+                f"{node.name}.{m.name}"
+                for m in node.body
+                if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")
+            ]
     return found
 
 
@@ -109,6 +132,11 @@ def check(files: Mapping[str, str]) -> list[CaseResult]:
     cases = []
     for path in sorted(p for p in files if p.endswith(".py")):
         problems = undefined_names(path, files)
-        cases.append(CaseResult(name=f"static check: names defined in {path}", passed=not problems,
-                                message="\n".join(problems)))
+        cases.append(
+            CaseResult(
+                name=f"static check: names defined in {path}",
+                passed=not problems,
+                message="\n".join(problems),
+            )
+        )
     return cases

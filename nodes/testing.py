@@ -12,8 +12,8 @@ import textwrap
 import time
 import xml.etree.ElementTree as ET
 
-from runtime import sandbox
-from state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
+from accord.runtime import sandbox
+from accord.state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
 
 JUNIT = ".accord-junit.xml"
 NO_TESTS_COLLECTED = 5
@@ -138,8 +138,13 @@ def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: flo
         ending = "error"
     else:
         ending = "passed" if all(c.passed for c in cases) else "failed"
-    return TestReport(ending=ending, cases=tuple(cases), output=output[-4000:],
-                      duration_s=round(time.monotonic() - started, 3), limit=limit_hit(result, cases))
+    return TestReport(
+        ending=ending,
+        cases=tuple(cases),
+        output=output[-4000:],
+        duration_s=round(time.monotonic() - started, 3),
+        limit=limit_hit(result, cases),
+    )
 
 
 def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult]) -> SandboxLimit:
@@ -153,8 +158,13 @@ def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult]) -> Sandbox
     return ""
 
 
-def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, ...],
-                 limits: sandbox.Limits, traced: int = 0) -> tuple[TestReport, sandbox.SandboxResult]:
+def run_examples(
+    code: CodeArtifact,
+    module_file: str,
+    examples: tuple[Example, ...],
+    limits: sandbox.Limits,
+    traced: int = 0,
+) -> tuple[TestReport, sandbox.SandboxResult]:
     """Run ``examples`` against the module ``module_file`` of ``code``.
 
     Each call gets an equal share of the time limit, so one that hangs fails alone and the others
@@ -165,31 +175,41 @@ def run_examples(code: CodeArtifact, module_file: str, examples: tuple[Example, 
     sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
     # An example's name shows its setup, so a failure read alone says what ran.
-    cases = [(f"example {i + 1}: {'; '.join((*ex.setup, ex.call))}", ex.setup, ex.call, ex.expected)
-             for i, ex in enumerate(examples)]
+    cases = [
+        (f"example {i + 1}: {'; '.join((*ex.setup, ex.call))}", ex.setup, ex.call, ex.expected)
+        for i, ex in enumerate(examples)
+    ]
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
     # The traces share a tenth of the limit, so a call that hangs again under the tracer still ends within it.
     trace_timeout = round(max(0.1, 0.1 * limits.timeout_s / max(1, traced)), 2)
-    harness = textwrap.dedent(_HARNESS).format(module=module, sentinel=sentinel, cases=cases,
-                                               case_timeout=case_timeout, traced=traced,
-                                               trace_timeout=trace_timeout,
-                                               trace_head=TRACE_HEAD, trace_tail=TRACE_TAIL,
-                                               trace_width=TRACE_WIDTH)
+    harness = textwrap.dedent(_HARNESS).format(
+        module=module,
+        sentinel=sentinel,
+        cases=cases,
+        case_timeout=case_timeout,
+        traced=traced,
+        trace_timeout=trace_timeout,
+        trace_head=TRACE_HEAD,
+        trace_tail=TRACE_TAIL,
+        trace_width=TRACE_WIDTH,
+    )
     started = time.monotonic()
-    result = sandbox.run(sandbox.python(".accord_harness.py"),
-                         {**code.files, ".accord_harness.py": harness}, limits)
+    result = sandbox.run(
+        sandbox.python(".accord_harness.py"), {**code.files, ".accord_harness.py": harness}, limits
+    )
     parsed: list[CaseResult] = []
     for line in result.stdout.splitlines():
         if line.startswith(sentinel):
-            parsed = [CaseResult.model_validate(c) for c in json.loads(line[len(sentinel):])]
+            parsed = [CaseResult.model_validate(c) for c in json.loads(line[len(sentinel) :])]
     return _report(result, parsed, started), result
 
 
 def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
     """Run the code's test files with pytest and report each test case."""
     started = time.monotonic()
-    argv = sandbox.python("-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
-                          f"--junitxml={JUNIT}", *code.test_files)
+    argv = sandbox.python(
+        "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short", f"--junitxml={JUNIT}", *code.test_files
+    )
     result = sandbox.run(argv, code.files, limits)
     cases: list[CaseResult] = []
     if xml := result.files.get(JUNIT):
@@ -204,8 +224,12 @@ def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, 
     report = _report(result, cases, started)
     if result.exit_code == NO_TESTS_COLLECTED:
         where = f" in {', '.join(code.test_files)}" if code.test_files else ""
-        report = report.model_copy(update={"output": f"pytest found no test{where}: write test functions "
-                                           "named test_... in a test_*.py file\n" + report.output})
+        report = report.model_copy(
+            update={
+                "output": f"pytest found no test{where}: write test functions "
+                "named test_... in a test_*.py file\n" + report.output
+            }
+        )
     return report, result
 
 
@@ -225,7 +249,10 @@ def merge(*reports: TestReport) -> TestReport:
     ending = next((e for e in ("timeout", "error", "failed") if e in endings), "passed")
     if ending == "error" and cases and any(r.ending == "failed" for r in reports):
         ending = "failed"
-    return TestReport(ending=ending, cases=cases,
-                      output="\n".join(r.output for r in reports if r.output)[-4000:],
-                      duration_s=round(sum(r.duration_s for r in reports), 3),
-                      limit=next((r.limit for r in reports if r.limit), ""))
+    return TestReport(
+        ending=ending,
+        cases=cases,
+        output="\n".join(r.output for r in reports if r.output)[-4000:],
+        duration_s=round(sum(r.duration_s for r in reports), 3),
+        limit=next((r.limit for r in reports if r.limit), ""),
+    )

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes import sessions, static_check, testing
-from nodes.views import FUNCTION_FILE
-from runtime import sandbox
-from state.artifacts import CodeArtifact, Design, Example, Selection, TaskSpec, TestReport, TestSuite
-from state.graph_state import read
-from state.stage import StageCall
+from accord.nodes import sessions, static_check, testing
+from accord.nodes.views import FUNCTION_FILE
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, Design, Example, Selection, TaskSpec, TestReport, TestSuite
+from accord.state.graph_state import read
+from accord.state.stage import StageCall
 
 
 def limits(call: StageCall) -> sandbox.Limits:
@@ -21,27 +21,44 @@ def limits(call: StageCall) -> sandbox.Limits:
     return sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
 
-def test_code(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-              call: StageCall, design: Design | None = None) -> TestReport:
+def test_code(
+    task: TaskSpec,
+    examples: tuple[Example, ...],
+    code: CodeArtifact,
+    call: StageCall,
+    design: Design | None = None,
+) -> TestReport:
     """Run the examples (function tasks) and the code's pytest files, and check an application's code
     statically; record each sandbox run."""
     report = executed(task, examples, code, call, design=design)
     return testing.merge(report, static_report(code)) if task.level == "application" else report
 
 
-def executed(task: TaskSpec, examples: tuple[Example, ...], code: CodeArtifact,
-             call: StageCall, traced: int = 0, design: Design | None = None) -> TestReport:
+def executed(
+    task: TaskSpec,
+    examples: tuple[Example, ...],
+    code: CodeArtifact,
+    call: StageCall,
+    traced: int = 0,
+    design: Design | None = None,
+) -> TestReport:
     """Run the examples (function tasks), the first ``traced`` failing ones again under the tracer, and
     the code's pytest files, with ``design``'s input files beside them as the program's session has them;
     record each sandbox run."""
     reports = []
     if task.completes_stub:
         defined = Example(call=f"callable({task.entry_point})", expected="True")
-        reports.append(_recorded(call, "examples", *testing.run_examples(
-            code, FUNCTION_FILE, (defined, *examples), limits(call), traced)))
+        reports.append(
+            _recorded(
+                call,
+                "examples",
+                *testing.run_examples(code, FUNCTION_FILE, (defined, *examples), limits(call), traced),
+            )
+        )
     if code.test_files or task.level == "application":
-        reports.append(_recorded(call, "pytest", *testing.run_pytest(sessions.beside(code, design),
-                                                                     limits(call))))
+        reports.append(
+            _recorded(call, "pytest", *testing.run_pytest(sessions.beside(code, design), limits(call)))
+        )
     return testing.merge(*reports)
 
 
@@ -51,11 +68,14 @@ def static_report(code: CodeArtifact) -> TestReport:
     return TestReport(ending="passed" if all(c.passed for c in cases) else "failed", cases=cases)
 
 
-def _recorded(call: StageCall, what: str, report: TestReport,
-              result: sandbox.SandboxResult) -> TestReport:
-    call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                detail=f"{what} [{result.isolation}] {sum(c.passed for c in report.cases)}"
-                       f"/{len(report.cases)} passed, {result.ending}")
+def _recorded(call: StageCall, what: str, report: TestReport, result: sandbox.SandboxResult) -> TestReport:
+    call.record(
+        "sandbox",
+        latency_s=result.duration_s,
+        outcome=report.ending,
+        detail=f"{what} [{result.isolation}] {sum(c.passed for c in report.cases)}"
+        f"/{len(report.cases)} passed, {result.ending}",
+    )
     return report
 
 

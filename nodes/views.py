@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from state.artifacts import CodeArtifact, Design, Plan, ReviewReport, TaskSpec, TestReport, Turn
-from state.graph_state import read
+from accord.state.artifacts import CodeArtifact, Design, Plan, ReviewReport, TaskSpec, TestReport, Turn
+from accord.state.graph_state import read
 
 FUNCTION_FILE = "solution.py"
 """The module a function-level task's code lives in."""
@@ -55,7 +55,7 @@ def code_block(reply: str, name: str = "") -> str:
         chosen = next((b for b in blocks if name and defines(b, name)), blocks[0])
         return _LANGUAGE_LINE.sub("", chosen, count=1).strip("\n") + "\n"
     if "```" in reply:
-        reply = reply[reply.rindex("```"):]
+        reply = reply[reply.rindex("```") :]
     return strip_fences(reply)
 
 
@@ -64,8 +64,10 @@ def task_view(task: TaskSpec) -> str:
     if task.level == "function":
         return f"Complete the Python function `{task.entry_point}`:\n```python\n{task.stub}\n```"
     if task.level == "class":
-        return (f"Complete the Python class `{task.entry_point}`: implement every method whose body is only "
-                f"a docstring, keep the code it already has:\n```python\n{task.stub}\n```")
+        return (
+            f"Complete the Python class `{task.entry_point}`: implement every method whose body is only "
+            f"a docstring, keep the code it already has:\n```python\n{task.stub}\n```"
+        )
     return f"Build this application in Python:\n{task.request}"
 
 
@@ -105,8 +107,9 @@ def code_view(code: CodeArtifact | None, task: TaskSpec | None = None) -> str:
     if task is not None and task.completes_stub and task.stub:
         body = code.files.get(FUNCTION_FILE, "").removeprefix(task.stub).strip("\n")
         return f"```python\n{body}\n```"
-    return "\n\n".join(f"File `{path}`:\n```python\n{body.rstrip()}\n```"
-                       for path, body in sorted(code.files.items()))
+    return "\n\n".join(
+        f"File `{path}`:\n```python\n{body.rstrip()}\n```" for path, body in sorted(code.files.items())
+    )
 
 
 def failures_view(report: TestReport, limit: int = 6) -> str:
@@ -115,9 +118,11 @@ def failures_view(report: TestReport, limit: int = 6) -> str:
     if not failures:
         stopped = f" (the sandbox's {report.limit.replace('_', ' ')} stopped it)" if report.limit else ""
         return f"The test run ended with {report.ending}{stopped}:\n{report.output[-1500:]}"
-    shown = "\n\n".join(f"- {c.name}\n{c.message.strip()[:800]}" + (
-        f"\nTrace of this call, each line with the values before it ran:\n{c.trace}" if c.trace else "")
-        for c in failures[:limit])
+    shown = "\n\n".join(
+        f"- {c.name}\n{c.message.strip()[:800]}"
+        + (f"\nTrace of this call, each line with the values before it ran:\n{c.trace}" if c.trace else "")
+        for c in failures[:limit]
+    )
     more = f"\n(and {len(failures) - limit} more failures)" if len(failures) > limit else ""
     return shown + more
 
@@ -137,10 +142,13 @@ def artifacts(state: Mapping[str, Any]) -> tuple[TaskSpec, Plan | None, CodeArti
     return task, read(state, "plan", Plan), read(state, "code", CodeArtifact)
 
 
-def apply_changes(code: CodeArtifact | None, changes: Mapping[str, str],
-                  entry_points: tuple[str, ...] = ()) -> CodeArtifact:
+def apply_changes(
+    code: CodeArtifact | None, changes: Mapping[str, str], entry_points: tuple[str, ...] = ()
+) -> CodeArtifact:
     """Return the file map with ``changes`` written over it; test files are found by their names."""
-    files = {**(code.files if code else {}), **{p.strip().lstrip("./"): strip_fences(c)
-                                              for p, c in changes.items() if p.strip()}}
+    files = {
+        **(code.files if code else {}),
+        **{p.strip().lstrip("./"): strip_fences(c) for p, c in changes.items() if p.strip()},
+    }
     tests = tuple(sorted(p for p in files if re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p)))
     return CodeArtifact(files=files, entry_points=entry_points, test_files=tests)

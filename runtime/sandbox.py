@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from state.context import Context
-from state.settings import Settings
+from accord.state.context import Context
+from accord.state.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +89,10 @@ class SandboxUnavailable(RuntimeError):
 MODE_VARIABLE = "ACCORD_SANDBOX"
 UNSAFE = "unsafe-rlimits"
 """The opt-in to run model-written code with rlimits alone: no filesystem, network or process isolation."""
-FIX = (f"install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed, or accept the "
-       f"risk of running model-written code unisolated with {MODE_VARIABLE}={UNSAFE}")
+FIX = (
+    f"install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed, or accept the "
+    f"risk of running model-written code unisolated with {MODE_VARIABLE}={UNSAFE}"
+)
 
 
 def bubblewrap() -> str | None:
@@ -102,8 +104,12 @@ def bubblewrap() -> str | None:
 def namespaces_refused(bwrap: str) -> str:
     """Return why bubblewrap cannot create its namespaces here ("" when it can)."""
     try:
-        probe = subprocess.run([bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
-                               capture_output=True, text=True, timeout=30)
+        probe = subprocess.run(
+            [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     return "" if probe.returncode == 0 else (probe.stderr.strip() or f"exit status {probe.returncode}")
@@ -118,16 +124,20 @@ def isolation() -> Isolation:
     """
     mode = Settings().sandbox
     if mode == UNSAFE:
-        _warn_once(f"{MODE_VARIABLE}={UNSAFE}: model-written code runs with rlimits only (no filesystem, "
-                   "network or process isolation)")
+        _warn_once(
+            f"{MODE_VARIABLE}={UNSAFE}: model-written code runs with rlimits only (no filesystem, "
+            "network or process isolation)"
+        )
         return "rlimits"
     if mode != "bubblewrap":
-        raise SandboxUnavailable(f"{MODE_VARIABLE}={mode!r} is not a sandbox mode: use bubblewrap (the "
-                                 f"default) or {UNSAFE}")
+        raise SandboxUnavailable(
+            f"{MODE_VARIABLE}={mode!r} is not a sandbox mode: use bubblewrap (the default) or {UNSAFE}"
+        )
     bwrap = bubblewrap()
     if bwrap is None:
-        raise SandboxUnavailable(f"bubblewrap is not installed, so model-written code cannot run isolated: "
-                                 f"{FIX}")
+        raise SandboxUnavailable(
+            f"bubblewrap is not installed, so model-written code cannot run isolated: {FIX}"
+        )
     if reason := namespaces_refused(bwrap):
         raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({reason[:200]}): {FIX}")
     return "bubblewrap"
@@ -199,8 +209,10 @@ def _pids_cgroup(max_tasks: int) -> Iterator[Path | None]:
             group = Path(tempfile.mkdtemp(prefix="accord-sbx-", dir=base))
             (group / "pids.max").write_text(str(max_tasks))
     if group is None and os.getuid() == 0:
-        _warn_once("running as root without a writable pids cgroup: sandboxed programs have no process "
-                   "limit (RLIMIT_NPROC does not bind uid 0)")
+        _warn_once(
+            "running as root without a writable pids cgroup: sandboxed programs have no process "
+            "limit (RLIMIT_NPROC does not bind uid 0)"
+        )
     try:
         yield group
     finally:
@@ -258,9 +270,29 @@ def _rlimits(limits: Limits, nproc: int, group: Path | None):  # type: ignore[no
 def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
     # Run as root (as CI does), bwrap keeps the caller's capabilities inside the sandbox, and with
     # CAP_SYS_ADMIN a program could remount its read-only views writable: drop every one.
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
-            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
+    argv = [
+        bwrap,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        str(workspace),
+        WORKSPACE,
+        "--chdir",
+        WORKSPACE,
+    ]
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink(f"/{link}"):
             argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
@@ -277,8 +309,14 @@ def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
 
 def _clean_env(home: str) -> dict[str, str]:
     path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
-    return {"PATH": path, "HOME": home, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+    return {
+        "PATH": path,
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONHASHSEED": "0",
+    }
 
 
 def _read_capped(path: Path, limit: int) -> tuple[str, bool]:
@@ -301,8 +339,9 @@ def _workspace_files(root: Path, limit: int = 200_000) -> dict[str, str]:
     return files
 
 
-def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits(),
-        stdin: str | None = None) -> SandboxResult:
+def run(
+    argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits(), stdin: str | None = None
+) -> SandboxResult:
     """Run ``argv`` in a fresh workspace holding ``files`` and return how it ended.
 
     ``argv`` runs with the workspace as its working directory; use ``python()`` for the interpreter.
@@ -328,17 +367,24 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
             command, cwd, env = list(argv), str(workspace), _clean_env(str(workspace))
         nproc = _tasks_of_current_user() + limits.processes
         start = time.monotonic()
-        with out.open("wb") as stdout, err.open("wb") as stderr, \
-                _pids_cgroup(limits.processes + BWRAP_PROCESSES) as group:
+        with (
+            out.open("wb") as stdout,
+            err.open("wb") as stderr,
+            _pids_cgroup(limits.processes + BWRAP_PROCESSES) as group,
+        ):
             proc = subprocess.Popen(
-                command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                command,
+                cwd=cwd,
+                env=env,
+                stdout=stdout,
+                stderr=stderr,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=_rlimits(limits, nproc, group),
+                start_new_session=True,
+                preexec_fn=_rlimits(limits, nproc, group),
             )
             timed_out = False
             try:
-                proc.communicate(stdin.encode() if stdin is not None else None,
-                                 timeout=limits.timeout_s)
+                proc.communicate(stdin.encode() if stdin is not None else None, timeout=limits.timeout_s)
             except subprocess.TimeoutExpired:
                 timed_out = True
             finally:
@@ -354,9 +400,10 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
             ending = "timeout"
         elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             ending = "cpu_limit"
-        elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or max(
-            out.stat().st_size, err.stat().st_size
-        ) >= limits.file_mb << 20:
+        elif (
+            code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ)
+            or max(out.stat().st_size, err.stat().st_size) >= limits.file_mb << 20
+        ):
             # Python ignores SIGXFSZ and fails the write instead, so judge by the capped size too.
             ending = "file_limit"
         elif code is not None and (code < 0 or code == 128 + signal.SIGKILL):
@@ -364,9 +411,14 @@ def run(argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits()
         stdout_text, cut_out = _read_capped(out, limits.output_chars)
         stderr_text, cut_err = _read_capped(err, limits.output_chars)
         return SandboxResult(
-            exit_code=None if timed_out else code, ending=ending, stdout=stdout_text,
-            stderr=stderr_text, duration_s=duration, isolation=mode,
-            files=_workspace_files(workspace), truncated=cut_out or cut_err,
+            exit_code=None if timed_out else code,
+            ending=ending,
+            stdout=stdout_text,
+            stderr=stderr_text,
+            duration_s=duration,
+            isolation=mode,
+            files=_workspace_files(workspace),
+            truncated=cut_out or cut_err,
             process_limit_hit=process_limit_hit,
         )
 

@@ -248,8 +248,9 @@ class AuditTask(Frozen):
     def numbered(self) -> str:
         """Return the code with its file's line numbers, as the roles read it."""
         width = len(str(self.first_line + self.code.count("\n")))
-        return "\n".join(f"{n:>{width}} | {line}"
-                         for n, line in enumerate(self.code.splitlines(), start=self.first_line))
+        return "\n".join(
+            f"{n:>{width}} | {line}" for n, line in enumerate(self.code.splitlines(), start=self.first_line)
+        )
 
 
 Cwe = Annotated[str, Field(pattern=r"^CWE-[0-9]{1,4}$")]
@@ -309,7 +310,7 @@ class Question(Frozen):
     @property
     def letters(self) -> str:
         """Return the options' letters, in order (``ABCD``)."""
-        return "ABCDEFGHIJ"[:len(self.options)]
+        return "ABCDEFGHIJ"[: len(self.options)]
 
     def shown(self) -> str:
         """Return the question as the roles read it: the text, then one lettered option per line."""
@@ -405,8 +406,10 @@ def register_artifact(model: type[F]) -> type[F]:
 def _registered(kind: str) -> str:
     if kind not in ARTIFACT_MODELS:
         known = ", ".join(sorted(ARTIFACT_MODELS))
-        raise ValueError(f"no artifact kind {kind!r} (known: {known}; a workflow adds its own with "
-                         "state.artifacts.register_artifact)")
+        raise ValueError(
+            f"no artifact kind {kind!r} (known: {known}; a workflow adds its own with "
+            "accord.state.artifacts.register_artifact)"
+        )
     return kind
 
 
@@ -445,9 +448,12 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
     if kind == "audit_task":
         return f"{artifact['language']} code, {artifact['code'].count(chr(10)) + 1} lines"
     if kind == "findings":
-        return "; ".join(f"{role}: {'vulnerable' if f['vulnerable'] else 'safe'}"
-                         + (f" ({f['cwe']})" if f.get("cwe") else "") + f", {f['evidence']}"
-                         for role, f in artifact["by_role"].items())
+        return "; ".join(
+            f"{role}: {'vulnerable' if f['vulnerable'] else 'safe'}"
+            + (f" ({f['cwe']})" if f.get("cwe") else "")
+            + f", {f['evidence']}"
+            for role, f in artifact["by_role"].items()
+        )
     if kind == "question":
         return Question.model_validate(artifact).shown()
     if kind == "reasoning":

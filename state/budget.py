@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from state.context import Context
+from accord.state.context import Context
 
 
 class BudgetExhausted(Exception):
@@ -29,8 +29,12 @@ class Spend:
     """Working time: the stages' own time (a run paused or waiting to resume does not count)."""
 
     def __add__(self, other: Spend) -> Spend:
-        return Spend(self.llm_calls + other.llm_calls, self.tokens + other.tokens,
-                     self.cost + other.cost, self.seconds + other.seconds)
+        return Spend(
+            self.llm_calls + other.llm_calls,
+            self.tokens + other.tokens,
+            self.cost + other.cost,
+            self.seconds + other.seconds,
+        )
 
 
 def spent(ledger: Iterable[Mapping[str, Any]]) -> Spend:
@@ -50,10 +54,12 @@ def spent(ledger: Iterable[Mapping[str, Any]]) -> Spend:
 
 def exhausted(context: Context, spend: Spend) -> str:
     """Return why the run may not go on (the first budget spent), or '' while every budget holds."""
-    checks = (("LLM-call", spend.llm_calls, context.max_llm_calls, "{:,}", " calls"),
-              ("token", spend.tokens, context.max_run_tokens, "{:,}", " tokens"),
-              ("cost", spend.cost, context.max_cost, "${:.4f}", ""),
-              ("wall-time", spend.seconds, context.max_wall_s, "{:.1f}", " s"))
+    checks = (
+        ("LLM-call", spend.llm_calls, context.max_llm_calls, "{:,}", " calls"),
+        ("token", spend.tokens, context.max_run_tokens, "{:,}", " tokens"),
+        ("cost", spend.cost, context.max_cost, "${:.4f}", ""),
+        ("wall-time", spend.seconds, context.max_wall_s, "{:.1f}", " s"),
+    )
     for name, used, limit, number, unit in checks:
         if limit and used >= limit:
             return f"{name} budget exhausted: {number.format(used)} of {number.format(limit)}{unit}"

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from state.artifacts import Frozen
-from state.roles import Style
+from accord.state.artifacts import Frozen
+from accord.state.roles import Style
 
 IDLE_DUTIES: dict[str, frozenset[str]] = {
     "qwen2.5-coder-0.5b": frozenset({"reviewer.review"}),
@@ -155,8 +155,13 @@ class Context:
 
     def counter_limits(self) -> dict[str, int]:
         """Return the counter limits this Context sets; the lifecycle table's own limits hold for the rest."""
-        limits = {"round": self.max_rounds, "debug": self.max_debug_attempts, "resample": self.max_resamples,
-                  "attempt": None if self.first_attempt else 0, "sample": self.max_samples}
+        limits = {
+            "round": self.max_rounds,
+            "debug": self.max_debug_attempts,
+            "resample": self.max_resamples,
+            "attempt": None if self.first_attempt else 0,
+            "sample": self.max_samples,
+        }
         return {name: limit for name, limit in limits.items() if limit is not None}
 
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError, model_validator
 
-from state.artifacts import ARTIFACT_MODELS, ArtifactKind, Frozen
-from state.messages import Message
+from accord.state.artifacts import ARTIFACT_MODELS, ArtifactKind, Frozen
+from accord.state.messages import Message
 
 
 class Contract(Frozen):
@@ -47,8 +47,9 @@ class Contract(Frozen):
         if read := set(self.withheld) & (set(self.inputs) | set(self.optional_inputs)):
             raise ValueError(f"contract {self.role}/{self.duty}: withholds what it reads: {sorted(read)}")
         if unwritten := set(self.recorded) - set(self.outputs) - set(self.optional_outputs):
-            raise ValueError(f"contract {self.role}/{self.duty}: records what it does not write: "
-                             f"{sorted(unwritten)}")
+            raise ValueError(
+                f"contract {self.role}/{self.duty}: records what it does not write: {sorted(unwritten)}"
+            )
         return self
 
 
@@ -93,9 +94,7 @@ def check_preconditions(contract: Contract, state: Mapping[str, Any]) -> list[Vi
                 )
             continue
         if reason := _invalid(ARTIFACT_MODELS[kind], value):
-            violations.append(
-                Violation(role=contract.role, phase="precondition", key=kind, detail=reason)
-            )
+            violations.append(Violation(role=contract.role, phase="precondition", key=kind, detail=reason))
     return violations
 
 
@@ -108,9 +107,7 @@ def check_postconditions(contract: Contract, update: Mapping[str, Any]) -> list[
             continue
         reason = "missing" if value is None else _invalid(ARTIFACT_MODELS[kind], value)
         if reason:
-            violations.append(
-                Violation(role=contract.role, phase="postcondition", key=kind, detail=reason)
-            )
+            violations.append(Violation(role=contract.role, phase="postcondition", key=kind, detail=reason))
     for key in update:
         if key not in contract.outputs and key not in contract.optional_outputs:
             violations.append(

@@ -15,8 +15,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from state.artifacts import Frozen
-from state.contracts import Violation
+from accord.state.artifacts import Frozen
+from accord.state.contracts import Violation
 
 M = TypeVar("M", bound=Frozen)
 
@@ -37,8 +37,9 @@ class Verdict(Frozen):
 class LedgerEntry(Frozen):
     """One accounted event: an LLM call, a contract check, a gate decision, a sandbox run, a retry."""
 
-    kind: Literal["llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff", "action",
-                  "human"]
+    kind: Literal[
+        "llm", "contract", "gate", "sandbox", "retry", "error", "oracle", "handoff", "action", "human"
+    ]
     role: str
     stage: str
     round: int
@@ -151,15 +152,22 @@ def state_for(kinds: Iterable[str]) -> type[Any]:
 
 
 REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
-    key: hint.__metadata__[0] for key, hint in get_type_hints(AccordState, include_extras=True).items()
-    if get_origin(hint) is Annotated}
+    key: hint.__metadata__[0]
+    for key, hint in get_type_hints(AccordState, include_extras=True).items()
+    if get_origin(hint) is Annotated
+}
 """The state keys that merge what parallel roles write, with how (their LangGraph reducers)."""
 
 
 def updated(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``state`` after ``update`` as LangGraph will apply it: reduced keys merged, others replaced."""
-    return {**state, **{key: REDUCERS[key](state[key], value) if key in REDUCERS and key in state else value
-                        for key, value in update.items()}}
+    return {
+        **state,
+        **{
+            key: REDUCERS[key](state[key], value) if key in REDUCERS and key in state else value
+            for key, value in update.items()
+        },
+    }
 
 
 def read(state: Mapping[str, Any], kind: str, model: type[M]) -> M | None:
@@ -201,5 +209,18 @@ def records(items: list[M]) -> list[dict[str, Any]]:
     return [dump(item) for item in items]
 
 
-__all__ = ["AccordState", "Judgment", "LedgerEntry", "Verdict", "Violation", "ballot", "code_versions",
-           "dump", "merge_by_role", "read", "records", "state_for", "updated"]
+__all__ = [
+    "AccordState",
+    "Judgment",
+    "LedgerEntry",
+    "Verdict",
+    "Violation",
+    "ballot",
+    "code_versions",
+    "dump",
+    "merge_by_role",
+    "read",
+    "records",
+    "state_for",
+    "updated",
+]

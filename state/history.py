@@ -47,8 +47,10 @@ def branch(items: Iterable[Checkpoint], head: str | None = None) -> list[Checkpo
     chain.reverse()
     # The node that produced a checkpoint is the one its parent said would run next; a checkpoint a
     # fork wrote (``update``) was produced by no node.
-    return [_with_node(c, chain[i - 1]) if i and not c.node and c.source == "loop" else c
-            for i, c in enumerate(chain)]
+    return [
+        _with_node(c, chain[i - 1]) if i and not c.node and c.source == "loop" else c
+        for i, c in enumerate(chain)
+    ]
 
 
 def _with_node(checkpoint: Checkpoint, parent: Checkpoint) -> Checkpoint:
@@ -62,12 +64,19 @@ def from_graph(graph: Any, thread_id: str, head: str | None = None) -> list[Chec
     items = []
     for snap in graph.get_state_history(config):
         parent = (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-        items.append(Checkpoint(step=int(snap.metadata.get("step", -1)),
-                                checkpoint_id=snap.config["configurable"]["checkpoint_id"],
-                                parent_id=parent, node=None, values=dict(snap.values),
-                                next=tuple(snap.next), created_at=snap.created_at,
-                                source=str(snap.metadata.get("source", "loop")),
-                                ran={t.name: t.result for t in snap.tasks if isinstance(t.result, Mapping)}))
+        items.append(
+            Checkpoint(
+                step=int(snap.metadata.get("step", -1)),
+                checkpoint_id=snap.config["configurable"]["checkpoint_id"],
+                parent_id=parent,
+                node=None,
+                values=dict(snap.values),
+                next=tuple(snap.next),
+                created_at=snap.created_at,
+                source=str(snap.metadata.get("source", "loop")),
+                ran={t.name: t.result for t in snap.tasks if isinstance(t.result, Mapping)},
+            )
+        )
     return branch(items, head)
 
 
@@ -77,13 +86,23 @@ def from_server_history(states: Iterable[Mapping[str, Any]], head: str | None = 
     for state in states:
         parent = (state.get("parent_checkpoint") or {}).get("checkpoint_id")
         metadata = state.get("metadata") or {}
-        items.append(Checkpoint(step=int(metadata.get("step", -1)),
-                                checkpoint_id=state["checkpoint"]["checkpoint_id"], parent_id=parent,
-                                node=None, values=state.get("values") or {},
-                                next=tuple(state.get("next") or ()), created_at=state.get("created_at"),
-                                source=str(metadata.get("source", "loop")),
-                                ran={t["name"]: t["result"] for t in state.get("tasks") or ()
-                                     if isinstance(t.get("result"), Mapping)}))
+        items.append(
+            Checkpoint(
+                step=int(metadata.get("step", -1)),
+                checkpoint_id=state["checkpoint"]["checkpoint_id"],
+                parent_id=parent,
+                node=None,
+                values=state.get("values") or {},
+                next=tuple(state.get("next") or ()),
+                created_at=state.get("created_at"),
+                source=str(metadata.get("source", "loop")),
+                ran={
+                    t["name"]: t["result"]
+                    for t in state.get("tasks") or ()
+                    if isinstance(t.get("result"), Mapping)
+                },
+            )
+        )
     return branch(items, head)
 
 

@@ -16,7 +16,7 @@ from functools import cached_property
 
 from pydantic import model_validator
 
-from state.artifacts import Frozen
+from accord.state.artifacts import Frozen
 
 
 class Stage(Frozen):
@@ -132,8 +132,11 @@ class Lifecycle(Frozen):
                         f"δ{key} is counted by {t.counter!r} but {t.source!r} has no "
                         f"{counters[t.counter].exhausted!r} transition"
                     )
-        problems += [f"stage {s.name!r} has choices but is not a fan-out stage" for s in self.stages
-                     if s.choices and len(s.roles) < 2]
+        problems += [
+            f"stage {s.name!r} has choices but is not a fan-out stage"
+            for s in self.stages
+            if s.choices and len(s.roles) < 2
+        ]
         for stage in self.stages:
             if stage.terminal:
                 if stage.outcomes or any(t.source == stage.name for t in self.transitions):
@@ -182,11 +185,18 @@ def with_budget(lifecycle: Lifecycle, target: str) -> Lifecycle:
     truth about where a run can go.
     """
     working = [s for s in lifecycle.stages if not s.terminal and BUDGET not in s.outcomes]
-    stages = tuple(s.model_copy(update={"outcomes": (*s.outcomes, BUDGET)}) if s in working else s
-                   for s in lifecycle.stages)
+    stages = tuple(
+        s.model_copy(update={"outcomes": (*s.outcomes, BUDGET)}) if s in working else s
+        for s in lifecycle.stages
+    )
     spent = tuple(Transition(source=s.name, outcome=BUDGET, target=target) for s in working)
-    return Lifecycle(name=lifecycle.name, initial=lifecycle.initial, counters=lifecycle.counters,
-                     stages=stages, transitions=(*lifecycle.transitions, *spent))
+    return Lifecycle(
+        name=lifecycle.name,
+        initial=lifecycle.initial,
+        counters=lifecycle.counters,
+        stages=stages,
+        transitions=(*lifecycle.transitions, *spent),
+    )
 
 
 def _closure(start: str, edges: dict[str, set[str]]) -> set[str]:
@@ -210,7 +220,7 @@ def _find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(edges[node]):
             if color.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in color and (found := visit(nxt)):
                 return found
         color[node] = 2

@@ -6,7 +6,7 @@ import uuid
 
 from pydantic import Field
 
-from state.artifacts import Artifact, Frozen
+from accord.state.artifacts import Artifact, Frozen
 
 
 class Message(Frozen):

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from state.artifacts import Frozen
-from state.contracts import Contract
+from accord.state.artifacts import Frozen
+from accord.state.contracts import Contract
 
 
 class ActionType(StrEnum):
@@ -68,9 +68,11 @@ class SafetyProperty(Frozen):
 
 
 CONTRACT_BOUND = SafetyProperty(
-    kind="must_never", name="write_outside_contract",
+    kind="must_never",
+    name="write_outside_contract",
     statement="write an artifact its duty's contract does not declare as an output",
-    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)")
+    enforced_by="the contract postcondition check on every state update (graphs/compiler.py)",
+)
 """Every role's property in any workflow: the compiler's contract wrapper enforces it."""
 
 
@@ -83,11 +85,23 @@ class DutySpec(Frozen):
     actions: tuple[str, ...]
 
 
-VERBOSITY = {"terse": "Keep every text field to the point: one sentence where one will do.",
-             "normal": "Explain briefly where an explanation helps the reader.",
-             "detailed": "Explain each point in full: what is wrong or chosen, why, which input shows it."}
-LANGUAGES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
-             "pt": "Portuguese", "nl": "Dutch", "zh": "Chinese", "ja": "Japanese", "python": "Python"}
+VERBOSITY = {
+    "terse": "Keep every text field to the point: one sentence where one will do.",
+    "normal": "Explain briefly where an explanation helps the reader.",
+    "detailed": "Explain each point in full: what is wrong or chosen, why, which input shows it.",
+}
+LANGUAGES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "python": "Python",
+}
 
 
 class Style(Frozen):
@@ -104,8 +118,10 @@ class Style(Frozen):
         if self == Style():
             return ""
         prose, *code = (LANGUAGES.get(name.lower(), name) for name in self.languages)
-        return (f"\n\nCommunication style: a {self.tone} tone. {VERBOSITY[self.verbosity]} "
-                f"Write prose in {prose} and code in {', '.join(code)}.")
+        return (
+            f"\n\nCommunication style: a {self.tone} tone. {VERBOSITY[self.verbosity]} "
+            f"Write prose in {prose} and code in {', '.join(code)}."
+        )
 
 
 class RoleSpec(Frozen):
@@ -132,8 +148,10 @@ class RoleSpec(Frozen):
             raise ValueError(f"role {self.name}: action names repeat: {actions}")
         for duty in self.duties:
             if duty.contract.role != self.name or duty.contract.duty != duty.name:
-                raise ValueError(f"role {self.name}, duty {duty.name}: its contract is for "
-                                 f"{duty.contract.role}/{duty.contract.duty}")
+                raise ValueError(
+                    f"role {self.name}, duty {duty.name}: its contract is for "
+                    f"{duty.contract.role}/{duty.contract.duty}"
+                )
             if unknown := [a for a in duty.actions if a not in actions]:
                 raise ValueError(f"role {self.name}, duty {duty.name}: unknown actions {unknown}")
         return self
@@ -156,8 +174,9 @@ class RoleSpec(Frozen):
         what an executor for just those actions needs."""
         wanted = set(names)
         wanted |= {a.config["fallback"] for a in self.actions if a.name in wanted and "fallback" in a.config}
-        return self.model_copy(update={"duties": (), "actions": tuple(a for a in self.actions
-                                                                        if a.name in wanted)})
+        return self.model_copy(
+            update={"duties": (), "actions": tuple(a for a in self.actions if a.name in wanted)}
+        )
 
     def accepts(self) -> frozenset[str]:
         """Return the artifact kinds a message to this role may carry (its message interface)."""
@@ -165,5 +184,6 @@ class RoleSpec(Frozen):
 
     def produces(self) -> frozenset[str]:
         """Return the artifact kinds this role may write."""
-        return frozenset().union(*(set(d.contract.outputs) | set(d.contract.optional_outputs)
-                                   for d in self.duties))
+        return frozenset().union(
+            *(set(d.contract.outputs) | set(d.contract.optional_outputs) for d in self.duties)
+        )

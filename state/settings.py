@@ -19,7 +19,7 @@ from dotenv import dotenv_values
 from pydantic import AliasChoices, Field, SecretStr, TypeAdapter
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from state.context import Context
+from accord.state.context import Context
 
 PREFIX = "ACCORD_"
 ENV_FILE = ".env"

@@ -16,11 +16,11 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.errors import GraphBubbleUp
 from pydantic import ValidationError
 
-from state.budget import BudgetExhausted, Spend, exhausted, spent
-from state.context import Context
-from state.contracts import Violation
-from state.graph_state import LedgerEntry
-from state.roles import RoleSpec
+from accord.state.budget import BudgetExhausted, Spend, exhausted, spent
+from accord.state.context import Context
+from accord.state.contracts import Violation
+from accord.state.graph_state import LedgerEntry
+from accord.state.roles import RoleSpec
 
 
 class OutputError(ValueError):
@@ -62,8 +62,11 @@ class StageCall:
     def record(self, kind: str, **fields: Any) -> None:
         """Append a ledger entry for this stage, naming the agent the run cast in the role, if any."""
         fields.setdefault("agent", self.context.role_agents.get(self.role, ""))
-        self.ledger.append(LedgerEntry(kind=kind, role=self.role, stage=self.stage, round=self.round,
-                                       step=self.step, **fields))
+        self.ledger.append(
+            LedgerEntry(
+                kind=kind, role=self.role, stage=self.stage, round=self.round, step=self.step, **fields
+            )
+        )
 
     def check_budget(self) -> None:
         """Raise BudgetExhausted when a run budget is spent (before the stage and each model call)."""
@@ -81,8 +84,13 @@ Work = Callable[[Mapping[str, Any], StageCall], dict[str, Any]]
 def is_transient(exc: BaseException) -> bool:
     """Return whether an error is worth retrying (endpoint down, timeout, rate limit, 5xx)."""
     return isinstance(
-        exc, (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-              openai.InternalServerError)
+        exc,
+        (
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+            openai.RateLimitError,
+            openai.InternalServerError,
+        ),
     )
 
 

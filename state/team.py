@@ -27,8 +27,8 @@ from typing import Any
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from state.artifacts import Frozen
-from state.roles import ActionType, RoleSpec
+from accord.state.artifacts import Frozen
+from accord.state.roles import ActionType, RoleSpec
 
 
 class AgentSpec(Frozen):
@@ -58,10 +58,13 @@ class Team(Frozen):
         if repeated := sorted({n for n in names if names.count(n) > 1}):
             raise ValueError(f"agent names repeat: {repeated}")
         by_name = {a.name: a for a in self.agents}
-        problems = [f"{role} is cast to {agent!r}, which is no agent of the team" if agent not in by_name
-                    else f"{agent} may not play {role} (it plays {', '.join(by_name[agent].roles)})"
-                    for role, agent in self.cast.items()
-                    if agent not in by_name or role not in by_name[agent].roles]
+        problems = [
+            f"{role} is cast to {agent!r}, which is no agent of the team"
+            if agent not in by_name
+            else f"{agent} may not play {role} (it plays {', '.join(by_name[agent].roles)})"
+            for role, agent in self.cast.items()
+            if agent not in by_name or role not in by_name[agent].roles
+        ]
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -73,8 +76,9 @@ class Team(Frozen):
     def problems(self, specs: Mapping[str, RoleSpec]) -> list[str]:
         """Return what keeps this cast from a workflow with these role specs: a role that calls a model
         and has no agent, or a cast of a role the workflow does not have."""
-        needed = sorted(name for name, spec in specs.items()
-                        if any(a.type is ActionType.LLM for a in spec.actions))
+        needed = sorted(
+            name for name, spec in specs.items() if any(a.type is ActionType.LLM for a in spec.actions)
+        )
         found = [f"no agent plays {role}" for role in needed if role not in self.cast]
         found += [f"the workflow has no role {role}" for role in sorted(set(self.cast) - set(specs))]
         return found
@@ -93,6 +97,7 @@ def load_team(path: Path) -> Team:
     try:
         return Team.model_validate(raw)
     except ValidationError as exc:
-        said = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}"
-                         for e in exc.errors())
+        said = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<file>'}: {e['msg']}" for e in exc.errors()
+        )
         raise ValueError(f"team file {path}: {said}") from None

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import graphs.development
-from graphs.development import VISIBLE_TESTS, build_graph
-from graphs.oracle import Oracle
-from state.context import Context
+from accord.graphs import development as development_graph
+from accord.graphs.development import VISIBLE_TESTS, build_graph
+from accord.graphs.oracle import Oracle
+from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 
 STUB = '''def add(a: int, b: int) -> int:
@@ -33,11 +33,21 @@ GOOD = fenced("def add(a, b):\n    return a + b\n")
 BAD = fenced("def add(a, b):\n    return a - b\n")
 TESTS = "```python\nassert add(2, 3) == 5\nassert add(0, 0) == 0\nassert add(-2, -3) == -5\n```"
 """The Tester's cases for the stub: all right, so they agree with GOOD."""
-PLAN = {"subtasks": [{"title": "add", "description": "return a + b",
-                      "function": "add(a, b)", "acceptance_criteria": ["add(1, 2) == 3"]}]}
+PLAN = {
+    "subtasks": [
+        {
+            "title": "add",
+            "description": "return a + b",
+            "function": "add(a, b)",
+            "acceptance_criteria": ["add(1, 2) == 3"],
+        }
+    ]
+}
 APPROVE = {"decision": "approve", "issues": []}
-CHANGES = {"decision": "request_changes",
-           "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}]}
+CHANGES = {
+    "decision": "request_changes",
+    "issues": [{"severity": "major", "location": "solution.py:add", "description": "wrong"}],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -57,8 +67,10 @@ class Run:
     """Runs the development graph with scripted models and keeps what happened."""
 
     def __init__(self, oracle: Oracle | None = VISIBLE_TESTS, **scripts: list[Any]) -> None:
-        self.models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
-                       **{role: scripted_model(role, script) for role, script in scripts.items()}}
+        self.models = {
+            "tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
+            **{role: scripted_model(role, script) for role, script in scripts.items()},
+        }
         self.saver = InMemorySaver()
         self.graph = build_graph(self.models, checkpointer=self.saver, oracle=oracle)
         self.config = {"configurable": {"thread_id": "test"}}
@@ -89,7 +101,9 @@ def workdir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def script_cli(monkeypatch: pytest.MonkeyPatch, **scripts: list[Any]) -> dict[str, ScriptedChatModel]:
     """Make the CLI's graphs use scripted models by role."""
-    models = {"tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
-              **{role: scripted_model(role, s) for role, s in scripts.items()}}
-    monkeypatch.setattr(graphs.development, "build_graph", partial(build_graph, models))
+    models = {
+        "tester": ScriptedChatModel(script=[TESTS], repeat_last=True),
+        **{role: scripted_model(role, s) for role, s in scripts.items()},
+    }
+    monkeypatch.setattr(development_graph, "build_graph", partial(build_graph, models))
     return models

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from runtime import model_server
+from accord.runtime import model_server
 
 ROOT = Path(__file__).parents[1]
 
@@ -32,8 +32,12 @@ def serve(config: Path, env: dict[str, str] | None = None, timeout_s: float = 12
     with tempfile.NamedTemporaryFile("w", prefix="langgraph-dev-", suffix=".log", delete=False) as log:
         proc = subprocess.Popen(
             [langgraph, "dev", "--config", str(config), "--port", str(port), "--no-browser", "--no-reload"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT,
-            env={**os.environ, "LANGSMITH_TRACING": "false", **(env or {})})
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=ROOT,
+            env={**os.environ, "LANGSMITH_TRACING": "false", **(env or {})},
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

@@ -11,13 +11,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from runtime.model_server import free_port
+from accord.runtime.model_server import free_port
 
 
 def binaries() -> Path | None:
     """Return the directory holding ``initdb`` and ``postgres`` (newest Debian version first), if any."""
-    found = sorted((p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "initdb").exists()),
-                   key=lambda p: int(p.parent.name), reverse=True)
+    found = sorted(
+        (p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "initdb").exists()),
+        key=lambda p: int(p.parent.name),
+        reverse=True,
+    )
     if found:
         return found[0]
     initdb = shutil.which("initdb")
@@ -36,16 +39,39 @@ def server(timeout_s: float = 60.0) -> Iterator[str]:
     if user:
         shutil.chown(data, user)
     port = free_port()
-    subprocess.run([bindir / "initdb", "-D", data / "db", "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-                   user=user, check=True, capture_output=True)
-    proc = subprocess.Popen([bindir / "postgres", "-D", data / "db", "-h", "127.0.0.1", "-p", str(port),
-                             "-k", data, "-c", "fsync=off"], user=user,
-                            stdout=subprocess.DEVNULL, stderr=(data / "server.log").open("wb"))
+    subprocess.run(
+        [bindir / "initdb", "-D", data / "db", "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+        user=user,
+        check=True,
+        capture_output=True,
+    )
+    proc = subprocess.Popen(
+        [
+            bindir / "postgres",
+            "-D",
+            data / "db",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-k",
+            data,
+            "-c",
+            "fsync=off",
+        ],
+        user=user,
+        stdout=subprocess.DEVNULL,
+        stderr=(data / "server.log").open("wb"),
+    )
     url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
     try:
         deadline = time.monotonic() + timeout_s
-        while subprocess.run([bindir / "pg_isready", "-h", "127.0.0.1", "-p", str(port)],
-                             capture_output=True).returncode != 0:
+        while (
+            subprocess.run(
+                [bindir / "pg_isready", "-h", "127.0.0.1", "-p", str(port)], capture_output=True
+            ).returncode
+            != 0
+        ):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"PostgreSQL did not start: {(data / 'server.log').read_text()[-2000:]}")
             time.sleep(0.2)

@@ -38,11 +38,11 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None,
-                   **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools as an OpenAI-compatible model would."""
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice,
-                         **kwargs)
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     def _next(self, messages: list[BaseMessage]) -> Answer:
         if self.calls >= len(self.script):
@@ -55,22 +55,32 @@ class ScriptedChatModel(BaseChatModel):
         answer: Answer = item(messages) if callable(item) else item
         return answer
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         prompt = "\n".join(f"{m.type}: {m.content}" for m in messages)
         self.prompts.append(prompt)
         answer = self._next(messages)
         tools = kwargs.get("tools") or []
         tokens_in, tokens_out = len(prompt) // 4, len(str(answer)) // 4
-        usage = {"input_tokens": tokens_in, "output_tokens": tokens_out,
-                 "total_tokens": tokens_in + tokens_out}
+        usage = {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        }
         if isinstance(answer, str) or not tools:
             message = AIMessage(content=str(answer), usage_metadata=usage)
         else:
             name = tools[0]["function"]["name"]
-            message = AIMessage(content="", usage_metadata=usage,
-                                tool_calls=[{"name": name, "args": answer,
-                                             "id": f"call_{next(_ids)}"}])
+            message = AIMessage(
+                content="",
+                usage_metadata=usage,
+                tool_calls=[{"name": name, "args": answer, "id": f"call_{next(_ids)}"}],
+            )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 

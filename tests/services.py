@@ -8,7 +8,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 
-from runtime.model_server import free_port
+from accord.runtime.model_server import free_port
 
 
 def redis_binary() -> str | None:
@@ -23,12 +23,19 @@ def redis_server(timeout_s: float = 30.0) -> Iterator[str]:
     if binary is None:
         raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
     port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + timeout_s
-        while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
-                             text=True).stdout.strip() != "PONG":
+        while (
+            subprocess.run(
+                ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
+            ).stdout.strip()
+            != "PONG"
+        ):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.1)

@@ -19,9 +19,9 @@ import re
 import sys
 from typing import Any
 
-from evals.humaneval import passes_hidden_tests, problems
-from nodes.intake import parse_examples
-from state.artifacts import CodeArtifact
+from accord.evals.humaneval import passes_hidden_tests, problems
+from accord.nodes.intake import parse_examples
+from accord.state.artifacts import CodeArtifact
 
 HEADING = re.compile(r"^(for )?(an )?(examples?( \d+)?|\[input/output\] samples)( usage)?\s*[:.]?\s*$",
                      re.IGNORECASE)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from evals.humaneval import passes_hidden_tests
-from state.artifacts import CodeArtifact
+from accord.evals.humaneval import passes_hidden_tests
+from accord.state.artifacts import CodeArtifact
 
 
 def stub(row: dict) -> str:

@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from state.artifacts import AuditTask, ToolReport
+from accord.state.artifacts import AuditTask, ToolReport
 
 TIMEOUT_S = 60.0
 MAX_ISSUES = 12
@@ -31,14 +31,21 @@ def _run(task: AuditTask, command: list[str]) -> subprocess.CompletedProcess[str
     with tempfile.TemporaryDirectory(prefix="accord-audit-") as tmp:
         path = Path(tmp) / f"audited{SUFFIX[task.language]}"
         path.write_text(textwrap.dedent(task.code) + "\n")
-        return subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=TIMEOUT_S,
-                              check=False, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [*command, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
 
 
 def _executable(name: str) -> str | None:
     """Return an analyser's executable: on the PATH, or beside this Python (a dependency's script)."""
-    return shutil.which(name, path=os.pathsep.join([str(Path(sys.executable).parent),
-                                                     os.environ.get("PATH", "")]))
+    return shutil.which(
+        name, path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    )
 
 
 def _line(task: AuditTask, line: str | int) -> int:
@@ -51,8 +58,11 @@ def bandit(task: AuditTask) -> ToolReport:
     results = json.loads(done.stdout or "{}").get("results", [])
     order = {"HIGH": 0, "MEDIUM": 1, "LOW": 2}
     results.sort(key=lambda r: order.get(r["issue_severity"], 3))
-    issues = tuple(f"line {_line(task, r['line_number'])}: {r['test_id']} CWE-{r['issue_cwe']['id']} "
-                   f"({r['issue_severity'].lower()}): {r['issue_text']}" for r in results[:MAX_ISSUES])
+    issues = tuple(
+        f"line {_line(task, r['line_number'])}: {r['test_id']} CWE-{r['issue_cwe']['id']} "
+        f"({r['issue_severity'].lower()}): {r['issue_text']}"
+        for r in results[:MAX_ISSUES]
+    )
     return ToolReport(tool="bandit", available=True, issues=issues)
 
 
@@ -62,8 +72,10 @@ def flawfinder(task: AuditTask) -> ToolReport:
         return ToolReport(tool="flawfinder", available=False)
     done = _run(task, [executable, "--csv", "--quiet", "--dataonly"])
     rows = sorted(csv.DictReader(io.StringIO(done.stdout)), key=lambda r: -int(r["Level"]))
-    issues = tuple(f"line {_line(task, r['Line'])}: {r['Name']} {r['CWEs']} (level {r['Level']}): "
-                   f"{r['Warning']}" for r in rows[:MAX_ISSUES])
+    issues = tuple(
+        f"line {_line(task, r['Line'])}: {r['Name']} {r['CWEs']} (level {r['Level']}): {r['Warning']}"
+        for r in rows[:MAX_ISSUES]
+    )
     return ToolReport(tool="flawfinder", available=True, issues=issues)
 
 
@@ -72,17 +84,32 @@ def cppcheck(task: AuditTask) -> ToolReport:
     if (executable := _executable("cppcheck")) is None:
         return ToolReport(tool="cppcheck", available=False)
     template = "{line}|{severity}|{id}|{cwe}|{message}"
-    done = _run(task, [executable, "--enable=warning,style,portability", "--quiet",
-                       f"--template={template}", f"--language={'c++' if task.language == 'cpp' else 'c'}"])
+    done = _run(
+        task,
+        [
+            executable,
+            "--enable=warning,style,portability",
+            "--quiet",
+            f"--template={template}",
+            f"--language={'c++' if task.language == 'cpp' else 'c'}",
+        ],
+    )
     order = {"error": 0, "warning": 1, "portability": 2, "style": 3}
     found = [line.split("|", 4) for line in done.stderr.splitlines() if line.count("|") >= 4]
     found.sort(key=lambda f: order.get(f[1], 4))
-    issues = tuple(f"line {_line(task, line)}: {rule}" + (f" CWE-{cwe}" if cwe not in ("", "0") else "")
-                   + f" ({severity}): {message}" for line, severity, rule, cwe, message in found[:MAX_ISSUES]
-                   if line.isdigit())
+    issues = tuple(
+        f"line {_line(task, line)}: {rule}"
+        + (f" CWE-{cwe}" if cwe not in ("", "0") else "")
+        + f" ({severity}): {message}"
+        for line, severity, rule, cwe, message in found[:MAX_ISSUES]
+        if line.isdigit()
+    )
     return ToolReport(tool="cppcheck", available=True, issues=issues)
 
 
 ANALYSERS: dict[str, tuple[Callable[[AuditTask], ToolReport], ...]] = {
-    "python": (bandit,), "c": (cppcheck, flawfinder), "cpp": (cppcheck, flawfinder)}
+    "python": (bandit,),
+    "c": (cppcheck, flawfinder),
+    "cpp": (cppcheck, flawfinder),
+}
 """The analysers that read each language."""

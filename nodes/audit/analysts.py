@@ -17,13 +17,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.audit import proof
-from nodes.audit.analysers import ANALYSERS
-from nodes.llm import structured, text, tool_loop
-from runtime.executor import Executor, Toolbox, role_spec
-from state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall, Work, stage_handles
+from accord.nodes.audit import proof
+from accord.nodes.audit.analysers import ANALYSERS
+from accord.nodes.llm import structured, text, tool_loop
+from accord.runtime.executor import Executor, Toolbox, role_spec
+from accord.state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall, Work, stage_handles
 
 KINDS = """memory safety (buffer overflow, out-of-bounds read or write, use after free, double free, NULL
 dereference, integer overflow), injection (SQL, shell command, path traversal, cross-site scripting),
@@ -62,8 +62,10 @@ SAME_EVIDENCE = 0.8
 QUESTION = "Is this code vulnerable?"
 """What a typed analyst is asked: its schema puts the evidence before the verdict."""
 
-REASON_FIRST = ("First say what the code does with its inputs, and the flaw or the checks that decide it. "
-                "Then end with one line: VERDICT: VULNERABLE or VERDICT: SAFE.")
+REASON_FIRST = (
+    "First say what the code does with its inputs, and the flaw or the checks that decide it. "
+    "Then end with one line: VERDICT: VULNERABLE or VERDICT: SAFE."
+)
 """What a free-text analyst is asked in place of the question, as the last words of its prompt, so that it
 reasons before its verdict as the typed one does: a small model answers the last question it reads
 ("Vulnerable", one word, for almost every sample) whatever its system prompt asked first."""
@@ -75,8 +77,9 @@ class FindingDraft(BaseModel):
 
     # Field order is generation order: a small model that states its verdict first argues for it after,
     # whatever the code says; reasoning first lets the verdict follow from it.
-    evidence: str = Field(description="what the code does with its inputs, and the flaw or the checks "
-                                      "that prevent one")
+    evidence: str = Field(
+        description="what the code does with its inputs, and the flaw or the checks that prevent one"
+    )
     lines: list[int] = Field(default_factory=list, description="the line numbers of the flaw, if any")
     cwe: str | None = Field(default=None, description="the flaw's CWE id, e.g. CWE-787; null when safe")
     vulnerable: bool = Field(description="true only when the evidence shows a concrete flaw")
@@ -105,8 +108,9 @@ def _cwe(text: str | None) -> str | None:
     return f"CWE-{match[1]}" if match and match[1] != "0" else None
 
 
-def finding(draft: FindingDraft | CritiqueDraft, task: AuditTask,
-            tools: tuple[ToolReport, ...] = ()) -> Finding:
+def finding(
+    draft: FindingDraft | CritiqueDraft, task: AuditTask, tools: tuple[ToolReport, ...] = ()
+) -> Finding:
     """Return the typed finding a draft states: its CWE canonical, its lines those of the code, its
     confidence within 0..1 (a small model's slips are corrected, not fatal).
 
@@ -119,9 +123,14 @@ def finding(draft: FindingDraft | CritiqueDraft, task: AuditTask,
     if isinstance(draft, CritiqueDraft):
         evidence = f"unsafe: {draft.unsafe_case.strip()} | safe: {draft.safe_case.strip()} | {evidence}"
     last = task.first_line + task.code.count("\n")
-    return Finding(vulnerable=draft.vulnerable, cwe=_cwe(draft.cwe) if draft.vulnerable else None,
-                   lines=tuple(sorted({n for n in draft.lines if task.first_line <= n <= last})),
-                   evidence=evidence[:2000], confidence=min(1.0, max(0.0, draft.confidence)), tools=tools)
+    return Finding(
+        vulnerable=draft.vulnerable,
+        cwe=_cwe(draft.cwe) if draft.vulnerable else None,
+        lines=tuple(sorted({n for n in draft.lines if task.first_line <= n <= last})),
+        evidence=evidence[:2000],
+        confidence=min(1.0, max(0.0, draft.confidence)),
+        tools=tools,
+    )
 
 
 def verdict_word(vulnerable: bool) -> str:
@@ -133,22 +142,34 @@ def finding_view(found: Mapping[str, Any]) -> str:
     """Return a finding's JSON form as one paragraph for a prompt."""
     cwe = f" ({found['cwe']})" if found.get("cwe") else ""
     lines = f", lines {', '.join(map(str, found['lines']))}" if found.get("lines") else ""
-    return (f"{verdict_word(found['vulnerable'])}{cwe}{lines}, confidence {found['confidence']:.1f}: "
-            f"{found['evidence']}")
+    return (
+        f"{verdict_word(found['vulnerable'])}{cwe}{lines}, confidence {found['confidence']:.1f}: "
+        f"{found['evidence']}"
+    )
 
 
-def _prompt(state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "",
-            ask: str = QUESTION) -> str:
+def _prompt(
+    state: Mapping[str, Any], call: StageCall, task: AuditTask, extra: str = "", ask: str = QUESTION
+) -> str:
     """Return an analyst's prompt, ending on ``ask`` (the words a small model answers)."""
     function = f" (function {task.function})" if task.function else ""
     first = not state.get("findings")  # a first judgement: the contract withholds the others' findings
-    text = TASK_PROMPT.format(language=LANGUAGE[task.language], function=function, code=task.numbered(),
-                              extra=extra, ask=ask if first else QUESTION)
+    text = TASK_PROMPT.format(
+        language=LANGUAGE[task.language],
+        function=function,
+        code=task.numbered(),
+        extra=extra,
+        ask=ask if first else QUESTION,
+    )
     if first:
         return text
     mine = state["findings"]["by_role"]
-    others = "\n".join(f"- {role.capitalize()}: {finding_view(f)}" for role, f in mine.items()
-                       if role != call.role) or "- (none reached a finding)"
+    others = (
+        "\n".join(
+            f"- {role.capitalize()}: {finding_view(f)}" for role, f in mine.items() if role != call.role
+        )
+        or "- (none reached a finding)"
+    )
     own = finding_view(mine[call.role]) if call.role in mine else "(none: your first attempt failed)"
     return text + DELIBERATION.format(others=others, own=own) + ("" if ask == QUESTION else "\n" + ask)
 
@@ -175,9 +196,16 @@ def _from_free_text(reply: str) -> FindingDraft:
     return FindingDraft(vulnerable=vulnerable, evidence=reply.strip())
 
 
-def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], system: str,
-           analysers: bool = False, tools: bool = True, free_text: bool = False,
-           tool_calling: bool = False) -> dict[str, Any]:
+def judged(
+    state: Mapping[str, Any],
+    call: StageCall,
+    schema: type[BaseModel],
+    system: str,
+    analysers: bool = False,
+    tools: bool = True,
+    free_text: bool = False,
+    tool_calling: bool = False,
+) -> dict[str, Any]:
     """Run one analyst's judgement and return its finding and vote.
 
     Args:
@@ -203,19 +231,34 @@ def judged(state: Mapping[str, Any], call: StageCall, schema: type[BaseModel], s
 
     def loop(task: AuditTask, tools: Toolbox) -> ToolFindingDraft:
         ran = tuple(f.__name__ for f in ANALYSERS[task.language])
-        draft, calls = tool_loop(call, ToolFindingDraft, system, _prompt(state, call, task), tools,
-                                 bound={"task": task}, view=lambda r: tools_view([r]).strip(), only=ran)
+        draft, calls = tool_loop(
+            call,
+            ToolFindingDraft,
+            system,
+            _prompt(state, call, task),
+            tools,
+            bound={"task": task},
+            view=lambda r: tools_view([r]).strip(),
+            only=ran,
+        )
         observed.extend(calls)
         return draft
 
-    handlers: dict[str, Callable[..., Any]] = {tool.__name__: tool for tools_ in ANALYSERS.values()
-                                               for tool in tools_}
+    handlers: dict[str, Callable[..., Any]] = {
+        tool.__name__: tool for tools_ in ANALYSERS.values() for tool in tools_
+    }
     if analysers:
-        handlers |= {"ProofScript": partial(proof.write_proof, call),
-                     "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s),
-                     "ToolFindingLoop": loop}
-    actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
-                       handlers={schema.__name__: judge, **handlers})
+        handlers |= {
+            "ProofScript": partial(proof.write_proof, call),
+            "prove": partial(proof.run_proof, timeout_s=call.context.sandbox_timeout_s),
+            "ToolFindingLoop": loop,
+        }
+    actions = Executor(
+        role_spec(call),
+        record=call.record,
+        passthrough=stage_handles,
+        handlers={schema.__name__: judge, **handlers},
+    )
     earlier = (state.get("findings") or {}).get("by_role", {}).get(call.role)
     if not analysers:
         return _update(call, argued(finding(actions.run(schema.__name__, task=task), task), earlier, call))
@@ -249,16 +292,23 @@ def argued(found: Finding, standing: Mapping[str, Any] | None, call: StageCall) 
         return found
     if SequenceMatcher(None, found.evidence, standing["evidence"]).ratio() < SAME_EVIDENCE:
         return found
-    call.record("action", outcome="kept", detail=f"said {verdict_word(found.vulnerable)} on its earlier "
-                f"evidence: its {verdict_word(standing['vulnerable'])} finding stands")
+    call.record(
+        "action",
+        outcome="kept",
+        detail=f"said {verdict_word(found.vulnerable)} on its earlier "
+        f"evidence: its {verdict_word(standing['vulnerable'])} finding stands",
+    )
     return Finding.model_validate(standing)
 
 
 def tools_view(reports: tuple[ToolReport, ...] | list[ToolReport]) -> str:
     """Return the analysers' reports for a prompt (or that none could run), then a proof run's."""
     ran = [r for r in reports if r.available and r.tool != "proof"]
-    proofs = [f"\nA proof script ran the code in a sandbox: {'; '.join(r.issues)}\n" for r in reports
-              if r.available and r.tool == "proof"]
+    proofs = [
+        f"\nA proof script ran the code in a sandbox: {'; '.join(r.issues)}\n"
+        for r in reports
+        if r.available and r.tool == "proof"
+    ]
     if not ran:
         return "\nNo static analyser could run here: judge from the code alone.\n" + "".join(proofs)
     parts = [f"{r.tool}: " + ("no issues" if not r.issues else "\n  " + "\n  ".join(r.issues)) for r in ran]
@@ -272,6 +322,13 @@ def work(free_text: bool = False, tools: bool = True, tool_calling: bool = False
     return {
         "auditor": partial(judged, schema=FindingDraft, system=AUDITOR, free_text=free_text),
         "critic": partial(judged, schema=CritiqueDraft, system=CRITIC, free_text=free_text),
-        "tester": partial(judged, schema=ToolFindingDraft, system=TESTER, analysers=True, tools=tools,
-                          free_text=free_text, tool_calling=tool_calling),
+        "tester": partial(
+            judged,
+            schema=ToolFindingDraft,
+            system=TESTER,
+            analysers=True,
+            tools=tools,
+            free_text=free_text,
+            tool_calling=tool_calling,
+        ),
     }

@@ -14,13 +14,21 @@ import re
 import textwrap
 from pathlib import PurePath
 
-from state.artifacts import AuditTask, Language
-from state.stage import OutputError
+from accord.state.artifacts import AuditTask, Language
+from accord.state.stage import OutputError
 
 MAX_AUDIT_CHARS = 20_000
 """About 500 lines: what the local models' context holds with room for the analysis."""
-SUFFIXES: dict[str, Language] = {".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp",
-                                 ".hh": "cpp", ".hpp": "cpp", ".py": "python"}
+SUFFIXES: dict[str, Language] = {
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".py": "python",
+}
 C_KEYWORDS = re.compile(r"\b(int|char|void|return|static|struct|unsigned|const|if|for|while|sizeof)\b")
 CPP_SYNTAX = re.compile(r"::|\btemplate\s*<|\bnamespace\b|\bclass\s+\w+\s*[:{]|\bnew\s+\w+|\bdelete\b")
 PYTHON_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign)
@@ -52,14 +60,21 @@ def language_of(code: str, source: str = "") -> Language:
 
 def _python_function(code: str, name: str) -> tuple[str, int]:
     tree = _python(code)
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-             and node.name == name] if tree else []
+    found = (
+        [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+        ]
+        if tree
+        else []
+    )
     if not found:
         raise OutputError(f"no Python function {name!r} in the code")
     node = found[0]
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     lines = code.splitlines()
-    return "\n".join(lines[first - 1:node.end_lineno]), first
+    return "\n".join(lines[first - 1 : node.end_lineno]), first
 
 
 def _c_function(code: str, name: str) -> tuple[str, int]:
@@ -67,14 +82,14 @@ def _c_function(code: str, name: str) -> tuple[str, int]:
     for match in re.finditer(rf"\b{re.escape(name)}\s*\(", code):
         line_start = code.rfind("\n", 0, match.start()) + 1
         body = code.find("{", match.end())
-        header = code[match.end():body]
+        header = code[match.end() : body]
         if body < 0 or ";" in header:  # a call or a declaration, not the definition
             continue
         depth = 0
         for end in range(body, len(code)):
             depth += {"{": 1, "}": -1}.get(code[end], 0)
             if depth == 0:
-                return code[line_start:end + 1], code.count("\n", 0, line_start) + 1
+                return code[line_start : end + 1], code.count("\n", 0, line_start) + 1
     raise OutputError(f"no definition of the C/C++ function {name!r} in the code")
 
 
@@ -90,12 +105,15 @@ def parse_audit_request(request: object, source: str = "", function: str | None 
     if "\x00" in code:
         raise OutputError("the request contains binary data (NUL bytes)")
     if len(code) > MAX_AUDIT_CHARS:
-        raise OutputError(f"the code has {len(code):,} characters; the limit is {MAX_AUDIT_CHARS:,} "
-                          "(pick one function with --function)")
+        raise OutputError(
+            f"the code has {len(code):,} characters; the limit is {MAX_AUDIT_CHARS:,} "
+            "(pick one function with --function)"
+        )
     language = language_of(code, source)
     first_line = 1
     if function:
         extract = _python_function if language == "python" else _c_function
         code, first_line = extract(code, function)
-    return AuditTask(language=language, code=code.rstrip(), first_line=first_line, function=function,
-                     source=source)
+    return AuditTask(
+        language=language, code=code.rstrip(), first_line=first_line, function=function, source=source
+    )

@@ -14,12 +14,12 @@ import ast
 import sys
 import textwrap
 
-from nodes.llm import text
-from nodes.static_check import unbound_names
-from nodes.views import code_block
-from runtime import sandbox
-from state.artifacts import AuditTask, ToolReport
-from state.stage import OutputError, StageCall
+from accord.nodes.llm import text
+from accord.nodes.static_check import unbound_names
+from accord.nodes.views import code_block
+from accord.runtime import sandbox
+from accord.state.artifacts import AuditTask, ToolReport
+from accord.state.stage import OutputError, StageCall
 
 MODULE_FILE = "audited.py"
 PROOF_FILE = "proof.py"
@@ -50,8 +50,11 @@ instance.cursor.execute.call_args) to see what the code did with the input."""
 def defined(task: AuditTask) -> list[str]:
     """Return the functions and classes the code defines at its top level (what a proof imports)."""
     tree = _parsed(task)
-    return [node.name for node in (tree.body if tree else [])
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return [
+        node.name
+        for node in (tree.body if tree else [])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
 
 
 def _method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -77,11 +80,15 @@ def self_contained(task: AuditTask) -> bool:
     if tree is None or not defined(task):
         return False
     modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
-    modules += [node.module or "" for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and node.level == 0]
+    modules += [
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0
+    ]
     relative = any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
-    return (not relative and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
-            and unbound_names(textwrap.dedent(task.code)) <= sys.stdlib_module_names)
+    return (
+        not relative
+        and all(m.split(".")[0] in sys.stdlib_module_names for m in modules)
+        and unbound_names(textwrap.dedent(task.code)) <= sys.stdlib_module_names
+    )
 
 
 def runnable_module(task: AuditTask) -> str:
@@ -95,10 +102,16 @@ def write_proof(call: StageCall, task: AuditTask) -> str:
     """Ask the model for a proof script (a fenced block in plain text, like all code); return its source,
     or "" when the reply is empty (no script is no proof; the Tester still judges)."""
     tree = _parsed(task)
-    methods = [node.name for node in (tree.body if tree else [])
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _method(node)]
-    prompt = PROMPT.format(code=task.numbered(), names=", ".join(defined(task)),
-                           methods=METHODS.format(names=", ".join(methods)) if methods else "")
+    methods = [
+        node.name
+        for node in (tree.body if tree else [])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _method(node)
+    ]
+    prompt = PROMPT.format(
+        code=task.numbered(),
+        names=", ".join(defined(task)),
+        methods=METHODS.format(names=", ".join(methods)) if methods else "",
+    )
     try:
         return code_block(text(call, SYSTEM, prompt, what="ProofScript"))
     except OutputError:
@@ -123,13 +136,25 @@ def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
         result = sandbox.run(sandbox.python(PROOF_FILE), files, sandbox.Limits(timeout_s=timeout_s))
     except sandbox.SandboxUnavailable as exc:
         return ToolReport(tool="proof", available=False, issues=(f"not run: {exc}",))
-    proven = [line.strip() for line in result.stdout.splitlines()
-              if line.strip().startswith(PROVEN) and line.strip()[len(PROVEN):].strip()]
+    proven = [
+        line.strip()
+        for line in result.stdout.splitlines()
+        if line.strip().startswith(PROVEN) and line.strip()[len(PROVEN) :].strip()
+    ]
     ending = f"{result.ending}, exit {result.exit_code}"
     if proven:
-        return ToolReport(tool="proof", available=True,
-                          issues=tuple(f"the script printed {line}" for line in proven[:MAX_LINES]))
+        return ToolReport(
+            tool="proof",
+            available=True,
+            issues=tuple(f"the script printed {line}" for line in proven[:MAX_LINES]),
+        )
     last = (result.stderr.strip().splitlines() or [""])[-1][:200]
-    return ToolReport(tool="proof", available=True,
-                      issues=(f"no proof: the script ended {ending}" + (f" ({last})" if last else "")
-                              + " without printing PROVEN",))
+    return ToolReport(
+        tool="proof",
+        available=True,
+        issues=(
+            f"no proof: the script ended {ending}"
+            + (f" ({last})" if last else "")
+            + " without printing PROVEN",
+        ),
+    )

@@ -13,25 +13,31 @@ import ast
 import builtins
 from collections.abc import Callable
 
-from nodes import interface, sessions, testing
-from nodes.coding.app_tests import write_tests
-from nodes.coding.prompts import CONVENTIONS, ENTRY_CONVENTIONS, EXAMPLE_NAMES, MISSING_PROMPT, SUBTASK_PROMPT
-from nodes.coding.writing import code_written, function_name, merged, write_piece
-from nodes.llm import retry_temperature
-from nodes.merge import (
+from accord.nodes import interface, sessions, testing
+from accord.nodes.coding.app_tests import write_tests
+from accord.nodes.coding.prompts import (
+    CONVENTIONS,
+    ENTRY_CONVENTIONS,
+    EXAMPLE_NAMES,
+    MISSING_PROMPT,
+    SUBTASK_PROMPT,
+)
+from accord.nodes.coding.writing import code_written, function_name, merged, write_piece
+from accord.nodes.llm import retry_temperature
+from accord.nodes.merge import (
     defined_names,
 )
-from nodes.signatures import STORAGE_NAMES
-from nodes.static_check import unbound_in, undefined_names
-from nodes.views import (
+from accord.nodes.signatures import STORAGE_NAMES
+from accord.nodes.static_check import unbound_in, undefined_names
+from accord.nodes.views import (
     APP_FILE,
     plan_view,
     task_view,
 )
-from runtime import sandbox
-from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, TaskSpec, TestReport
-from state.stage import OutputError, StageCall
+from accord.runtime import sandbox
+from accord.runtime.executor import perform
+from accord.state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, TaskSpec, TestReport
+from accord.state.stage import OutputError, StageCall
 
 PIECE_ATTEMPTS = 3
 
@@ -39,9 +45,16 @@ Check = Callable[[CodeArtifact], None]
 """A check of the code so far that refuses it with an OutputError (the retry's feedback)."""
 
 
-def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: str,
-                  check: Check | None = None, prefer: Check | None = None,
-                  drop: frozenset[str] = frozenset(), keep: frozenset[str] | None = None) -> CodeArtifact:
+def merged_piece(
+    call: StageCall,
+    app: CodeArtifact | None,
+    path: str,
+    prompt: str,
+    check: Check | None = None,
+    prefer: Check | None = None,
+    drop: frozenset[str] = frozenset(),
+    keep: frozenset[str] | None = None,
+) -> CodeArtifact:
     """Ask for one piece of code and merge it into ``path`` (less the definitions named in ``drop``; never
     over those named in ``keep``, by default a records application's ``main()``), retrying just this call
     with the error.
@@ -76,6 +89,7 @@ def merged_piece(call: StageCall, app: CodeArtifact | None, path: str, prompt: s
         return kept
     raise OutputError(f"{path}: no valid code after {PIECE_ATTEMPTS} attempts ({feedback.strip()})")
 
+
 def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
     """Return the check a step that writes ``name`` must pass as soon as it is written, or None when it
     has none: every function reads only names that exist (``bound``), then a records feature's effect
@@ -94,6 +108,7 @@ def acceptance(call: StageCall, plan: Plan, name: str) -> Check | None:
 def _all(checks: list[Check]) -> Check:
     """Return a check that runs every one of ``checks`` and refuses with all their problems: a ``main()``
     that reads an undefined name is still played, so the retry sees the session's failure as well."""
+
     def check(code: CodeArtifact) -> None:
         problems = []
         for each in checks:
@@ -120,8 +135,10 @@ def bound(plan: Plan, name: str) -> Check:
     def check(code: CodeArtifact) -> None:
         if missing := [n for n in unbound_in(code.files[APP_FILE], name) if n not in planned]:
             names = ", ".join(f"`{n}`" for n in missing)
-            raise OutputError(f"`{name}` uses {names}, which nothing defines: create {names} in `{name}` "
-                              "(e.g. with a function of the plan) or pass it as an argument")
+            raise OutputError(
+                f"`{name}` uses {names}, which nothing defines: create {names} in `{name}` "
+                "(e.g. with a function of the plan) or pass it as an argument"
+            )
 
     return check
 
@@ -136,14 +153,21 @@ def holds(call: StageCall, name: str, examples: tuple[Example, ...], design: Des
     def run(code: CodeArtifact) -> TestReport:
         report, result = testing.run_examples(sessions.beside(code, design), APP_FILE, examples, limits)
         passed = sum(c.passed for c in report.cases)
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"examples of {name}: {passed}/{len(examples)} passed")
+        call.record(
+            "sandbox",
+            latency_s=result.duration_s,
+            outcome=report.ending,
+            detail=f"examples of {name}: {passed}/{len(examples)} passed",
+        )
         return report
 
     def check(code: CodeArtifact) -> None:
         if missing := sorted(called - defined_names(code.files[APP_FILE])):
-            call.record("sandbox", outcome="skipped", detail=f"examples of {name}: {', '.join(missing)} "
-                                                             "not written yet")
+            call.record(
+                "sandbox",
+                outcome="skipped",
+                detail=f"examples of {name}: {', '.join(missing)} not written yet",
+            )
             return
         report = perform(call, "sandbox", run, code=code)
         if not report.passed:
@@ -161,8 +185,11 @@ def _called(examples: tuple[Example, ...]) -> set[str]:
             tree = ast.parse(part, mode="eval")
         except SyntaxError:
             continue
-        names |= {node.func.id for node in ast.walk(tree)
-                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        names |= {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
     return names
 
 
@@ -173,8 +200,11 @@ def plays(call: StageCall, plan: Plan) -> Check:
 
     def run(code: CodeArtifact) -> TestReport:
         cases = sessions.play(code, APP_FILE, design, limits)
-        call.record("sandbox", outcome="passed" if all(c.passed for c in cases) else "failed",
-                    detail=f"session of main(): {sum(c.passed for c in cases)}/{len(cases)} passed")
+        call.record(
+            "sandbox",
+            outcome="passed" if all(c.passed for c in cases) else "failed",
+            detail=f"session of main(): {sum(c.passed for c in cases)}/{len(cases)} passed",
+        )
         return TestReport(ending="passed" if all(c.passed for c in cases) else "failed", cases=tuple(cases))
 
     def check(code: CodeArtifact) -> None:
@@ -201,10 +231,15 @@ def behaves(call: StageCall, plan: Plan, name: str) -> Check:
             case: CaseResult | None = interface.storage_effects(code, APP_FILE, name, limits)
         else:
             case = interface.feature_effects(with_interface(plan, code), APP_FILE, plan, name, limits)
-        call.record("sandbox", outcome="skipped" if case is None else "passed" if case.passed else "failed",
-                    detail=f"effects of {name}" + (": an add before it fails" if case is None else ""))
-        return TestReport(ending="passed" if case is None or case.passed else "failed",
-                          cases=() if case is None else (case,))
+        call.record(
+            "sandbox",
+            outcome="skipped" if case is None else "passed" if case.passed else "failed",
+            detail=f"effects of {name}" + (": an add before it fails" if case is None else ""),
+        )
+        return TestReport(
+            ending="passed" if case is None or case.passed else "failed",
+            cases=() if case is None else (case,),
+        )
 
     def check(code: CodeArtifact) -> None:
         report = perform(call, "sandbox", effects, code=code)
@@ -212,6 +247,7 @@ def behaves(call: StageCall, plan: Plan, name: str) -> Check:
             raise OutputError(report.cases[0].message.partition("\ninput:")[0])
 
     return check
+
 
 def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> CodeArtifact:
     """Merge a piece into the app if the model manages one; if not, go on (the tests will show the gap)."""
@@ -221,12 +257,14 @@ def _best_effort(call: StageCall, app: CodeArtifact, what: str, prompt: str) -> 
         call.record("error", outcome="skipped", detail=f"{what}: {exc}"[:300])
         return app
 
+
 def defines(name: str) -> Check:
     def check(code: CodeArtifact) -> None:
         if name not in defined_names(code.files[APP_FILE]):
             raise OutputError(f"the code does not define `{name}`: write `def {name}(...)`")
 
     return check
+
 
 def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: int) -> str:
     """Return the prompt for step ``number`` (1-based) of an application's plan, given the code so far."""
@@ -237,12 +275,22 @@ def _step_prompt(task: TaskSpec, plan: Plan, app: CodeArtifact | None, number: i
         conventions = ENTRY_CONVENTIONS[used] if name == "main" else ""
     else:
         conventions = CONVENTIONS if name not in STORAGE_NAMES else ""
-    return SUBTASK_PROMPT.format(task=task_view(task), plan=plan_view(plan), app=APP_FILE,
-        code=_app_view(app), number=number, title=subtask.title, description=subtask.description,
-        conventions=conventions, function=f" as the function `{subtask.function}`" if name else "")
+    return SUBTASK_PROMPT.format(
+        task=task_view(task),
+        plan=plan_view(plan),
+        app=APP_FILE,
+        code=_app_view(app),
+        number=number,
+        title=subtask.title,
+        description=subtask.description,
+        conventions=conventions,
+        function=f" as the function `{subtask.function}`" if name else "",
+    )
+
 
 def _unplanned_examples(plan: Plan) -> frozenset[str]:
     return EXAMPLE_NAMES - {function_name(s.function) for s in plan.subtasks}
+
 
 def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact) -> CodeArtifact | None:
     """Sample again the first step that fails its acceptance (``acceptance``), shown its failure; return
@@ -263,14 +311,18 @@ def repair_step(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact)
         defines(name)(candidate)
         accepted(candidate)
 
-    prompt = (_step_prompt(task, plan, code, number)
-              + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code.")
+    prompt = (
+        _step_prompt(task, plan, code, number)
+        + f"\n\nThe current `{name}` is wrong: {failure}. Answer with corrected code."
+    )
     try:
-        return merged_piece(call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan),
-                            keep=code_written(plan))
+        return merged_piece(
+            call, code, APP_FILE, prompt, check=check, drop=_unplanned_examples(plan), keep=code_written(plan)
+        )
     except OutputError as exc:
         call.record("error", outcome="unrepaired", detail=f"{name}: {exc}"[:300])
         return None
+
 
 def _first_wrong_step(call: StageCall, plan: Plan, code: CodeArtifact) -> tuple[int, str] | None:
     """Return the number of the first step whose acceptance check fails, with the failure (None if none)."""
@@ -282,9 +334,11 @@ def _first_wrong_step(call: StageCall, plan: Plan, code: CodeArtifact) -> tuple[
                 return number, str(exc)
     return None
 
+
 def with_interface(plan: Plan, code: CodeArtifact) -> CodeArtifact:
     """Return the app with ``main()`` written from the plan's features (LOCAL_CODE, ``nodes.interface``)."""
     return merged(code, APP_FILE, interface.interface(plan, interface.data_file(plan)), keep=frozenset())
+
 
 def _app_view(code: CodeArtifact | None) -> str:
     return f"```python\n{code.files[APP_FILE]}```" if code and APP_FILE in code.files else "(empty)"
@@ -300,13 +354,26 @@ def build_application(call: StageCall, task: TaskSpec, plan: Plan) -> CodeArtifa
         if name == "main" and records:
             continue  # the interface is written from the plan below
         prompt = _step_prompt(task, plan, app, number)
-        app = merged_piece(call, app, APP_FILE, prompt, check=defines(name) if name else None,
-                           prefer=acceptance(call, plan, name), drop=_unplanned_examples(plan),
-                           keep=code_written(plan))
+        app = merged_piece(
+            call,
+            app,
+            APP_FILE,
+            prompt,
+            check=defines(name) if name else None,
+            prefer=acceptance(call, plan, name),
+            drop=_unplanned_examples(plan),
+            keep=code_written(plan),
+        )
     assert app is not None  # an application's plan has at least one feature
     if records:
         app = perform(call, "interface", with_interface, plan=plan, code=app)
     if missing := undefined_names(APP_FILE, app.files):
-        app = _best_effort(call, app, "missing definitions", MISSING_PROMPT.format(
-            task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)))
+        app = _best_effort(
+            call,
+            app,
+            "missing definitions",
+            MISSING_PROMPT.format(
+                task=task_view(task), app=APP_FILE, code=_app_view(app), problems="\n".join(missing)
+            ),
+        )
     return write_tests(call, plan, app)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.coding.methods import fix_methods, implicated
-from nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
-from nodes.coding.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
-from nodes.views import FUNCTION_FILE, plan_view, task_view
-from runtime.executor import perform
-from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
-from state.stage import OutputError, StageCall
+from accord.nodes.coding.methods import fix_methods, implicated
+from accord.nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
+from accord.nodes.coding.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
+from accord.nodes.views import FUNCTION_FILE, plan_view, task_view
+from accord.runtime.executor import perform
+from accord.state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from accord.state.stage import OutputError, StageCall
 
 SAMPLE_TEMPERATURE = 0.8
 """Sampled candidates: hot enough to differ from the greedy ones."""
@@ -25,15 +25,23 @@ CLASS_CANDIDATES = 2
 """At most this many classes a draw: each costs a continuation per method (and a redraw per method that
 does not parse), so four candidates of a five-method class were twenty calls before any test ran."""
 
-def new_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
-                 state: Mapping[str, Any]) -> CodeArtifact:
+
+def new_function(
+    call: StageCall, system: str, task: TaskSpec, prompt: str, state: Mapping[str, Any]
+) -> CodeArtifact:
     """Write a function task's code, sampling again while it repeats a version already tried (handed
     over in a message or among the candidates the selection ran)."""
-    return unrepeated(call, lambda temperature: write_function(call, system, task, prompt, temperature),
-                      tried_versions(state), REDRAWS)
+    return unrepeated(
+        call,
+        lambda temperature: write_function(call, system, task, prompt, temperature),
+        tried_versions(state),
+        REDRAWS,
+    )
 
-def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: str,
-                state: Mapping[str, Any]) -> CodeArtifact | None:
+
+def fixed_class(
+    call: StageCall, task: TaskSpec, code: CodeArtifact, failures: str, state: Mapping[str, Any]
+) -> CodeArtifact | None:
     """Return a class with the methods ``failures`` (failing tests, or a review) name rewritten
     (``fix_methods``), sampled once more when that repeats a version already tried; None when the failures
     name no method."""
@@ -44,12 +52,18 @@ def fixed_class(call: StageCall, task: TaskSpec, code: CodeArtifact, failures: s
     def rewrite(code: CodeArtifact, failures: str, temperature: float | None) -> CodeArtifact:
         return fix_methods(call, task, code, methods, failures, temperature)
 
-    return unrepeated(call, lambda temperature: perform(call, "MethodFix", rewrite, code=code,
-                                                        failures=failures, temperature=temperature),
-                      tried_versions(state, code))
+    return unrepeated(
+        call,
+        lambda temperature: perform(
+            call, "MethodFix", rewrite, code=code, failures=failures, temperature=temperature
+        ),
+        tried_versions(state, code),
+    )
 
-def write_candidates(call: StageCall, task: TaskSpec, plan: Plan,
-                     attempt: CodeArtifact | None = None) -> Candidates:
+
+def write_candidates(
+    call: StageCall, task: TaskSpec, plan: Plan, attempt: CodeArtifact | None = None
+) -> Candidates:
     """Write up to ``max_candidates`` distinct implementations of a function, for the Tester to select.
 
     The first is what one plain call gives (the stub as a benchmark harness asks for it, at the role's
@@ -84,8 +98,10 @@ def write_candidates(call: StageCall, task: TaskSpec, plan: Plan,
         raise OutputError(f"no candidate was valid code; the last: {error}")
     return Candidates(items=tuple(items))
 
-def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan,
-                      attempt: CodeArtifact | None) -> Candidates:
+
+def _class_candidates(
+    call: StageCall, task: TaskSpec, plan: Plan, attempt: CodeArtifact | None
+) -> Candidates:
     """Write up to ``max_candidates`` distinct classes, at most ``CLASS_CANDIDATES``, as
     ``write_candidates`` does: from the skeleton alone, then with the plan, then with the plan sampled."""
     budget = max(1, min(call.context.max_candidates, CLASS_CANDIDATES))
@@ -93,19 +109,24 @@ def _class_candidates(call: StageCall, task: TaskSpec, plan: Plan,
     tries += [(plan, SAMPLE_TEMPERATURE)] * (budget - len(tries))
     items: list[CodeArtifact] = []
     for number, (shown, temperature) in enumerate(tries[:budget], 1):
-        code = (attempt if attempt is not None and shown is None and temperature is None
-                else write_class(call, task, shown, temperature))
+        code = (
+            attempt
+            if attempt is not None and shown is None and temperature is None
+            else write_class(call, task, shown, temperature)
+        )
         if code in items:
             call.record("retry", outcome=str(number), detail=f"candidate {number} repeats an earlier one")
             continue
         items.append(code)
     return Candidates(items=tuple(items))
 
+
 def resampling(state: Mapping[str, Any]) -> bool:
     """Return whether the selection just asked for fresh candidates (no candidate passed every example)."""
     verdicts = state.get("verdicts") or []
     last = verdicts[-1] if verdicts else {}
     return last.get("stage") == "selecting" and last.get("outcome") == "resample"
+
 
 def fresh_candidates(call: StageCall, task: TaskSpec, plan: Plan, pool: Candidates) -> Candidates:
     """Add up to ``max_candidates`` sampled implementations the pool does not hold yet, alternating the

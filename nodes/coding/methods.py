@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 import re
 
-from nodes.llm import continuation
-from nodes.merge import with_imports
-from nodes.views import FUNCTION_FILE
-from state.artifacts import CodeArtifact, Plan, TaskSpec
-from state.stage import OutputError, StageCall
+from accord.nodes.llm import continuation
+from accord.nodes.merge import with_imports
+from accord.nodes.views import FUNCTION_FILE
+from accord.state.artifacts import CodeArtifact, Plan, TaskSpec
+from accord.state.stage import OutputError, StageCall
 
 BODY_TOKENS = 512
 """A method body's output limit: the longest reference method of ClassEval is about 400 tokens."""
@@ -35,14 +35,20 @@ def empty_methods(source: str, name: str) -> list[ast.FunctionDef | ast.AsyncFun
 def _methods(source: str, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Return the methods of the last class ``name`` in ``source`` (the one that runs), in order."""
     classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
-    return [n for n in (classes[-1].body if classes else [])
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [
+        n
+        for n in (classes[-1].body if classes else [])
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
 
 
 def _is_empty(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     body = method.body[1:] if ast.get_docstring(method) is not None else method.body
-    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                           and s.value.value is Ellipsis) for s in body)
+    return all(
+        isinstance(s, ast.Pass)
+        or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis)
+        for s in body
+    )
 
 
 def body_of(text: str, indent: int) -> str:
@@ -62,8 +68,14 @@ def has_code(body: str) -> bool:
     return any(line.strip() and not line.lstrip().startswith("#") for line in body.splitlines())
 
 
-def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.AsyncFunctionDef,
-                preamble: str, temperature: float | None, hint: str = "") -> str:
+def fill_method(
+    call: StageCall,
+    source: str,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    preamble: str,
+    temperature: float | None,
+    hint: str = "",
+) -> str:
     """Return ``source`` with ``method``'s body written by the model, continuing the source after the
     method's docstring (``preamble`` before the source and ``hint`` after the docstring, neither kept).
     A body that does not parse or holds no code is drawn once more, sampled; then the method stays empty,
@@ -71,15 +83,21 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
     lines = source.splitlines(keepends=True)
     documented = ast.get_docstring(method) is not None
     head_end = method.body[0].end_lineno if documented else method.body[0].lineno - 1
-    head, tail = "".join(lines[:head_end]), "".join(lines[method.end_lineno:])
+    head, tail = "".join(lines[:head_end]), "".join(lines[method.end_lineno :])
     if not head.endswith("\n"):
         head += "\n"
     indent = " " * method.col_offset
     method_stops = tuple(f"\n{indent}{start}" for start in ("def ", "@", "async def "))
     for temperature_now in (temperature, max(temperature or 0.0, 0.6)):
         try:
-            text = continuation(call, preamble + head + hint, (*STOPS, *method_stops), temperature_now,
-                                BODY_TOKENS, what="method")
+            text = continuation(
+                call,
+                preamble + head + hint,
+                (*STOPS, *method_stops),
+                temperature_now,
+                BODY_TOKENS,
+                what="method",
+            )
         except OutputError as exc:
             call.record("retry", outcome=method.name, detail=f"method {method.name}: {exc}"[:300])
             continue
@@ -91,8 +109,9 @@ def fill_method(call: StageCall, source: str, method: ast.FunctionDef | ast.Asyn
         try:
             ast.parse(filled)
         except SyntaxError as exc:
-            call.record("retry", outcome=method.name,
-                        detail=f"method {method.name} does not parse: {exc}"[:300])
+            call.record(
+                "retry", outcome=method.name, detail=f"method {method.name} does not parse: {exc}"[:300]
+            )
             continue
         return filled
     return source
@@ -106,8 +125,13 @@ def plan_comment(plan: Plan | None) -> str:
     return "# Plan:\n" + "\n".join(lines) + "\n\n"
 
 
-def fill_class(call: StageCall, task: TaskSpec, code: CodeArtifact, plan: Plan | None = None,
-               temperature: float | None = None) -> CodeArtifact:
+def fill_class(
+    call: StageCall,
+    task: TaskSpec,
+    code: CodeArtifact,
+    plan: Plan | None = None,
+    temperature: float | None = None,
+) -> CodeArtifact:
     """Return ``code`` with every empty method of the task's class written, one continuation each, in
     order (each sees the methods before it written)."""
     source = code.files.get(FUNCTION_FILE, "")
@@ -117,8 +141,9 @@ def fill_class(call: StageCall, task: TaskSpec, code: CodeArtifact, plan: Plan |
         done.add(todo[0].name)
         source = fill_method(call, source, todo[0], plan_comment(plan), temperature)
     source = with_imports(source)
-    return CodeArtifact(files={**code.files, FUNCTION_FILE: source}, entry_points=code.entry_points or
-                        (FUNCTION_FILE,))
+    return CodeArtifact(
+        files={**code.files, FUNCTION_FILE: source}, entry_points=code.entry_points or (FUNCTION_FILE,)
+    )
 
 
 def implicated(source: str, name: str, failures: str) -> list[str]:
@@ -134,7 +159,7 @@ def emptied(source: str, name: str, method_name: str) -> tuple[str, ast.Function
     documented = ast.get_docstring(method) is not None
     keep_to = method.body[0].end_lineno if documented else method.body[0].lineno - 1
     cut = "" if documented else " " * (method.col_offset + 4) + "pass\n"
-    result = "".join([*lines[:keep_to], cut, *lines[method.end_lineno:]])
+    result = "".join([*lines[:keep_to], cut, *lines[method.end_lineno :]])
     return result, next(m for m in _methods(result, name) if m.name == method_name)
 
 
@@ -146,8 +171,14 @@ def failure_hint(failures: str, indent: int, limit: int = 600) -> str:
     return "".join(f"{pad}# {line}\n" for line in ["An earlier version failed these tests:", *lines])
 
 
-def fix_methods(call: StageCall, task: TaskSpec, code: CodeArtifact, methods: list[str], failures: str,
-                temperature: float | None = None) -> CodeArtifact:
+def fix_methods(
+    call: StageCall,
+    task: TaskSpec,
+    code: CodeArtifact,
+    methods: list[str],
+    failures: str,
+    temperature: float | None = None,
+) -> CodeArtifact:
     """Return ``code`` with each of ``methods`` written afresh, continuing the source after its docstring
     with the failures as comments: one continuation per failing method, not one per method of the class.
     A method the model cannot rewrite keeps its earlier body."""
@@ -157,5 +188,7 @@ def fix_methods(call: StageCall, task: TaskSpec, code: CodeArtifact, methods: li
         blank, method = emptied(source, name, method_name)
         filled = fill_method(call, blank, method, "", temperature, failure_hint(failures, method.col_offset))
         source = filled if filled != blank else source
-    return CodeArtifact(files={**code.files, FUNCTION_FILE: with_imports(source)},
-                        entry_points=code.entry_points or (FUNCTION_FILE,))
+    return CodeArtifact(
+        files={**code.files, FUNCTION_FILE: with_imports(source)},
+        entry_points=code.entry_points or (FUNCTION_FILE,),
+    )

@@ -3,10 +3,10 @@ a missing definition, a test and a revision."""
 
 from __future__ import annotations
 
-from nodes.merge import (
+from accord.nodes.merge import (
     defined_names,
 )
-from nodes.views import (
+from accord.nodes.views import (
     code_block,
 )
 
@@ -67,11 +67,13 @@ if __name__ == '__main__':
 ENTRY_CONVENTIONS = {
     "interactive": """
 main() plays the session the plan shows: each line there is what one input() returns (split it
-yourself when it holds several values), and after it main() prints what the session shows.""" + ENDING,
+yourself when it holds several values), and after it main() prints what the session shows."""
+    + ENDING,
     "arguments": """
 main() plays the session the plan shows: each line there is one run of the program, its words the
 command-line arguments main() reads from sys.argv[1:] (never input()); a file it names is in the
-program's folder. Each run prints what the session shows after it.""" + ENDING,
+program's folder. Each run prints what the session shows after it."""
+    + ENDING,
 }
 """What a program's ``main()`` is asked for besides its step, by how it is used: the session checks it
 (``nodes.sessions``)."""
@@ -123,7 +125,9 @@ The Reviewer asked for changes:
 
 Fix the most important issue. Return {what}."""
 
-CHANGED_DEFINITIONS = ("only the functions you change, in one ```python code block (they replace the "
-                       "same-named ones; a test function goes into the tests)")
+CHANGED_DEFINITIONS = (
+    "only the functions you change, in one ```python code block (they replace the "
+    "same-named ones; a test function goes into the tests)"
+)
 """A fix comes as plain text, like all code: in the JSON tool call the local model can write a whole
 revision on one line, three times over."""

@@ -9,10 +9,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from nodes.coding.methods import fill_class
-from nodes.coding.prompts import SYSTEM
-from nodes.llm import begun_chat, continuation, plain_text, retry_temperature, text
-from nodes.merge import (
+from accord.nodes.coding.methods import fill_class
+from accord.nodes.coding.prompts import SYSTEM
+from accord.nodes.llm import begun_chat, continuation, plain_text, retry_temperature, text
+from accord.nodes.merge import (
     clean_test_module,
     defined_names,
     merge_module,
@@ -21,8 +21,8 @@ from nodes.merge import (
     without_calls,
     without_checks,
 )
-from nodes.signatures import FILE_PARAMETERS, STORAGE_NAMES
-from nodes.views import (
+from accord.nodes.signatures import FILE_PARAMETERS, STORAGE_NAMES
+from accord.nodes.views import (
     APP_FILE,
     FUNCTION_FILE,
     TEST_FILE,
@@ -31,14 +31,19 @@ from nodes.views import (
     defines,
     strip_fences,
 )
-from runtime.executor import perform
-from state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
-from state.graph_state import code_versions, read
-from state.stage import OutputError, StageCall
+from accord.runtime.executor import perform
+from accord.state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from accord.state.graph_state import code_versions, read
+from accord.state.stage import OutputError, StageCall
 
 
-def merged(code: CodeArtifact | None, path: str, piece: str,
-           keep: frozenset[str] | None = None, drop: frozenset[str] = frozenset()) -> CodeArtifact:
+def merged(
+    code: CodeArtifact | None,
+    path: str,
+    piece: str,
+    keep: frozenset[str] | None = None,
+    drop: frozenset[str] = frozenset(),
+) -> CodeArtifact:
     """Return ``code`` with ``piece`` merged into ``path`` by definition (tests kept importing the app).
 
     ``keep`` names definitions the piece may not replace; by default an app's ``main()``, once there.
@@ -56,31 +61,48 @@ def merged(code: CodeArtifact | None, path: str, piece: str,
     try:
         source = repaired(strip_fences(piece))
         if path == APP_FILE:
-            source = without_calls(source, STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}),
-                                   file_parameters=FILE_PARAMETERS)
-        content = with_imports(merge_module(files.get(path, ""), source,
-                                            module=path.removesuffix(".py").replace("/", "."), keep=keep,
-                                            drop=drop))
+            source = without_calls(
+                source, STORAGE_NAMES - {"main"}, exempt=frozenset({"main"}), file_parameters=FILE_PARAMETERS
+            )
+        content = with_imports(
+            merge_module(
+                files.get(path, ""),
+                source,
+                module=path.removesuffix(".py").replace("/", "."),
+                keep=keep,
+                drop=drop,
+            )
+        )
     except SyntaxError as exc:
         raise OutputError(f"the code for {path} does not parse: {_syntax(exc)}") from exc
     if path == TEST_FILE:
-        content = clean_test_module(content, APP_FILE.removesuffix(".py"),
-                                    defined_names(files.get(APP_FILE, "")))
+        content = clean_test_module(
+            content, APP_FILE.removesuffix(".py"), defined_names(files.get(APP_FILE, ""))
+        )
     entry_points = code.entry_points if code else (APP_FILE,)
     return apply_changes(code, {path: content}, entry_points=entry_points)
+
 
 def code_written(plan: Plan | None) -> frozenset[str]:
     """Return the definitions of ``app.py`` that code writes from the plan, which no model's piece may
     replace: a records application's ``main()`` (a program's ``main()`` is the model's to write and fix)."""
     return frozenset() if plan is not None and plan.shape == "program" else frozenset({"main"})
 
+
 def _syntax(exc: SyntaxError) -> str:
     """Return where and why code does not parse, with the offending line (for the model and the ledger)."""
     line = (exc.text or "").strip()
     return f"line {exc.lineno}: {exc.msg}" + (f": `{line[:120]}`" if line else "")
 
-def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact,
-                 plan: Plan | None = None, temperature: float | None = None) -> CodeArtifact:
+
+def fix_one_file(
+    call: StageCall,
+    system: str,
+    prompt: str,
+    code: CodeArtifact,
+    plan: Plan | None = None,
+    temperature: float | None = None,
+) -> CodeArtifact:
     """Ask for the changed definitions as a fenced block in plain text; return the code with them merged
     into the files they belong to (``split_by_file``), so a fix can also write the tests an application
     lacks. What code writes from ``plan`` stays (``code_written``)."""
@@ -93,14 +115,20 @@ def fix_one_file(call: StageCall, system: str, prompt: str, code: CodeArtifact,
 
     return perform(call, "FileFix", fix, code=code, prompt=prompt, temperature=temperature)
 
+
 def tried_versions(state: Mapping[str, Any], *also: CodeArtifact) -> list[dict[str, str]]:
     """Return the versions of the code a new one must not repeat: those handed over in a message,
     ``also``, and the candidates the selection ran."""
     pool = read(state, "candidates", Candidates)
     return [*code_versions(state), *(c.files for c in also), *(c.files for c in (pool.items if pool else ()))]
 
-def unrepeated(call: StageCall, draw: Callable[[float | None], CodeArtifact], tried: list[dict[str, str]],
-               redraws: int = 1) -> CodeArtifact:
+
+def unrepeated(
+    call: StageCall,
+    draw: Callable[[float | None], CodeArtifact],
+    tried: list[dict[str, str]],
+    redraws: int = 1,
+) -> CodeArtifact:
     """Return ``draw(None)``, drawn again at the retry temperature (at most ``redraws`` times) while it
     repeats a version in ``tried``; a redraw that fails keeps the draw before it, and when every draw
     repeats the last is returned (the repeat gate sees it).
@@ -119,6 +147,7 @@ def unrepeated(call: StageCall, draw: Callable[[float | None], CodeArtifact], tr
             call.record("retry", outcome=str(attempt), detail=f"sampled draw: {exc}"[:300])
     return code
 
+
 def split_by_file(piece: str) -> dict[str, str]:
     """Return the parts of a piece of code by the application file they belong in: its tests (with the
     imports) to the tests, the rest to the app.
@@ -135,10 +164,13 @@ def split_by_file(piece: str) -> dict[str, str]:
 
     def text_of(node: ast.stmt) -> str:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        return "".join(lines[first - 1:node.end_lineno])
+        return "".join(lines[first - 1 : node.end_lineno])
 
-    is_test = [isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-               and n.name.lower().startswith("test") for n in body]
+    is_test = [
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and n.name.lower().startswith("test")
+        for n in body
+    ]
     if not any(is_test):
         return {APP_FILE: piece}
     if all(is_test[i] or isinstance(n, ast.Import | ast.ImportFrom) for i, n in enumerate(body)):
@@ -148,14 +180,17 @@ def split_by_file(piece: str) -> dict[str, str]:
     rest = "\n\n".join(text_of(n) for i, n in enumerate(body) if not is_test[i])
     return {APP_FILE: rest, TEST_FILE: f"{imports}\n{tests}"}
 
+
 BLOCK_END = ("\n```\n",)
 """Where a function's reply ends: the close of its code block, so the tokens a model spends after it
 (usage lines, explanations) are never generated. An opening fence names ``python`` or opens the reply, so
 it does not match; one after a line of prose without a language does, and the reply left is prose, which
 fails as code that does not parse."""
 
-def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
-                   temperature: float | None = None) -> CodeArtifact:
+
+def write_function(
+    call: StageCall, system: str, task: TaskSpec, prompt: str, temperature: float | None = None
+) -> CodeArtifact:
     """Ask for a function task's implementation as a fenced block in plain text; return its module."""
 
     def code(task: TaskSpec, prompt: str, temperature: float | None) -> CodeArtifact:
@@ -166,6 +201,7 @@ def write_function(call: StageCall, system: str, task: TaskSpec, prompt: str,
 
     return perform(call, "code", code, task=task, prompt=prompt, temperature=temperature)
 
+
 HARNESS_PROMPT = """Please provide a self-contained Python script that solves the following problem in a \
 markdown code block:
 ```
@@ -174,13 +210,20 @@ markdown code block:
 """
 """EvalPlus's instruction for chat models, with the stub exactly as given."""
 
-RESPONSE_PREFIX = ("Below is a Python script with a self-contained function that solves the problem and "
-                   "passes corresponding tests:")
+RESPONSE_PREFIX = (
+    "Below is a Python script with a self-contained function that solves the problem and "
+    "passes corresponding tests:"
+)
 """EvalPlus's start of a chat model's answer, which it writes for the model when it can apply the model's
 chat template."""
 
-def harness_reply(call: StageCall, instruction: str, temperature: float | None = None,
-                  before: Sequence[tuple[str, str]] = ()) -> str:
+
+def harness_reply(
+    call: StageCall,
+    instruction: str,
+    temperature: float | None = None,
+    before: Sequence[tuple[str, str]] = (),
+) -> str:
     """Ask as EvalPlus asks a chat model, after the exchanges ``before`` (a user's turn and the reply
     each): where the model's chat template is at hand (an embedded model), the answer is begun with
     EvalPlus's response prefix and an open code block, and the model continues it to the block's end; an
@@ -203,8 +246,10 @@ def write_plainly(call: StageCall, task: TaskSpec, temperature: float | None = N
     instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
     return perform(call, "code", code, task=task, prompt=instruction, temperature=temperature)
 
-def write_class(call: StageCall, task: TaskSpec, plan: Plan | None = None,
-                temperature: float | None = None) -> CodeArtifact:
+
+def write_class(
+    call: StageCall, task: TaskSpec, plan: Plan | None = None, temperature: float | None = None
+) -> CodeArtifact:
     """Write a class task's skeleton method by method (``nodes.coding.methods``), with the plan as comments
     ahead of it when given."""
 
@@ -214,6 +259,7 @@ def write_class(call: StageCall, task: TaskSpec, plan: Plan | None = None,
 
     return perform(call, "methods", code, task=task, plan=plan, temperature=temperature)
 
+
 def write_test(call: StageCall, prompt: str, temperature: float | None = None) -> str:
     """Ask for a pytest test as a fenced block in plain text; return its source."""
 
@@ -221,6 +267,7 @@ def write_test(call: StageCall, prompt: str, temperature: float | None = None) -
         return code_block(text(call, SYSTEM, prompt, temperature, what="test"))
 
     return perform(call, "test", ask, prompt=prompt, temperature=temperature)
+
 
 def write_piece(call: StageCall, prompt: str, temperature: float | None = None) -> str:
     """Ask for a piece of an application (new or changed definitions) as a fenced block in plain text.
@@ -233,6 +280,7 @@ def write_piece(call: StageCall, prompt: str, temperature: float | None = None) 
 
     return perform(call, "piece", ask, prompt=prompt, temperature=temperature)
 
+
 def function_module(task: TaskSpec, body: str) -> CodeArtifact:
     """Return the code artifact for a function task: the stub (its imports and helpers), then the code
     without the checks the model wrote after it (``without_checks``)."""
@@ -242,8 +290,8 @@ def function_module(task: TaskSpec, body: str) -> CodeArtifact:
         raise OutputError(f"the code does not parse: {_syntax(exc)}") from exc
     if not defines(source, task.entry_point or ""):
         raise OutputError(f"the code does not define `{task.entry_point}`")
-    return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"},
-                        entry_points=(FUNCTION_FILE,))
+    return CodeArtifact(files={FUNCTION_FILE: f"{task.stub}\n\n{source}"}, entry_points=(FUNCTION_FILE,))
+
 
 def function_name(signature: str) -> str:
     """Return the function name a plan's ``add_task(tasks, text)`` names, or '' when there is none."""

@@ -19,33 +19,65 @@ from typing import Any, Literal
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nodes.views import artifacts, plan_view
-from runtime.executor import perform
-from state.artifacts import Approval, Plan
-from state.contracts import Contract
-from state.graph_state import dump
-from state.roles import CONTRACT_BOUND, ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
-from state.stage import StageCall
+from accord.nodes.views import artifacts, plan_view
+from accord.runtime.executor import perform
+from accord.state.artifacts import Approval, Plan
+from accord.state.contracts import Contract
+from accord.state.graph_state import dump
+from accord.state.roles import (
+    CONTRACT_BOUND,
+    ActionSpec,
+    ActionType,
+    DutySpec,
+    Param,
+    RoleSpec,
+    SafetyProperty,
+)
+from accord.state.stage import StageCall
 
-APPROVE = Contract(role="human", duty="approve", inputs=("task", "plan"), outputs=("approval", "plan"),
-                   recorded=("approval",))
+APPROVE = Contract(
+    role="human",
+    duty="approve",
+    inputs=("task", "plan"),
+    outputs=("approval", "plan"),
+    recorded=("approval",),
+)
 """A person reads the task and the plan and hands the plan on, as it was or edited; the approval is kept for
 the record (the gate and the Planner's next attempt read it from state)."""
 
 SPEC = RoleSpec(
-    name="human", goal="approve the plan before work goes on, reject it with a reason, or edit it",
+    name="human",
+    goal="approve the plan before work goes on, reject it with a reason, or edit it",
     domain="oversight",
-    duties=(DutySpec(name="approve", description="decide on the Planner's plan", contract=APPROVE,
-                     actions=("ask_person",)),),
-    actions=(ActionSpec(name="ask_person", description="show the plan to a person and wait for the answer "
-                        "(a LangGraph interrupt: the run waits at its checkpoint)", type=ActionType.HUMAN,
-                        params=(Param(name="plan", type="Plan"),), returns="answer",
-                        config={"retries": 0}),),
-    properties=(CONTRACT_BOUND, SafetyProperty(
-        kind="must_never", name="accept_an_invalid_edit",
-        statement="let an edited plan that does not validate replace the Planner's",
-        enforced_by="nodes/development/approval.py:decision validates the edit against Plan; "
-                    "the run keeps waiting")),
+    duties=(
+        DutySpec(
+            name="approve",
+            description="decide on the Planner's plan",
+            contract=APPROVE,
+            actions=("ask_person",),
+        ),
+    ),
+    actions=(
+        ActionSpec(
+            name="ask_person",
+            description="show the plan to a person and wait for the answer "
+            "(a LangGraph interrupt: the run waits at its checkpoint)",
+            type=ActionType.HUMAN,
+            params=(Param(name="plan", type="Plan"),),
+            returns="answer",
+            config={"retries": 0},
+        ),
+    ),
+    properties=(
+        CONTRACT_BOUND,
+        SafetyProperty(
+            kind="must_never",
+            name="accept_an_invalid_edit",
+            statement="let an edited plan that does not validate replace the Planner's",
+            enforced_by="nodes/development/approval.py:decision validates the edit against Plan; "
+            "the run keeps waiting",
+        ),
+    ),
 )
 
 
@@ -60,9 +92,11 @@ class PersonAnswer(BaseModel):
     by: str = Field(default="a person", min_length=1, description="who decides")
 
 
-ASKED = ("Approve the plan, reject it with the reason, or edit it. Answer "
-         '{"decision": "approve"}, {"decision": "reject", "reason": "..."} or '
-         '{"decision": "edit", "plan": {...}}, optionally with "by": your name.')
+ASKED = (
+    "Approve the plan, reject it with the reason, or edit it. Answer "
+    '{"decision": "approve"}, {"decision": "reject", "reason": "..."} or '
+    '{"decision": "edit", "plan": {...}}, optionally with "by": your name.'
+)
 
 
 def decision(answer: Any) -> tuple[Approval, Plan | None]:

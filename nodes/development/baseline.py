@@ -24,19 +24,33 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from nodes import testing
-from nodes.coding.function import SAMPLE_TEMPERATURE
-from nodes.coding.methods import BODY_TOKENS
-from nodes.coding.prompts import ALONE_PROMPT, SYSTEM
-from nodes.coding.writing import HARNESS_PROMPT, harness_reply, write_class, write_function, write_piece
-from nodes.llm import continuation, plain_text
-from nodes.merge import without_checks
-from nodes.views import APP_FILE, FUNCTION_FILE, artifacts, code_block, defines, failures_view, task_view
-from runtime import sandbox
-from runtime.executor import perform
-from state.artifacts import CodeArtifact, TaskSpec, TestReport
-from state.graph_state import dump
-from state.stage import StageCall
+from accord.nodes import testing
+from accord.nodes.coding.function import SAMPLE_TEMPERATURE
+from accord.nodes.coding.methods import BODY_TOKENS
+from accord.nodes.coding.prompts import ALONE_PROMPT, SYSTEM
+from accord.nodes.coding.writing import (
+    HARNESS_PROMPT,
+    harness_reply,
+    write_class,
+    write_function,
+    write_piece,
+)
+from accord.nodes.llm import continuation, plain_text
+from accord.nodes.merge import without_checks
+from accord.nodes.views import (
+    APP_FILE,
+    FUNCTION_FILE,
+    artifacts,
+    code_block,
+    defines,
+    failures_view,
+    task_view,
+)
+from accord.runtime import sandbox
+from accord.runtime.executor import perform
+from accord.state.artifacts import CodeArtifact, TaskSpec, TestReport
+from accord.state.graph_state import dump
+from accord.state.stage import StageCall
 
 APP_PROMPT = """{task}
 
@@ -76,8 +90,9 @@ def implement_holistically(state: Mapping[str, Any], call: StageCall) -> dict[st
     task, _, _ = artifacts(state)
     if task.level != "class":
         return implement_plainly(state, call)
-    reply = plain_text(call, CLASS_HARNESS_PROMPT.format(stub=(task.stub or "").strip(),
-                                                         name=task.entry_point), what="code")
+    reply = plain_text(
+        call, CLASS_HARNESS_PROMPT.format(stub=(task.stub or "").strip(), name=task.entry_point), what="code"
+    )
     return {"code": dump(harness_module(task, reply))}
 
 
@@ -104,17 +119,21 @@ def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, An
     return {"code": dump(pool[best])}
 
 
-def _on_examples(call: StageCall, task: TaskSpec,
-                 label: Callable[[CodeArtifact], str]) -> Callable[[CodeArtifact], TestReport]:
+def _on_examples(
+    call: StageCall, task: TaskSpec, label: Callable[[CodeArtifact], str]
+) -> Callable[[CodeArtifact], TestReport]:
     """Return the sandbox action that runs a reply's module on the task's stated examples, each run in the
     ledger under ``label(code)`` with how many examples passed."""
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
     def run(code: CodeArtifact) -> TestReport:
         report, result = testing.run_examples(code, FUNCTION_FILE, task.examples, limits)
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"{label(code)}: {sum(c.passed for c in report.cases)}/"
-                           f"{len(task.examples)} examples")
+        call.record(
+            "sandbox",
+            latency_s=result.duration_s,
+            outcome=report.ending,
+            detail=f"{label(code)}: {sum(c.passed for c in report.cases)}/{len(task.examples)} examples",
+        )
         return report
 
     return run
@@ -147,8 +166,9 @@ def implement_self_repair(state: Mapping[str, Any], call: StageCall) -> dict[str
         if report.passed or number == max(1, call.context.best_of):
             break
         feedback = REPAIR_PROMPT.format(failures=failures_view(report))
-        reply = harness_reply(call, feedback, None if number == 1 else SAMPLE_TEMPERATURE,
-                              before=((instruction, reply),))
+        reply = harness_reply(
+            call, feedback, None if number == 1 else SAMPLE_TEMPERATURE, before=((instruction, reply),)
+        )
     best = max(range(len(tried)), key=lambda i: (tried[i][1], -i))
     return {"code": dump(tried[best][0])}
 

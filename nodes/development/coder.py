@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.coding.application import build_application, repair_step
-from nodes.coding.function import (
+from accord.nodes.coding.application import build_application, repair_step
+from accord.nodes.coding.function import (
     SAMPLE_TEMPERATURE,
     fixed_class,
     fresh_candidates,
@@ -20,12 +20,12 @@ from nodes.coding.function import (
     resampling,
     write_candidates,
 )
-from nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
-from nodes.coding.writing import fix_one_file, tried_versions, unrepeated, write_class, write_plainly
-from nodes.views import artifacts, code_view, plan_view, review_view, task_view
-from state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
-from state.graph_state import dump, read
-from state.stage import StageCall
+from accord.nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
+from accord.nodes.coding.writing import fix_one_file, tried_versions, unrepeated, write_class, write_plainly
+from accord.nodes.views import artifacts, code_view, plan_view, review_view, task_view
+from accord.state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
+from accord.state.graph_state import dump, read
+from accord.state.stage import StageCall
 
 __all__ = ["SYSTEM", "attempt", "implement", "revise"]
 
@@ -72,22 +72,35 @@ def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     return {"code": dump(build_application(call, task, plan))}
 
 
-def revise(call: StageCall, task: TaskSpec, plan: Plan, code: CodeArtifact, review: ReviewReport,
-           state: Mapping[str, Any]) -> CodeArtifact:
+def revise(
+    call: StageCall,
+    task: TaskSpec,
+    plan: Plan,
+    code: CodeArtifact,
+    review: ReviewReport,
+    state: Mapping[str, Any],
+) -> CodeArtifact:
     """Return the code revised to answer the review: an application's step with a wrong effect is sampled
     again first (``repair_step``); otherwise the Coder fixes the most important issue. A class has the
     methods the review names rewritten, one continuation each."""
     if task.level == "class" and (fixed := fixed_class(call, task, code, review_view(review), state)):
         return fixed
     if task.completes_stub:
-        prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code, task),
-                                      review=review_view(review),
-                                      what=f"the complete corrected implementation of `{task.entry_point}` "
-                                           "in one ```python code block")
+        prompt = REVISE_PROMPT.format(
+            task=task_view(task),
+            plan=plan_view(plan),
+            code=code_view(code, task),
+            review=review_view(review),
+            what=f"the complete corrected implementation of `{task.entry_point}` in one ```python code block",
+        )
         return new_function(call, SYSTEM, task, prompt, state)
     if (repaired := repair_step(call, task, plan, code)) is not None:
         return repaired
-    prompt = REVISE_PROMPT.format(task=task_view(task), plan=plan_view(plan), code=code_view(code),
-                                  review=review_view(review),
-                                  what=CHANGED_DEFINITIONS)
+    prompt = REVISE_PROMPT.format(
+        task=task_view(task),
+        plan=plan_view(plan),
+        code=code_view(code),
+        review=review_view(review),
+        what=CHANGED_DEFINITIONS,
+    )
     return fix_one_file(call, SYSTEM, prompt, code, plan)

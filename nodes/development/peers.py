@@ -33,15 +33,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from nodes.development.baseline import harness_module
-from nodes.llm import plain_text
-from nodes.views import artifacts
-from runtime import sandbox
-from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, TaskSpec, TestReport
-from state.graph_state import dump
-from state.settings import Settings
-from state.stage import OutputError, StageCall
+from accord.nodes.development.baseline import harness_module
+from accord.nodes.llm import plain_text
+from accord.nodes.views import artifacts
+from accord.runtime import sandbox
+from accord.runtime.executor import perform
+from accord.state.artifacts import CaseResult, CodeArtifact, TaskSpec, TestReport
+from accord.state.graph_state import dump
+from accord.state.settings import Settings
+from accord.state.stage import OutputError, StageCall
 
 
 @dataclass(frozen=True)
@@ -61,18 +61,24 @@ class Peer:
             PeerUnavailable: no checkout, or one at another commit.
         """
         where = Settings().peers_dir() / self.name
-        fetch = (f"git clone {self.repository} {where} && git -C {where} checkout {self.commit}")
+        fetch = f"git clone {self.repository} {where} && git -C {where} checkout {self.commit}"
         if not (where / ".git").exists():
             raise PeerUnavailable(f"{self.name}'s released code is not at {where}: {fetch}")
-        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=False).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         if head != self.commit:
-            raise PeerUnavailable(f"{where} is at {head or 'no commit'}, not {self.name}'s {self.commit}: "
-                                  f"git -C {where} checkout {self.commit}")
-        if subprocess.run(["git", "-C", str(where), "diff", "--quiet", "HEAD", "--", *self.released],
-                          check=False).returncode:
-            raise PeerUnavailable(f"{where}: {', '.join(self.released)} differs from {self.name}'s released "
-                                  f"code: git -C {where} checkout {self.commit} -- {' '.join(self.released)}")
+            raise PeerUnavailable(
+                f"{where} is at {head or 'no commit'}, not {self.name}'s {self.commit}: "
+                f"git -C {where} checkout {self.commit}"
+            )
+        if subprocess.run(
+            ["git", "-C", str(where), "diff", "--quiet", "HEAD", "--", *self.released], check=False
+        ).returncode:
+            raise PeerUnavailable(
+                f"{where}: {', '.join(self.released)} differs from {self.name}'s released "
+                f"code: git -C {where} checkout {self.commit} -- {' '.join(self.released)}"
+            )
         return where
 
 
@@ -80,10 +86,15 @@ class PeerUnavailable(RuntimeError):
     """Raised when a peer's released code is not where Accord looks for it, at its commit."""
 
 
-MAPCODER = Peer("MapCoder", "https://github.com/Md-Ashraful-Pramanik/MapCoder",
-                "0027da71030b441cca2bc6f95def86b9aa5c7dea")
-AGENTCODER = Peer("AgentCoder", "https://github.com/huangd1999/AgentCoder",
-                  "dddd1b99921da63e3ec3e46a75704c8a29170dbe", ("prompts",))
+MAPCODER = Peer(
+    "MapCoder", "https://github.com/Md-Ashraful-Pramanik/MapCoder", "0027da71030b441cca2bc6f95def86b9aa5c7dea"
+)
+AGENTCODER = Peer(
+    "AgentCoder",
+    "https://github.com/huangd1999/AgentCoder",
+    "dddd1b99921da63e3ec3e46a75704c8a29170dbe",
+    ("prompts",),
+)
 
 SAMPLE_TIMEOUT_S = 5.0
 """The released harness's limit on one sample assertion (``evaluate_io``'s ``timeout``)."""
@@ -94,8 +105,14 @@ def _stand_ins() -> dict[str, types.ModuleType]:
     datasets (their classes only decide the competition-style input prompt, which a function task does
     not get), its results file and its in-process evaluator (the dataset below runs the sandbox)."""
     datasets = types.ModuleType("datasets")
-    for name in ("Dataset", "APPSDataset", "MBPPDataset", "XCodeDataset", "HumanDataset",
-                 "CodeContestDataset"):
+    for name in (
+        "Dataset",
+        "APPSDataset",
+        "MBPPDataset",
+        "XCodeDataset",
+        "HumanDataset",
+        "CodeContestDataset",
+    ):
         setattr(datasets, name, type(name, (), {}))
     results = types.ModuleType("results")
     results.Results = type("Results", (), {})  # type: ignore[attr-defined]
@@ -115,8 +132,9 @@ def _load(source: Path, released: Mapping[str, types.ModuleType]) -> types.Modul
     ``released`` (the package's first name) and its relative imports by ``released`` too."""
     module = types.ModuleType(source.stem)
 
-    def imported(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
-                 level: int = 0) -> Any:
+    def imported(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
         if level or name.split(".")[0] in released:
             return released[name.split(".")[0] if not level else name]
         return builtins.__import__(name, globals, locals, fromlist, level)
@@ -139,8 +157,10 @@ def mapcoder_class(checkout: Path) -> type:
 
 def sample_io(task: TaskSpec) -> list[str]:
     """Return the task's stated examples as the released HumanEval items state them: one assertion each."""
-    return ["\n".join((*example.setup, f"assert {example.call} == {example.expected}"))
-            for example in task.examples]
+    return [
+        "\n".join((*example.setup, f"assert {example.call} == {example.expected}"))
+        for example in task.examples
+    ]
 
 
 class _Model:
@@ -174,14 +194,21 @@ class _Dataset:
             cases = []
             for assertion in item["sample_io"]:
                 typing = "" if "from typing import *" in cur_imp else "from typing import *\n"
-                result = sandbox.run(sandbox.python("sample.py"),
-                                     {"sample.py": f"{typing}{cur_imp}\n{assertion}\n"},
-                                     sandbox.Limits(timeout_s=SAMPLE_TIMEOUT_S))
-                self.call.record("sandbox", latency_s=result.duration_s, outcome=result.ending,
-                                 detail=f"MapCoder sample test [{result.isolation}]: {assertion}"[:300])
+                result = sandbox.run(
+                    sandbox.python("sample.py"),
+                    {"sample.py": f"{typing}{cur_imp}\n{assertion}\n"},
+                    sandbox.Limits(timeout_s=SAMPLE_TIMEOUT_S),
+                )
+                self.call.record(
+                    "sandbox",
+                    latency_s=result.duration_s,
+                    outcome=result.ending,
+                    detail=f"MapCoder sample test [{result.isolation}]: {assertion}"[:300],
+                )
                 cases.append(CaseResult(name=assertion, passed=result.ok, message=result.stderr[-500:]))
-            return TestReport(ending="passed" if all(c.passed for c in cases) else "failed",
-                              cases=tuple(cases))
+            return TestReport(
+                ending="passed" if all(c.passed for c in cases) else "failed", cases=tuple(cases)
+            )
 
         code = CodeArtifact(files={"sample.py": cur_imp}, entry_points=("sample.py",))
         report: TestReport = perform(self.call, "sandbox", run, code=code)
@@ -194,13 +221,21 @@ def implement_mapcoder(state: Mapping[str, Any], call: StageCall) -> dict[str, A
     since the strategy was released for function and competition problems only."""
     task, _, _ = artifacts(state)
     if not task.completes_stub or task.level == "class":
-        raise PeerUnavailable("MapCoder was released for function problems; this task is a "
-                              f"{task.level}")
+        raise PeerUnavailable(f"MapCoder was released for function problems; this task is a {task.level}")
     strategy = mapcoder_class(MAPCODER.checkout())(
-        model=_Model(call), data=_Dataset(call, task), language="Python3", pass_at_k=1, results=None,
-        verbose=False)
-    item = {"task_id": task.entry_point, "prompt": task.stub or task.request, "entry_point": task.entry_point,
-            "sample_io": sample_io(task)}
+        model=_Model(call),
+        data=_Dataset(call, task),
+        language="Python3",
+        pass_at_k=1,
+        results=None,
+        verbose=False,
+    )
+    item = {
+        "task_id": task.entry_point,
+        "prompt": task.stub or task.request,
+        "entry_point": task.entry_point,
+        "sample_io": sample_io(task),
+    }
     code = ""
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # the strategy prints every prompt and reply
@@ -222,10 +257,24 @@ AGENTCODER_TEMPERATURE = 1.0
 """The released calls set no temperature, so the API's default samples them."""
 TEST_TIMEOUT_S = 3.0
 """The released executor's limit on one completion against one test set."""
-IMPORT_HELPER = ("import math", "import re", "import sys", "import copy", "import datetime",
-                 "import itertools", "import collections", "import heapq", "import statistics",
-                 "import functools", "import hashlib", "import numpy", "import numpy as np", "import string",
-                 "from typing import *", "from collections import *")
+IMPORT_HELPER = (
+    "import math",
+    "import re",
+    "import sys",
+    "import copy",
+    "import datetime",
+    "import itertools",
+    "import collections",
+    "import heapq",
+    "import statistics",
+    "import functools",
+    "import hashlib",
+    "import numpy",
+    "import numpy as np",
+    "import string",
+    "from typing import *",
+    "from collections import *",
+)
 """CodeGeeX's ``IMPORT_HELPER["python"]`` (its ``codegeex/benchmark/utils.py``), which AgentCoder's
 executor puts before every test run."""
 
@@ -234,8 +283,8 @@ def _python_block(reply: str) -> str:
     """Return what AgentCoder keeps of a reply: the text after its first ```python up to the next fence,
     else the whole reply (``preprocess_data``)."""
     if "```python" in reply:
-        reply = reply[reply.find("```python") + len("```python"):]
-        return reply[:reply.find("```")]
+        reply = reply[reply.find("```python") + len("```python") :]
+        return reply[: reply.find("```")]
     return reply
 
 
@@ -263,8 +312,9 @@ def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str,
         drawn = []
         for _ in range(count):
             try:
-                drawn.append(_python_block(plain_text(call, user, "code", AGENTCODER_TEMPERATURE,
-                                                      system=system)))
+                drawn.append(
+                    _python_block(plain_text(call, user, "code", AGENTCODER_TEMPERATURE, system=system))
+                )
             except OutputError as exc:
                 call.record("retry", outcome="empty", detail=f"AgentCoder draw: {exc}"[:300])
                 drawn.append("")
@@ -278,21 +328,37 @@ def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str,
                     if f"def {entry}" not in completion or f"assert {entry}(" not in test:
                         continue
                     program = "\n".join(IMPORT_HELPER) + "\n" + "\n" + completion + "\n" + test
-                    result = sandbox.run(sandbox.python("check.py"), {"check.py": program},
-                                         sandbox.Limits(timeout_s=TEST_TIMEOUT_S))
+                    result = sandbox.run(
+                        sandbox.python("check.py"),
+                        {"check.py": program},
+                        sandbox.Limits(timeout_s=TEST_TIMEOUT_S),
+                    )
                     seconds += result.duration_s
-                    cases.append(CaseResult(name=f"completion {j + 1}, test set {k + 1}", passed=result.ok,
-                                            message=result.stderr[-300:]))
-            call.record("sandbox", latency_s=seconds, outcome=f"{sum(c.passed for c in cases)}/{len(cases)}",
-                        detail=f"AgentCoder executor: {len(codes)} completions, {len(tests)} test sets")
+                    cases.append(
+                        CaseResult(
+                            name=f"completion {j + 1}, test set {k + 1}",
+                            passed=result.ok,
+                            message=result.stderr[-300:],
+                        )
+                    )
+            call.record(
+                "sandbox",
+                latency_s=seconds,
+                outcome=f"{sum(c.passed for c in cases)}/{len(cases)}",
+                detail=f"AgentCoder executor: {len(codes)} completions, {len(tests)} test sets",
+            )
             ending = "passed" if all(c.passed for c in cases) else "failed"
             return TestReport(ending=ending, cases=tuple(cases))
 
-        drawn = CodeArtifact(files={f"completion_{j + 1}.py": c for j, c in enumerate(codes)},
-                             entry_points=tuple(f"completion_{j + 1}.py" for j in range(len(codes))))
+        drawn = CodeArtifact(
+            files={f"completion_{j + 1}.py": c for j, c in enumerate(codes)},
+            entry_points=tuple(f"completion_{j + 1}.py" for j in range(len(codes))),
+        )
         report: TestReport = perform(call, "sandbox", run, code=drawn)
-        return [sum(c.passed for c in report.cases if c.name.startswith(f"completion {j + 1},"))
-                for j in range(len(codes))]
+        return [
+            sum(c.passed for c in report.cases if c.name.startswith(f"completion {j + 1},"))
+            for j in range(len(codes))
+        ]
 
     for _ in range(EPOCHS + 1):
         codes = draw(PROGRAMMER_SYSTEM, f"\n{programmer}{snippet}## Completion 3:\n", COMPLETIONS)
@@ -302,4 +368,3 @@ def implement_agentcoder(state: Mapping[str, Any], call: StageCall) -> dict[str,
         if counts[best] >= ENOUGH:
             break
     return {"code": dump(harness_module(task, codes[best]))}
-

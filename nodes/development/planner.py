@@ -9,14 +9,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from nodes import sessions
-from nodes.llm import retry_temperature, structured, text
-from nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, bare, parameters
-from nodes.views import artifacts, code_block, plan_view, task_view, turn_view
-from runtime.executor import perform
-from state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall
+from accord.nodes import sessions
+from accord.nodes.llm import retry_temperature, structured, text
+from accord.nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, bare, parameters
+from accord.nodes.views import artifacts, code_block, plan_view, task_view, turn_view
+from accord.runtime.executor import perform
+from accord.state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall
 
 SYSTEM = """Break the task into a short ordered list of subtasks that a Coder can implement one at a time.
 Each subtask has a title, a one-sentence description and acceptance criteria: concrete, checkable
@@ -83,19 +83,32 @@ DESIGN_TOKENS = 1024
 """A design of up to 6 units with 3 examples each and a session."""
 
 STORAGE = (
-    Subtask(title="Load the items", function="load_items(path)",
-            description="Read the items from the data file (JSON); a missing file means no items yet.",
-            acceptance_criteria=("a missing file gives []",
-                                 "items written by save_items(path, items) load back equal")),
-    Subtask(title="Save the items", function="save_items(path, items)",
-            description="Write the items to the data file as JSON.",
-            acceptance_criteria=("save_items(path, items) then load_items(path) gives items",)),
+    Subtask(
+        title="Load the items",
+        function="load_items(path)",
+        description="Read the items from the data file (JSON); a missing file means no items yet.",
+        acceptance_criteria=(
+            "a missing file gives []",
+            "items written by save_items(path, items) load back equal",
+        ),
+    ),
+    Subtask(
+        title="Save the items",
+        function="save_items(path, items)",
+        description="Write the items to the data file as JSON.",
+        acceptance_criteria=("save_items(path, items) then load_items(path) gives items",),
+    ),
 )
 INTERFACE = Subtask(
-    title="Command-line interface", function="main()",
+    title="Command-line interface",
+    function="main()",
     description="Read commands with input('> ') in a loop and call the feature functions.",
-    acceptance_criteria=("every feature has a command", "items are loaded at start and saved after a change",
-                         "'quit' or the end of input (EOFError) ends the program"))
+    acceptance_criteria=(
+        "every feature has a command",
+        "items are loaded at start and saved after a change",
+        "'quit' or the end of input (EOFError) ends the program",
+    ),
+)
 """Every application plan has these steps; the Planner's model supplies the features between them."""
 ADDS = re.compile(r"\b(add|adds|adding|create|insert|append|record|log)\b", re.I)
 MANAGES = re.compile(r"\b(remov|delet|mark|edit|updat|list|show|view|search|display)\w*", re.I)
@@ -103,7 +116,8 @@ MANAGES = re.compile(r"\b(remov|delet|mark|edit|updat|list|show|view|search|disp
 PERSISTENCE = re.compile(r"\b(files?|sav(e|es|ed|ing)|persist\w*|surviv\w*|stor(e|es|ed|age)|disk)\b", re.I)
 """Words of a request that asks for data kept between runs."""
 ARGUMENTS = re.compile(
-    r"\b(command[- ]line arguments?|(on|from|in) (its|the) command[- ]line|(sys\.)?argv)\b", re.I)
+    r"\b(command[- ]line arguments?|(on|from|in) (its|the) command[- ]line|(sys\.)?argv)\b", re.I
+)
 """Words of a request for a program that takes its input from the command line: asked to choose, the
 local model designs such a program as interactive and writes its ``main()`` with ``input()``."""
 INPUT_FILE = re.compile(r"^\w[\w.-]*$")
@@ -137,8 +151,9 @@ class FeatureDraft(BaseModel):
     """One feature of the application: the function the user's command calls."""
 
     title: str
-    function: str = Field(pattern=SIGNATURE,
-                          description="the function it writes, with parameters, e.g. add_item(items, text)")
+    function: str = Field(
+        pattern=SIGNATURE, description="the function it writes, with parameters, e.g. add_item(items, text)"
+    )
     acceptance_criteria: list[str] = Field(max_length=3)
 
 
@@ -146,10 +161,12 @@ class UnitDraft(BaseModel):
     """One unit of a program's design: a function and the examples it must satisfy."""
 
     title: str
-    function: str = Field(pattern=SIGNATURE,
-                          description="the function with its parameters, e.g. count_vowels(text)")
-    examples: list[str] = Field(max_length=3, description="a call and the value it must return, "
-                                                          "e.g. count_vowels('banana') == 3")
+    function: str = Field(
+        pattern=SIGNATURE, description="the function with its parameters, e.g. count_vowels(text)"
+    )
+    examples: list[str] = Field(
+        max_length=3, description="a call and the value it must return, e.g. count_vowels('banana') == 3"
+    )
 
 
 class TurnDraft(BaseModel):
@@ -201,7 +218,7 @@ def echoes(criterion: str, instructions: str) -> bool:
     "print() or file access inside it", which then tells the Coder the opposite.
     """
     said, source = _words(criterion), f" {' '.join(_words(instructions))} "
-    runs = [said] + [said[i:i + ECHO_RUN] for i in range(len(said) - ECHO_RUN + 1)]
+    runs = [said] + [said[i : i + ECHO_RUN] for i in range(len(said) - ECHO_RUN + 1)]
     return not said or any(f" {' '.join(run)} " in source for run in runs)
 
 
@@ -233,13 +250,20 @@ def feature_subtasks(draft: FeaturesDraft) -> tuple[Subtask, ...]:
         if name in STORAGE_NAMES or name in names or FILE_PARAMETERS & set(parameters(signature)):
             continue
         criteria = tuple(c.strip() for c in feature.acceptance_criteria if not echoes(c, FEATURES_SYSTEM))
-        kept.append(Subtask(title=feature.title.strip() or name, description=feature.title.strip(),
-                            function=_index_named(signature),
-                            acceptance_criteria=criteria or (feature.title.strip() or name,)))
+        kept.append(
+            Subtask(
+                title=feature.title.strip() or name,
+                description=feature.title.strip(),
+                function=_index_named(signature),
+                acceptance_criteria=criteria or (feature.title.strip() or name,),
+            )
+        )
         names.append(name)
     if not kept:
-        raise OutputError("no feature left: list what the user can do, each as a function of the items "
-                          "(storage and the command-line interface are separate steps)")
+        raise OutputError(
+            "no feature left: list what the user can do, each as a function of the items "
+            "(storage and the command-line interface are separate steps)"
+        )
     return tuple(kept)
 
 
@@ -283,9 +307,9 @@ def consistent(examples: Iterable[Example]) -> tuple[Example, ...]:
 
 ENTRY = {
     "interactive": "Read what the user types with input() in a loop, call the functions above and print "
-                   "what they return; stop when the program is over, or at the end of the input (EOFError).",
+    "what they return; stop when the program is over, or at the end of the input (EOFError).",
     "arguments": "Read the input from the command-line arguments (sys.argv[1:], never input()), call the "
-                 "functions above and print the result.",
+    "functions above and print the result.",
 }
 """What ``main()`` does, by how a program is used."""
 
@@ -310,30 +334,46 @@ def design_plan(draft: DesignDraft, request: str = "") -> tuple[tuple[Subtask, .
         if len(called := {_called(e) for e in found} - {None}) == 1:
             # The examples run, so their name is the function's: the local model names it in its examples
             # and describes it in the signature (read_file('notes.txt') beside Readstextfile(filename)).
-            signature = f"{called.pop()}{signature[signature.index('('):]}"
+            signature = f"{called.pop()}{signature[signature.index('(') :]}"
         name = signature.split("(")[0]
         # main() is the entry point, written from the design's interface and session; a repeat adds
         # nothing to write (the local model lists one function six times).
         if name == "main" or name in names:
             continue
-        units.append(Subtask(title=unit.title.strip() or name, description=unit.title.strip(),
-                             function=signature,
-                             acceptance_criteria=said or (unit.title.strip() or name,), examples=found))
+        units.append(
+            Subtask(
+                title=unit.title.strip() or name,
+                description=unit.title.strip(),
+                function=signature,
+                acceptance_criteria=said or (unit.title.strip() or name,),
+                examples=found,
+            )
+        )
         names.append(name)
     if not units:
         raise OutputError("no unit left: list the functions the program needs besides main()")
     used = "arguments" if ARGUMENTS.search(request) else draft.interface
     # An input that is the program's question, or its own answer echoed, is not what a user types; the
     # command that starts the program is not one of its arguments.
-    session = tuple(Turn(input=COMMAND.sub("", t.input.strip()) if used == "arguments" else t.input.strip(),
-                         expect=t.expect.strip()) for t in draft.session
-                    if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect))
+    session = tuple(
+        Turn(
+            input=COMMAND.sub("", t.input.strip()) if used == "arguments" else t.input.strip(),
+            expect=t.expect.strip(),
+        )
+        for t in draft.session
+        if not QUESTION.search(t.input) and sessions.plain(t.input) != sessions.plain(t.expect)
+    )
     shown = [f"after {t.input!r} it prints {t.expect!r}" for t in session if t.expect] or [
-        "a session with it runs to its end without a crash"]
-    files = {f.name.strip(): f.text for f in draft.files
-             if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")}
-    entry = Subtask(title="Entry point", function="main()", description=ENTRY[used],
-                    acceptance_criteria=tuple(shown[:4]))
+        "a session with it runs to its end without a crash"
+    ]
+    files = {
+        f.name.strip(): f.text
+        for f in draft.files
+        if INPUT_FILE.match(f.name.strip()) and not f.name.strip().endswith(".py")
+    }
+    entry = Subtask(
+        title="Entry point", function="main()", description=ENTRY[used], acceptance_criteria=tuple(shown[:4])
+    )
     return (*units, entry), Design(shape="program", interface=used, session=session, files=files)
 
 
@@ -361,8 +401,9 @@ def input_file(call: StageCall, task: TaskSpec, design: Design, name: str) -> st
         problem = ""
         for attempt in range(INPUT_FILE_TRIES):
             temperature = retry_temperature(call) if attempt else None
-            reply = text(call, INPUT_FILE_SYSTEM, prompt + problem, temperature=temperature,
-                         what=f"input file {name}")
+            reply = text(
+                call, INPUT_FILE_SYSTEM, prompt + problem, temperature=temperature, what=f"input file {name}"
+            )
             written = code_block(reply).strip("\n")
             if not written.strip():
                 problem = f"\n\nThat reply held no text for {name}: write its lines in one ``` block."
@@ -391,8 +432,10 @@ def rejected(state: Mapping[str, Any]) -> str:
     approval, previous = read(state, "approval", Approval), read(state, "plan", Plan)
     if approval is None or approval.decision != "rejected" or previous is None:
         return ""
-    return (f"\n\nA person rejected this plan:\n{plan_view(previous)}\nTheir reason: {approval.reason}\n"
-            "Write a plan that answers it.")
+    return (
+        f"\n\nA person rejected this plan:\n{plan_view(previous)}\nTheir reason: {approval.reason}\n"
+        "Write a plan that answers it."
+    )
 
 
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -417,8 +460,9 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
             return structured(call, FeaturesDraft, FEATURES_SYSTEM, asked, temperature=temperature)
 
         def draft_design(task: TaskSpec) -> DesignDraft:
-            return structured(call, DesignDraft, DESIGN_SYSTEM, asked, temperature=temperature,
-                              max_tokens=DESIGN_TOKENS)
+            return structured(
+                call, DesignDraft, DESIGN_SYSTEM, asked, temperature=temperature, max_tokens=DESIGN_TOKENS
+            )
 
         if shape(task.request) == "records":
             features = perform(call, "FeaturesDraft", list_features, task=task)
@@ -438,9 +482,12 @@ def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
         draft = perform(call, "PlanDraft", draft_plan, task=task)
         subtasks = tuple(
-            Subtask(title=s.title.strip() or f"step {i}", description=s.description.strip(),
-                    acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())
-                    or (s.description.strip() or s.title,))
+            Subtask(
+                title=s.title.strip() or f"step {i}",
+                description=s.description.strip(),
+                acceptance_criteria=tuple(c for c in s.acceptance_criteria if c.strip())
+                or (s.description.strip() or s.title,),
+            )
             for i, s in enumerate(draft.subtasks, 1)
         )
     # Small models repeat themselves; a subtask said twice is still one subtask.

@@ -21,14 +21,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from nodes import interface, sessions, static_check, testing
-from nodes.llm import answering_model, structured
-from nodes.verification import chosen_tests, limits, test_code
-from nodes.views import artifacts, code_view, failures_view, plan_view, task_view
-from runtime.executor import Executor, role_spec
-from state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, TestReport
-from state.graph_state import dump
-from state.stage import StageCall, stage_handles
+from accord.nodes import interface, sessions, static_check, testing
+from accord.nodes.llm import answering_model, structured
+from accord.nodes.verification import chosen_tests, limits, test_code
+from accord.nodes.views import artifacts, code_view, failures_view, plan_view, task_view
+from accord.runtime.executor import Executor, role_spec
+from accord.state.artifacts import CodeArtifact, ReviewIssue, ReviewReport, TaskSpec, TestReport
+from accord.state.graph_state import dump
+from accord.state.stage import StageCall, stage_handles
 
 SYSTEM = """Review the whole codebase against the task and the plan. Report only real problems: wrong
 results, crashes, unhandled edge cases, data that is lost or corrupted. For each, give the severity
@@ -84,28 +84,49 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         assert plan is not None, "an application is always planned (it states no example to attempt on)"
         design = plan.design if plan.design is not None and plan.shape == "program" else None
         # A program driven by its arguments is run as its session uses it: with none it may rightly refuse.
-        smokes = [] if design and design.interface == "arguments" else [
-            testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
-        smokes += [case for entry in code.entry_points
-                   for case in (sessions.play(code, entry, design, limits(call)) if design
-                                else interface.play(code, entry, plan, limits(call)))]
+        smokes = (
+            []
+            if design and design.interface == "arguments"
+            else [testing.smoke(code, entry, limits(call)) for entry in code.entry_points]
+        )
+        smokes += [
+            case
+            for entry in code.entry_points
+            for case in (
+                sessions.play(code, entry, design, limits(call))
+                if design
+                else interface.play(code, entry, plan, limits(call))
+            )
+        ]
         for case in smokes:
             call.record("sandbox", outcome="passed" if case.passed else "failed", detail=case.name)
-        return testing.merge(report, *(
-            TestReport(ending="passed" if c.passed else "failed", cases=(c,)) for c in smokes))
+        return testing.merge(
+            report, *(TestReport(ending="passed" if c.passed else "failed", cases=(c,)) for c in smokes)
+        )
 
-    def judge(task: TaskSpec, code: CodeArtifact, test_report: TestReport,
-              analysis: dict[str, Any]) -> ReviewDraft:
-        summary = (f"{sum(c.passed for c in test_report.cases)}/{len(test_report.cases)} passed"
-                   if test_report.passed else "FAILED\n" + failures_view(test_report))
-        prompt = REVIEW_PROMPT.format(task=task_view(task), code=code_view(code, task),
-                                      plan=plan_view(plan) if plan else "(none: a plain attempt)",
-                                      integration=summary, analysis=findings_view(analysis))
+    def judge(
+        task: TaskSpec, code: CodeArtifact, test_report: TestReport, analysis: dict[str, Any]
+    ) -> ReviewDraft:
+        summary = (
+            f"{sum(c.passed for c in test_report.cases)}/{len(test_report.cases)} passed"
+            if test_report.passed
+            else "FAILED\n" + failures_view(test_report)
+        )
+        prompt = REVIEW_PROMPT.format(
+            task=task_view(task),
+            code=code_view(code, task),
+            plan=plan_view(plan) if plan else "(none: a plain attempt)",
+            integration=summary,
+            analysis=findings_view(analysis),
+        )
         return structured(call, ReviewDraft, SYSTEM, prompt)
 
-    actions = Executor(role_spec(call), record=call.record, passthrough=stage_handles,
-                       handlers={"sandbox": integration_run, "ReviewDraft": judge,
-                                 "undefined_names": undefined_names})
+    actions = Executor(
+        role_spec(call),
+        record=call.record,
+        passthrough=stage_handles,
+        handlers={"sandbox": integration_run, "ReviewDraft": judge, "undefined_names": undefined_names},
+    )
     integration = actions.run("sandbox", code=code)
     if task.completes_stub and integration.passed:
         # A function's executed cases decide its review: on the local model, blocking issues raised
@@ -118,20 +139,35 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     analysis = actions.run("analyse", files=dict(code.files))
     draft = actions.run("ReviewDraft", task=task, code=code, test_report=integration, analysis=analysis)
     # Small models repeat themselves; an issue said twice is still one issue.
-    issues = tuple(dict.fromkeys(
-        ReviewIssue(severity=i.severity, location=i.location.strip() or "?",
-                    description=i.description.strip())
-        for i in draft.issues if i.description.strip()))
+    issues = tuple(
+        dict.fromkeys(
+            ReviewIssue(
+                severity=i.severity, location=i.location.strip() or "?", description=i.description.strip()
+            )
+            for i in draft.issues
+            if i.description.strip()
+        )
+    )
     report = ReviewReport(decision=draft.decision, issues=issues, integration=integration)
     return {"review": dump(report)}
 
 
 def undefined_names(files: dict[str, str]) -> dict[str, Any]:
     """The local stand-in for the analysis server: names used but never defined, as findings."""
-    return {"findings": [{"tool": "symtable", "rule": "undefined-name", "severity": "major", "file": path,
-                          "line": 0, "message": problem}
-                         for path in sorted(p for p in files if p.endswith(".py"))
-                         for problem in static_check.undefined_names(path, files)]}
+    return {
+        "findings": [
+            {
+                "tool": "symtable",
+                "rule": "undefined-name",
+                "severity": "major",
+                "file": path,
+                "line": 0,
+                "message": problem,
+            }
+            for path in sorted(p for p in files if p.endswith(".py"))
+            for problem in static_check.undefined_names(path, files)
+        ]
+    }
 
 
 def findings_view(analysis: Mapping[str, Any]) -> str:
@@ -139,5 +175,6 @@ def findings_view(analysis: Mapping[str, Any]) -> str:
     shown = [f for f in analysis.get("findings", []) if f.get("severity") not in QUIET][:MAX_FINDINGS]
     if not shown:
         return "no findings."
-    return "\n" + "\n".join(f"- {f['file']}:{f['line']} {f['tool']} {f['rule']} ({f['severity']}): "
-                             f"{f['message']}" for f in shown)
+    return "\n" + "\n".join(
+        f"- {f['file']}:{f['line']} {f['tool']} {f['rule']} ({f['severity']}): {f['message']}" for f in shown
+    )

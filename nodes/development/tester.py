@@ -15,12 +15,12 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
-from nodes import testing
-from nodes.llm import text
-from nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
-from runtime import sandbox
-from runtime.executor import perform
-from state.artifacts import (
+from accord.nodes import testing
+from accord.nodes.llm import text
+from accord.nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
+from accord.runtime import sandbox
+from accord.runtime.executor import perform
+from accord.state.artifacts import (
     Candidates,
     CandidateScore,
     CodeArtifact,
@@ -30,8 +30,8 @@ from state.artifacts import (
     TestReport,
     TestSuite,
 )
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall
 
 SYSTEM = """You write tests from the specification alone, before any code exists. Every expected value
 must follow from the description: work it out step by step."""
@@ -45,8 +45,10 @@ per line, in this form:
 
 Answer with the asserts in one ```python code block."""
 
-FORMS = {"function": "assert {name}(...) == expected_value",
-         "class": "assert {name}(...).method(...) == expected_value   (make the object in the same line)"}
+FORMS = {
+    "function": "assert {name}(...) == expected_value",
+    "class": "assert {name}(...).method(...) == expected_value   (make the object in the same line)",
+}
 """The one-line assert the Tester writes, by the kind of stub."""
 
 
@@ -84,7 +86,8 @@ def _calls(expression: str, name: str) -> bool:
     node = ast.parse(expression, mode="eval").body
     return isinstance(node, ast.Call) and any(
         isinstance(n, ast.Name) and n.id == name and (n is node.func or _called(n, node.func))
-        for n in ast.walk(node.func))
+        for n in ast.walk(node.func)
+    )
 
 
 def _called(name: ast.Name, callee: ast.expr) -> bool:
@@ -96,15 +99,21 @@ def design_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task = read(state, "task", TaskSpec)
     assert task is not None
     if not task.completes_stub or not task.entry_point:
-        raise OutputError("the Tester designs cases for a function; an application's tests are pytest "
-                          "files the Coder writes with its code")
+        raise OutputError(
+            "the Tester designs cases for a function; an application's tests are pytest "
+            "files the Coder writes with its code"
+        )
     budget = max(1, call.context.max_tests)
 
     def write(task: TaskSpec) -> TestSuite:
         name = task.entry_point or ""
         form = FORMS[task.level].format(name=name)
-        reply = text(call, SYSTEM, DESIGN_PROMPT.format(task=task_view(task), name=name, count=budget,
-                                                        form=form), what="tests")
+        reply = text(
+            call,
+            SYSTEM,
+            DESIGN_PROMPT.format(task=task_view(task), name=name, count=budget, form=form),
+            what="tests",
+        )
         known = {e.call for e in task.examples}
         cases = [c for c in parse_asserts(code_block(reply), name) if c.call not in known]
         if not cases:
@@ -125,10 +134,14 @@ def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
     def run(code: CodeArtifact) -> TestReport:
         report, result = testing.run_examples(code, FUNCTION_FILE, (*examples, *cases), limits)
-        call.record("sandbox", latency_s=result.duration_s, outcome=report.ending,
-                    detail=f"candidate {len(reports) + 1}: {_passed(report, 0, len(examples))}/"
-                           f"{len(examples)} examples, {_passed(report, len(examples), len(cases))}/"
-                           f"{len(cases)} tests")
+        call.record(
+            "sandbox",
+            latency_s=result.duration_s,
+            outcome=report.ending,
+            detail=f"candidate {len(reports) + 1}: {_passed(report, 0, len(examples))}/"
+            f"{len(examples)} examples, {_passed(report, len(examples), len(cases))}/"
+            f"{len(cases)} tests",
+        )
         return report
 
     reports: list[TestReport] = []
@@ -136,21 +149,31 @@ def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         reports.append(perform(call, "sandbox", run, code=code))
     scores = score(reports, len(examples), len(cases))
     best = max(scores, key=rank)
-    chosen = reports[best.index].cases[len(examples):]
-    flagged = tuple(case for case, result in zip(cases, _padded(chosen, len(cases)), strict=True)
-                    if result is None or not result.passed)
+    chosen = reports[best.index].cases[len(examples) :]
+    flagged = tuple(
+        case
+        for case, result in zip(cases, _padded(chosen, len(cases)), strict=True)
+        if result is None or not result.passed
+    )
     selection = Selection(chosen=best.index, scores=tuple(scores), flagged=flagged)
     return {"code": dump(candidates.items[best.index]), "selection": dump(selection)}
 
 
 def score(reports: list[TestReport], examples: int, cases: int) -> list[CandidateScore]:
     """Return each candidate's examples passed, Tester cases passed and agreement with the others."""
-    behaviours = [_behaviour(r, examples, cases) if len(r.cases) == examples + cases else (f"no run {i}",)
-                  for i, r in enumerate(reports)]  # a run that reported no cases agrees with nothing
-    return [CandidateScore(index=i, examples_passed=_passed(r, 0, examples),
-                           tests_passed=_passed(r, examples, cases),
-                           agreeing=behaviours.count(behaviours[i]))
-            for i, r in enumerate(reports)]
+    behaviours = [
+        _behaviour(r, examples, cases) if len(r.cases) == examples + cases else (f"no run {i}",)
+        for i, r in enumerate(reports)
+    ]  # a run that reported no cases agrees with nothing
+    return [
+        CandidateScore(
+            index=i,
+            examples_passed=_passed(r, 0, examples),
+            tests_passed=_passed(r, examples, cases),
+            agreeing=behaviours.count(behaviours[i]),
+        )
+        for i, r in enumerate(reports)
+    ]
 
 
 def rank(entry: CandidateScore) -> tuple[int, int, int]:
@@ -160,7 +183,7 @@ def rank(entry: CandidateScore) -> tuple[int, int, int]:
 
 def _behaviour(report: TestReport, start: int, count: int) -> tuple[str, ...]:
     """Return what a candidate returned (or raised) on each Tester case."""
-    return tuple(r.got for r in report.cases[start:start + count])
+    return tuple(r.got for r in report.cases[start : start + count])
 
 
 def _padded(results: tuple[Any, ...], count: int) -> list[Any]:

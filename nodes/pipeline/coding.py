@@ -17,16 +17,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
-from nodes.coding.writing import function_module, write_function
-from nodes.intake import expression, parse_examples
-from nodes.llm import structured, text
-from nodes.pipeline.steps import Step, plan_steps
-from nodes.views import code_block, code_view, task_view
-from runtime.executor import perform
-from state.artifacts import CodeArtifact, Critique, Example, Reasoning, TaskSpec
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall, Work
+from accord.nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
+from accord.nodes.coding.writing import function_module, write_function
+from accord.nodes.intake import expression, parse_examples
+from accord.nodes.llm import structured, text
+from accord.nodes.pipeline.steps import Step, plan_steps
+from accord.nodes.views import code_block, code_view, task_view
+from accord.runtime.executor import perform
+from accord.state.artifacts import CodeArtifact, Critique, Example, Reasoning, TaskSpec
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall, Work
 
 PLANNER = """Plan how to implement the function: at most five short steps, in order. Then give up to three
 examples of the behaviour the steps lead to: the arguments of a call of `{name}` and the value it returns,
@@ -64,18 +64,21 @@ class ExampleDraft(BaseModel):
 class CodeCheckDraft(BaseModel):
     """A check of the code, then the decision."""
 
-    check: str = Field(max_length=800, description="what was checked against the task, and what is wrong if "
-                                                   "anything")
+    check: str = Field(
+        max_length=800, description="what was checked against the task, and what is wrong if anything"
+    )
     correct: bool = Field(description="whether the code returns what the task asks on every case")
 
 
 class CodePlanDraft(BaseModel):
     """A code plan: the steps first, then the behaviour they lead to."""
 
-    steps: list[Step] = Field(min_length=1, max_length=5,
-                              description="the implementation steps, in order, one sentence each")
-    examples: list[ExampleDraft] = Field(min_length=1, max_length=3,
-                                         description="calls of the function and the values they return")
+    steps: list[Step] = Field(
+        min_length=1, max_length=5, description="the implementation steps, in order, one sentence each"
+    )
+    examples: list[ExampleDraft] = Field(
+        min_length=1, max_length=3, description="calls of the function and the values they return"
+    )
 
 
 def _task(state: Mapping[str, Any]) -> TaskSpec:
@@ -98,8 +101,9 @@ def example(draft: ExampleDraft, name: str) -> Example:
     arguments = draft.arguments.strip()
     call = arguments if _calls(expression(arguments), name) else f"{name}({arguments})"
     if not _calls(expression(call), name):
-        raise OutputError(f"an example's arguments must be Python, as in `{name}(ARGUMENTS)`, "
-                          f"not {arguments[:60]!r}")
+        raise OutputError(
+            f"an example's arguments must be Python, as in `{name}(ARGUMENTS)`, not {arguments[:60]!r}"
+        )
     if expression(draft.returns) is None:
         raise OutputError(f"an example's value must be a Python literal, not {draft.returns.strip()[:60]!r}")
     return Example(call=call, expected=draft.returns.strip())
@@ -150,20 +154,27 @@ def critique_code(state: Mapping[str, Any], call: StageCall, free_text: bool = F
     if free_text:
         corrected, reason = _free_text_critique(call, task, given, shown)
     else:
-        draft = perform(call, "CodeCheckDraft", lambda **_: structured(call, CodeCheckDraft, CHECK, shown),
-                        task=task, code=given)
+        draft = perform(
+            call,
+            "CodeCheckDraft",
+            lambda **_: structured(call, CodeCheckDraft, CHECK, shown),
+            task=task,
+            code=given,
+        )
         reason, corrected = draft.check.strip() or "no reason given", None
         if not draft.correct:
-            prompt = CORRECT.format(task=task_view(task), code=code_view(given, task), check=reason,
-                                    name=task.entry_point)
+            prompt = CORRECT.format(
+                task=task_view(task), code=code_view(given, task), check=reason, name=task.entry_point
+            )
             corrected = write_function(call, SYSTEM, task, prompt)
     if corrected is None or corrected == given:
         return {"critique": dump(Critique(approved=True, reason=reason[:800])), "code": dump(given)}
     return {"critique": dump(Critique(approved=False, reason=reason[:800])), "code": dump(corrected)}
 
 
-def _free_text_critique(call: StageCall, task: TaskSpec, given: CodeArtifact,
-                        shown: str) -> tuple[CodeArtifact | None, str]:
+def _free_text_critique(
+    call: StageCall, task: TaskSpec, given: CodeArtifact, shown: str
+) -> tuple[CodeArtifact | None, str]:
     """The simple Critic's reply: corrected code when it holds some that parses (else the code stands),
     and what it said."""
 
@@ -177,11 +188,13 @@ def _free_text_critique(call: StageCall, task: TaskSpec, given: CodeArtifact,
         corrected = function_module(task, code_block(reply, task.entry_point or ""))
     except OutputError:
         return None, reply.strip()
-    return corrected, reply[:reply.index("```")].strip() or "the code is corrected"
+    return corrected, reply[: reply.index("```")].strip() or "the code is corrected"
 
 
 def work(free_text: bool = False) -> dict[tuple[str, str], Work]:
     """Return each role's work on a function by (role, duty) (``free_text`` for the simple pipeline)."""
-    return {("planner", "plan_code"): partial(plan_code, free_text=free_text),
-            ("executor", "write_code"): write_code,
-            ("critic", "critique_code"): partial(critique_code, free_text=free_text)}
+    return {
+        ("planner", "plan_code"): partial(plan_code, free_text=free_text),
+        ("executor", "write_code"): write_code,
+        ("critic", "critique_code"): partial(critique_code, free_text=free_text),
+    }

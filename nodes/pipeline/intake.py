@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from nodes.intake import parse_request
-from state.artifacts import Question, TaskSpec
-from state.stage import OutputError
+from accord.nodes.intake import parse_request
+from accord.state.artifacts import Question, TaskSpec
+from accord.state.stage import OutputError
 
 MAX_QUESTION_CHARS = 12_000
 """A long LSAT passage with its options is under 4,000 characters; the local models' context holds 8k
@@ -34,19 +34,24 @@ def parse_question(request: str) -> Question:
         raise OutputError(f"the question has {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
     lines = text.splitlines()
     # The last line opening with "A": a passage may itself have a line that opens like an option.
-    start = next((i for i in reversed(range(len(lines))) if (m := OPTION.match(lines[i])) and m[1] == "A"),
-                 None)
+    start = next(
+        (i for i in reversed(range(len(lines))) if (m := OPTION.match(lines[i])) and m[1] == "A"), None
+    )
     if start is None:
-        raise OutputError("no options: end the question with its options, one per line, "
-                          "each opening with its letter (A. ..., B. ...)")
+        raise OutputError(
+            "no options: end the question with its options, one per line, "
+            "each opening with its letter (A. ..., B. ...)"
+        )
     options: list[str] = []
     for line in lines[start:]:
         if not line.strip():
             continue
         match = OPTION.match(line)
         if match is None or match[1] != "ABCDEFGHIJ"[len(options)]:
-            raise OutputError(f"options must follow the question one per line, lettered in order from A; "
-                              f"not {line.strip()[:60]!r}")
+            raise OutputError(
+                f"options must follow the question one per line, lettered in order from A; "
+                f"not {line.strip()[:60]!r}"
+            )
         options.append(match[2])
     question = "\n".join(lines[:start]).strip()
     if not question:
@@ -72,6 +77,7 @@ def parse_pipeline_request(request: str) -> Question | TaskSpec:
         return parse_question(request)
     except OutputError as exc:
         if str(exc).startswith("no options"):
-            raise OutputError(f"{exc}; or give a Python function stub (its signature and docstring) to "
-                              f"write") from exc
+            raise OutputError(
+                f"{exc}; or give a Python function stub (its signature and docstring) to write"
+            ) from exc
         raise

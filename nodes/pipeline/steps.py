@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from state.stage import OutputError
+from accord.state.stage import OutputError
 
 Step = Annotated[str, Field(min_length=12, max_length=300)]
 """A plan's step, a question's or a function's: a sentence (a grammar-constrained small model fills a schema

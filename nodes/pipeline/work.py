@@ -16,12 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from nodes.llm import structured, text
-from nodes.pipeline.steps import Step, plan_steps
-from runtime.executor import perform
-from state.artifacts import Answer, Critique, Question, Reasoning
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall, Work
+from accord.nodes.llm import structured, text
+from accord.nodes.pipeline.steps import Step, plan_steps
+from accord.runtime.executor import perform
+from accord.state.artifacts import Answer, Critique, Question, Reasoning
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall, Work
 
 PLANNER = """Plan how to answer the multiple-choice question: at most five short steps of reasoning that
 decide between the options, in order. Then give the letter of the option the steps lead to."""
@@ -44,29 +44,36 @@ class ReasoningDraft(BaseModel):
 
     # Bounded: a grammar-constrained reply that rambles past the token limit is cut off, and a cut-off
     # JSON object is no answer at all.
-    steps: list[Step] = Field(min_length=1, max_length=5,
-                              description="the reasoning steps, in order, one sentence each")
+    steps: list[Step] = Field(
+        min_length=1, max_length=5, description="the reasoning steps, in order, one sentence each"
+    )
     leads_to: str = Field(description="the letter of the option the steps lead to")
 
 
 class AnswerDraft(BaseModel):
     """An answer: the reasoning first (a small model that states a letter first argues for it after)."""
 
-    reasoning: str = Field(max_length=800,
-                           description="the plan carried out on the question: what each step finds")
+    reasoning: str = Field(
+        max_length=800, description="the plan carried out on the question: what each step finds"
+    )
     choice: str = Field(description="the letter of the chosen option")
 
 
 class CritiqueDraft(BaseModel):
     """A check of the answer, then the final option."""
 
-    check: str = Field(max_length=800, description="whether the answer follows from the question, and "
-                                                   "whether another option fits better")
+    check: str = Field(
+        max_length=800,
+        description="whether the answer follows from the question, and whether another option fits better",
+    )
     choice: str = Field(description="the letter of the final answer: the same one to approve it")
 
 
-LETTER_FIELD: dict[type[BaseModel], str] = {ReasoningDraft: "leads_to", AnswerDraft: "choice",
-                                            CritiqueDraft: "choice"}
+LETTER_FIELD: dict[type[BaseModel], str] = {
+    ReasoningDraft: "leads_to",
+    AnswerDraft: "choice",
+    CritiqueDraft: "choice",
+}
 
 
 def lettered(schema: type[BaseModel], question: Question) -> type[BaseModel]:
@@ -76,8 +83,9 @@ def lettered(schema: type[BaseModel], question: Question) -> type[BaseModel]:
     field = LETTER_FIELD[schema]
     letters: Any = Literal[tuple(question.letters)]
     fields: dict[str, Any] = {field: (letters, Field(description=schema.model_fields[field].description))}
-    narrowed: type[BaseModel] = create_model(schema.__name__, __base__=schema, __doc__=schema.__doc__,
-                                             **fields)
+    narrowed: type[BaseModel] = create_model(
+        schema.__name__, __base__=schema, __doc__=schema.__doc__, **fields
+    )
     return narrowed
 
 
@@ -89,15 +97,19 @@ def option(value: str, question: Question) -> str:
     """
     match = re.fullmatch(r"\s*\(?([A-Ja-j])[.)]?\s*", value)
     if match is None or match[1].upper() not in question.letters:
-        raise OutputError(f"choose one option by its letter alone ({', '.join(question.letters)}), "
-                          f"not {value.strip()[:40]!r}")
+        raise OutputError(
+            f"choose one option by its letter alone ({', '.join(question.letters)}), "
+            f"not {value.strip()[:40]!r}"
+        )
     return match[1].upper()
 
 
 # How a reply states its option: "Answer: B", "the answer is: (B)", "**Answer:** B", "\boxed{B}". The word
 # is matched in any case, the letter only in capitals: "the answer is a subset" names no option.
-ANSWER_LINE = re.compile(r"(?i:answer)\s*(?:(?i:is)\s*:?|:)\s*(?i:option\s*)?\(?([A-J])\b"
-                         r"|\\boxed\{\s*([A-J])\s*\}")
+ANSWER_LINE = re.compile(
+    r"(?i:answer)\s*(?:(?i:is)\s*:?|:)\s*(?i:option\s*)?\(?([A-J])\b"
+    r"|\\boxed\{\s*([A-J])\s*\}"
+)
 LETTER_ALONE = re.compile(r"\s*\(?([A-J])[.)]?\s*")
 
 
@@ -137,11 +149,15 @@ def _shown(state: Mapping[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def _ask(call: StageCall, state: Mapping[str, Any], action: str, system: str,
-         schema: type[BaseModel] | None) -> Any:
+def _ask(
+    call: StageCall, state: Mapping[str, Any], action: str, system: str, schema: type[BaseModel] | None
+) -> Any:
     """Take the role's one LLM action on what the stage reads: a ``schema`` object, or free text."""
-    params = {"question": _question(state), "reasoning": read(state, "reasoning", Reasoning),
-              "answer": read(state, "answer", Answer)}
+    params = {
+        "question": _question(state),
+        "reasoning": read(state, "reasoning", Reasoning),
+        "answer": read(state, "answer", Answer),
+    }
     declared = {p.name for p in call.spec.action(action).params} if call.spec else set(params)
     user = _shown(state)
 
@@ -200,12 +216,13 @@ def critique(state: Mapping[str, Any], call: StageCall, free_text: bool = False)
         draft = _ask(call, state, "CritiqueDraft", CRITIC, CritiqueDraft)
         choice, reason = option(draft.choice, question), draft.check.strip() or "no reason given"
     final = given if choice == given.choice else Answer(choice=choice, justification=reason)
-    return {"critique": dump(Critique(approved=choice == given.choice, reason=reason)),
-            "answer": dump(final)}
+    return {"critique": dump(Critique(approved=choice == given.choice, reason=reason)), "answer": dump(final)}
 
 
 def work(free_text: bool = False) -> dict[tuple[str, str], Work]:
     """Return each role's work on a question by (role, duty) (``free_text`` for the simple pipeline)."""
-    return {("planner", "plan"): partial(plan, free_text=free_text),
-            ("executor", "execute"): partial(execute, free_text=free_text),
-            ("critic", "critique"): partial(critique, free_text=free_text)}
+    return {
+        ("planner", "plan"): partial(plan, free_text=free_text),
+        ("executor", "execute"): partial(execute, free_text=free_text),
+        ("critic", "critique"): partial(critique, free_text=free_text),
+    }

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from runtime import local_model, model_server
+from accord.runtime import local_model, model_server
 
 
 @pytest.fixture(scope="session")
@@ -20,4 +20,3 @@ def server(gguf: str) -> Iterator[model_server.Server]:
     yield served
     model_server.stop_owned()
     assert not served.alive()
-

@@ -6,10 +6,19 @@ it, so blame on the server's thread has a known answer.
 
 from __future__ import annotations
 
-from graphs.development import build_graph
+from accord.graphs.development import build_graph
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, TESTS
 from tests.scripted import ScriptedChatModel
 
-graph = build_graph({role: ScriptedChatModel(script=script, repeat_last=True) for role, script in
-                     {"planner": [PLAN], "coder": [BAD], "tester": [TESTS], "debugger": [GOOD],
-                      "reviewer": [APPROVE]}.items()})
+graph = build_graph(
+    {
+        role: ScriptedChatModel(script=script, repeat_last=True)
+        for role, script in {
+            "planner": [PLAN],
+            "coder": [BAD],
+            "tester": [TESTS],
+            "debugger": [GOOD],
+            "reviewer": [APPROVE],
+        }.items()
+    }
+)

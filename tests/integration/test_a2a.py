@@ -14,8 +14,8 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from evals.endpoint import FakeEndpoint
-from evals.load import FlakyModel
+from accord.evals.endpoint import FakeEndpoint
+from accord.evals.load import FlakyModel
 from tests import dev_server
 from tests.conftest import STUB
 
@@ -33,9 +33,18 @@ def served() -> Iterator[tuple[str, FakeEndpoint]]:
 def test_message_send_runs_the_task_and_returns_the_code(served):
     url, endpoint = served
     [assistant] = get_sync_client(url=url).assistants.search(graph_id="development")
-    request = {"jsonrpc": "2.0", "id": "1", "method": "message/send",
-               "params": {"message": {"role": "user", "messageId": uuid.uuid4().hex,
-                                      "parts": [{"kind": "text", "text": STUB}]}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "method": "message/send",
+        "params": {
+            "message": {
+                "role": "user",
+                "messageId": uuid.uuid4().hex,
+                "parts": [{"kind": "text", "text": STUB}],
+            }
+        },
+    }
     reply = httpx.post(f"{url}/a2a/{assistant['assistant_id']}", json=request, timeout=120).json()
     task = reply["result"]["task"] if "task" in reply["result"] else reply["result"]
     assert task["status"]["state"] in ("TASK_STATE_COMPLETED", "completed"), reply

@@ -20,9 +20,9 @@ import httpx
 import pytest
 
 from accord import cli
-from runtime import model_server
-from runtime.local_model import cache_dir
-from runtime.model_server import free_port
+from accord.runtime import model_server
+from accord.runtime.local_model import cache_dir
+from accord.runtime.model_server import free_port
 from tests.conftest import STUB
 
 pytestmark = pytest.mark.integration
@@ -39,17 +39,33 @@ def shared_model_env(server: model_server.Server, tmp_path: Path) -> dict[str, s
     for entry in cache_dir().iterdir():
         if entry.name != "server.json":
             (cache / entry.name).symlink_to(entry)
-    (cache / "server.json").write_text(json.dumps({"pid": server.pid, "port": server.port,
-                                                   "model": server.model}))
+    (cache / "server.json").write_text(
+        json.dumps({"pid": server.pid, "port": server.port, "model": server.model})
+    )
     return {**os.environ, "ACCORD_CACHE": str(cache)}
 
 
 @contextmanager
-def agent(role: str, env: dict[str, str], port: int, workflow: str = "development") -> Iterator[
-        subprocess.Popen[bytes]]:
+def agent(
+    role: str, env: dict[str, str], port: int, workflow: str = "development"
+) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``accord serve --a2a --role ROLE`` until the block ends (or the test kills it)."""
-    proc = subprocess.Popen([sys.executable, "-m", "accord.cli", "serve", "--a2a", "--role", role,
-                             "--workflow", workflow, "--port", str(port)], env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "accord.cli",
+            "serve",
+            "--a2a",
+            "--role",
+            role,
+            "--workflow",
+            workflow,
+            "--port",
+            str(port),
+        ],
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while True:
@@ -75,16 +91,31 @@ def _stage(thread: str, capsys: pytest.CaptureFixture[str]) -> str:
     return str(json.loads(capsys.readouterr().out)["stage"])
 
 
-def test_a_remote_reviewer_survives_its_agent_being_killed_mid_run(server, shared_model_env, tmp_path,
-                                                                   monkeypatch, capsys):
+def test_a_remote_reviewer_survives_its_agent_being_killed_mid_run(
+    server, shared_model_env, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     (tmp_path / "stub.py").write_text(STUB)
     env = {**shared_model_env, "ACCORD_DB": str(tmp_path / "runs.sqlite")}
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    run = [sys.executable, "-m", "accord.cli", "run", "--file", "stub.py", "--thread", "far",
-           "--remote", f"reviewer={url}", "--max-candidates", "1", "--max-rounds", "1"]
+    run = [
+        sys.executable,
+        "-m",
+        "accord.cli",
+        "run",
+        "--file",
+        "stub.py",
+        "--thread",
+        "far",
+        "--remote",
+        f"reviewer={url}",
+        "--max-candidates",
+        "1",
+        "--max-rounds",
+        "1",
+    ]
     with agent("reviewer", env, port) as served:
         started = subprocess.Popen(run, env=env, cwd=tmp_path)
         while _stage("far", capsys) in ("", "initialized", "planning"):
@@ -108,8 +139,9 @@ def test_a_remote_reviewer_survives_its_agent_being_killed_mid_run(server, share
     assert blamed and all(f"[played by accord-reviewer at {url}]" in line for line in blamed)
 
 
-def test_an_audit_with_one_analyst_remote_reaches_a_verdict(server, shared_model_env, tmp_path,
-                                                            monkeypatch, capsys):
+def test_an_audit_with_one_analyst_remote_reaches_a_verdict(
+    server, shared_model_env, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     port = free_port()

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from accord import cli
-from evals.data import data_dir
-from evals.humaneval import problems
-from runtime import local_model
+from accord.evals.data import data_dir
+from accord.evals.humaneval import problems
+from accord.runtime import local_model
 
 pytestmark = pytest.mark.integration
 
@@ -23,8 +23,9 @@ def test_blame_cost_history_fork_and_export_on_a_local_model_run(server, tmp_pat
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     (tmp_path / "he0.py").write_text(problems()["HumanEval/0"]["prompt"])
-    assert cli.main(["run", "--file", "he0.py", "--thread", "he0", "--max-rounds", "2",
-                     "--max-candidates", "2"]) in (0, 1)
+    assert cli.main(
+        ["run", "--file", "he0.py", "--thread", "he0", "--max-rounds", "2", "--max-candidates", "2"]
+    ) in (0, 1)
     shown = _json(capsys, "show", "he0", "--json")
 
     cost = _json(capsys, "cost", "he0", "--json")
@@ -52,13 +53,14 @@ def test_blame_cost_history_fork_and_export_on_a_local_model_run(server, tmp_pat
     assert record["is_correct"] == result["final_correct"]
 
     # A new branch from the plan: the coder writes again; blame reads the new branch only.
-    assert cli.main(["fork", "he0", planned, "--temperature", "0.6", "--max-rounds", "1",
-                     "--max-candidates", "2"]) in (0, 1)
+    assert cli.main(
+        ["fork", "he0", planned, "--temperature", "0.6", "--max-rounds", "1", "--max-candidates", "2"]
+    ) in (0, 1)
     capsys.readouterr()
     forked = _json(capsys, "blame", "he0", "--json")
     assert all(s["step"] > planned_step for s in forked["stages"])  # visible tests do not judge a plan
     assert cli.main(["history", "he0"]) == 0
     ids = [line.split()[2] for line in capsys.readouterr().out.splitlines()]
     original = {row[2] for row in rows}
-    after_fork = ids[ids.index(planned) + 1:]
+    after_fork = ids[ids.index(planned) + 1 :]
     assert after_fork and not original & set(after_fork)  # the branch goes on from the plan, all new

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from evals import classeval
-from runtime import sandbox
-from state.artifacts import CodeArtifact
+from accord.evals import classeval
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact
 
 pytestmark = pytest.mark.integration
 
@@ -19,9 +19,24 @@ def test_accord_run_completes_a_class_skeleton_into_a_module_a_user_can_import(t
     problem = classeval.problems()["ClassEval_9"]  # BigNumCalculator: add, subtract, multiply
     (tmp_path / "skeleton.py").write_text(problem["skeleton"])
     env = {**os.environ, "ACCORD_DB": str(tmp_path / "runs.sqlite")}
-    ran = subprocess.run([sys.executable, "-m", "accord.cli", "run", "--file", str(tmp_path / "skeleton.py"),
-                          "--out", str(tmp_path / "out"), "--max-rounds", "2"],
-                         capture_output=True, text=True, timeout=900, env=env)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "accord.cli",
+            "run",
+            "--file",
+            str(tmp_path / "skeleton.py"),
+            "--out",
+            str(tmp_path / "out"),
+            "--max-rounds",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
     assert ran.returncode in (0, 1), ran.stderr[-2000:]  # completed or failed: a defined end either way
     assert "class task, 3 examples" in ran.stdout + ran.stderr
     solution = (tmp_path / "out" / "solution.py").read_text()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from evals.humaneval import passes_hidden_tests, problems
-from graphs.development import LIFECYCLE, build_graph
-from runtime import local_model
-from state.artifacts import CodeArtifact
-from state.context import Context
+from accord.evals.humaneval import passes_hidden_tests, problems
+from accord.graphs.development import LIFECYCLE, build_graph
+from accord.runtime import local_model
+from accord.state.artifacts import CodeArtifact
+from accord.state.context import Context
 
 pytestmark = pytest.mark.integration
 
@@ -19,8 +19,11 @@ def test_graph_reaches_a_terminal_stage_with_a_consistent_ledger(task_id, server
     with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as saver:
         graph = build_graph(checkpointer=saver)
         config = {"configurable": {"thread_id": task_id}}
-        values = graph.invoke({"request": problems()[task_id]["prompt"]}, config,
-                              context=Context(max_rounds=2, max_debug_attempts=2, max_candidates=2))
+        values = graph.invoke(
+            {"request": problems()[task_id]["prompt"]},
+            config,
+            context=Context(max_rounds=2, max_debug_attempts=2, max_candidates=2),
+        )
         history = list(graph.get_state_history(config))
 
     assert values["status"] in {"completed", "failed"}

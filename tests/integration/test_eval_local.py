@@ -11,14 +11,26 @@ import time
 
 import pytest
 
-from runtime import local_model
+from accord.runtime import local_model
 
 pytestmark = pytest.mark.integration
 
 
 def _eval(out, *extra: str) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "accord.cli", "eval", "humaneval", "--config", "single", "--limit", "3",
-            "--out", str(out), *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "accord.cli",
+        "eval",
+        "humaneval",
+        "--config",
+        "single",
+        "--limit",
+        "3",
+        "--out",
+        str(out),
+        *extra,
+    ]
     # A session of its own, so the kill takes the eval and its model server together, like a lost machine.
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
 
@@ -44,7 +56,7 @@ def test_an_eval_killed_mid_run_resumes_and_reports(tmp_path, gguf):
     _, err = second.communicate(timeout=600)
     assert second.returncode == 0, err.decode()[-2000:]
     rows = _rows(out)
-    assert rows[:len(finished)] == finished  # finished tasks were not rerun
+    assert rows[: len(finished)] == finished  # finished tasks were not rerun
     ids = [json.loads(r)["id"] for r in rows]
     assert sorted(ids) == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
     assert all(json.loads(r)["model"] == local_model.default_model("coder") for r in rows)

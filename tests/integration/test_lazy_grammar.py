@@ -6,19 +6,24 @@ import json
 
 import pytest
 
-from nodes.development.reviewer import ReviewDraft
+from accord.nodes.development.reviewer import ReviewDraft
 
 pytestmark = pytest.mark.integration
 
-PROMPT = [{"role": "user", "content": "Review this code and list its issues as JSON.\n```python\n"
-           "def avg(xs):\n    return sum(xs) / len(xs)\n```"}]
+PROMPT = [
+    {
+        "role": "user",
+        "content": "Review this code and list its issues as JSON.\n```python\n"
+        "def avg(xs):\n    return sum(xs) / len(xs)\n```",
+    }
+]
 
 
 def test_lazy_and_full_grammar_agree_on_the_real_model(gguf, monkeypatch):
     from llama_cpp import Llama, LlamaGrammar
     from llama_cpp import llama as llama_module
 
-    from runtime import llama_server
+    from accord.runtime import llama_server
 
     llm = Llama(model_path=gguf, n_ctx=2048, n_threads=2, verbose=False)
     grammar = json.dumps(ReviewDraft.model_json_schema())

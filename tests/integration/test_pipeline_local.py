@@ -8,8 +8,8 @@ import json
 import pytest
 
 from accord import cli
-from evals import multiple_choice
-from runtime import local_model
+from accord.evals import multiple_choice
+from accord.runtime import local_model
 
 pytestmark = pytest.mark.integration
 

@@ -39,8 +39,12 @@ def _json(capsys, *argv: str):
 def test_runs_live_in_postgres_and_every_command_reads_them(store, workdir, monkeypatch, capsys):
     script_cli(monkeypatch, planner=[PLAN, PLAN], coder=[GOOD, BAD], debugger=[BAD], reviewer=[APPROVE])
     assert cli.main(["run", "--file", "stub.py", "--thread", "good", "--max-candidates", "1"]) == 0
-    assert cli.main(["run", "--file", "stub.py", "--thread", "bad", "--max-candidates", "1",
-                     "--max-rounds", "1"]) == 1
+    assert (
+        cli.main(
+            ["run", "--file", "stub.py", "--thread", "bad", "--max-candidates", "1", "--max-rounds", "1"]
+        )
+        == 1
+    )
     capsys.readouterr()
 
     assert not (workdir / ".accord").exists()  # nothing went to SQLite
@@ -75,7 +79,7 @@ def test_first_openers_racing_on_a_fresh_database_all_get_the_store(store):
     """Eval workers open a fresh store at once; creating its tables must not fail any of them."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from graphs.store import checkpointer, thread_ids
+    from accord.graphs.store import checkpointer, thread_ids
 
     def open_store(_: int) -> list[str]:
         with checkpointer() as saver:

@@ -10,16 +10,19 @@ from pathlib import Path
 import pytest
 
 from accord import cli
-from runtime import sandbox
+from accord.runtime import sandbox
 
 pytestmark = pytest.mark.integration
 
-WORDS = ("Build a command-line program that reads a text file named on its command line and prints its most "
-         "frequent word with its count.")
+WORDS = (
+    "Build a command-line program that reads a text file named on its command line and prints its most "
+    "frequent word with its count."
+)
 
 
-def test_a_program_is_run_through_its_command_line_on_the_file_its_design_supplies(server, tmp_path,
-                                                                                     monkeypatch, capsys):
+def test_a_program_is_run_through_its_command_line_on_the_file_its_design_supplies(
+    server, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / "runs.sqlite"))
     ended = cli.main(["run", WORDS, "--thread", "words", "--out", "out"])

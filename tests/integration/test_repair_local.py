@@ -12,7 +12,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from accord import cli
-from runtime import model_server
+from accord.runtime import model_server
 from tests import dev_server
 
 pytestmark = pytest.mark.integration
@@ -31,8 +31,9 @@ def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path / "stats"
 
 
-def test_the_local_model_repairs_the_example_project(registered: Path, server: model_server.Server,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_local_model_repairs_the_example_project(
+    registered: Path, server: model_server.Server, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = cli.main(["run", "--graph", "repair", str(registered), "--thread", "fix", "--out", "out"])
     said = capsys.readouterr().err
     assert code == 0, said

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from accord import cli
-from evals import distributed
-from evals.endpoint import FakeEndpoint, Reply, Text, Tool
-from graphs import store
+from accord.evals import distributed
+from accord.evals.endpoint import FakeEndpoint, Reply, Text, Tool
+from accord.graphs import store
 from tests import dev_server, pg, services
 from tests.conftest import PLAN
 
@@ -42,13 +42,27 @@ def cluster(tmp_path) -> Iterator[dict[str, Any]]:
     if pg.binaries() is None or services.redis_binary() is None:
         pytest.skip("needs postgresql and redis-server (apt-get install postgresql redis-server)")
     with pg.server() as postgres, services.redis_server() as broker, FakeEndpoint(slow_planner) as endpoint:
-        env = {**os.environ, "ACCORD_BROKER_URL": broker, "ACCORD_DATABASE_URL": postgres,
-               "OPENAI_BASE_URL": endpoint.url, "OPENAI_API_KEY": "sk-scripted",
-               "ACCORD_VISIBILITY_TIMEOUT_S": "3", "LANGSMITH_TRACING": "false"}
+        env = {
+            **os.environ,
+            "ACCORD_BROKER_URL": broker,
+            "ACCORD_DATABASE_URL": postgres,
+            "OPENAI_BASE_URL": endpoint.url,
+            "OPENAI_API_KEY": "sk-scripted",
+            "ACCORD_VISIBILITY_TIMEOUT_S": "3",
+            "LANGSMITH_TRACING": "false",
+        }
         command = [sys.executable, "-m", "accord.cli", "worker"]
-        workers = [subprocess.Popen(command, cwd=dev_server.ROOT, env=env, start_new_session=True,
-                                    stdout=(tmp_path / f"worker{i}.log").open("w"), stderr=subprocess.STDOUT)
-                   for i in range(2)]
+        workers = [
+            subprocess.Popen(
+                command,
+                cwd=dev_server.ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=(tmp_path / f"worker{i}.log").open("w"),
+                stderr=subprocess.STDOUT,
+            )
+            for i in range(2)
+        ]
         try:
             yield {"env": env, "workers": workers, "postgres": postgres, "endpoint": endpoint}
         finally:
@@ -62,8 +76,9 @@ def stored(postgres: str) -> list[dict[str, Any]]:
     return [r for (r,) in distributed.query(postgres, "SELECT row FROM accord_eval_results")]
 
 
-def test_tasks_spread_over_workers_and_a_killed_workers_task_is_resumed_by_another(cluster, tmp_path,
-                                                                                     monkeypatch):
+def test_tasks_spread_over_workers_and_a_killed_workers_task_is_resumed_by_another(
+    cluster, tmp_path, monkeypatch
+):
     for key in ("ACCORD_BROKER_URL", "ACCORD_DATABASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.setenv(key, cluster["env"][key])
     distributed.app.cache_clear()
@@ -79,8 +94,24 @@ def test_tasks_spread_over_workers_and_a_killed_workers_task_is_resumed_by_anoth
     killer = threading.Thread(target=kill_after_first_row, daemon=True)
     killer.start()
     out = tmp_path / "eval"
-    code = cli.main(["eval", "humaneval", "--ids", *IDS, "--backend", "celery", "--out", str(out),
-                     "--max-candidates", "1", "--max-rounds", "1", "--wait-s", "180"])
+    code = cli.main(
+        [
+            "eval",
+            "humaneval",
+            "--ids",
+            *IDS,
+            "--backend",
+            "celery",
+            "--out",
+            str(out),
+            "--max-candidates",
+            "1",
+            "--max-rounds",
+            "1",
+            "--wait-s",
+            "180",
+        ]
+    )
     killer.join(5)
     assert code == 0 and victim.poll() is not None
 

@@ -36,12 +36,20 @@ def test_blame_and_exports_read_a_server_thread(server_url, capsys, tmp_path, mo
     flags = [(s["stage"], s["correct"], s["flag"]) for s in result["stages"]]
     # The plain attempt is the first wrong stage; its sample and the team's round repeat it and the
     # Debugger repairs it.
-    assert flags == [("attempting", False, None), ("checking", False, "no-op"),
-                     ("attempting", False, "no-op"), ("checking", False, "no-op"),
-                     ("planning", False, "no-op"), ("implementing", False, "no-op"),
-                     ("designing_tests", False, "no-op"), ("selecting", False, "no-op"),
-                     ("testing", False, "no-op"), ("debugging", True, "repair"),
-                     ("testing", True, "no-op"), ("reviewing", True, "no-op")]
+    assert flags == [
+        ("attempting", False, None),
+        ("checking", False, "no-op"),
+        ("attempting", False, "no-op"),
+        ("checking", False, "no-op"),
+        ("planning", False, "no-op"),
+        ("implementing", False, "no-op"),
+        ("designing_tests", False, "no-op"),
+        ("selecting", False, "no-op"),
+        ("testing", False, "no-op"),
+        ("debugging", True, "repair"),
+        ("testing", True, "no-op"),
+        ("reviewing", True, "no-op"),
+    ]
     assert result["origin"] is None and result["final_correct"] is True
 
     assert cli.main(["history", thread, "--url", server_url]) == 0

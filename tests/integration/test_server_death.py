@@ -10,10 +10,10 @@ import time
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from evals.humaneval import problems
-from graphs.development import build_graph
-from runtime import local_model, model_server
-from state.context import Context
+from accord.evals.humaneval import problems
+from accord.graphs.development import build_graph
+from accord.runtime import local_model, model_server
+from accord.state.context import Context
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +23,7 @@ def kill_after_first_answer(server: model_server.Server, killed: list[int]) -> N
     log = local_model.cache_dir() / f"server-{server.port}.log"
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
-        if b"POST /v1/chat/completions HTTP/1.1\" 200" in log.read_bytes():
+        if b'POST /v1/chat/completions HTTP/1.1" 200' in log.read_bytes():
             os.killpg(server.pid, signal.SIGKILL)
             killed.append(server.pid)
             return
@@ -37,11 +37,12 @@ def test_a_run_survives_the_local_model_server_being_killed(server, tmp_path):
     killer.start()
     with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as saver:
         graph = build_graph(checkpointer=saver)
-        values = graph.invoke({"request": problems()["HumanEval/2"]["prompt"]},
-                              {"configurable": {"thread_id": "server-death"}},
-                              # The team at once: its Planner's answer, on the victim, comes first.
-                              context=Context(max_rounds=1, max_debug_attempts=1, max_candidates=2,
-                                              first_attempt=False))
+        values = graph.invoke(
+            {"request": problems()["HumanEval/2"]["prompt"]},
+            {"configurable": {"thread_id": "server-death"}},
+            # The team at once: its Planner's answer, on the victim, comes first.
+            context=Context(max_rounds=1, max_debug_attempts=1, max_candidates=2, first_attempt=False),
+        )
     killer.join(1)
 
     assert killed == [victim.pid] and not victim.alive()

@@ -13,8 +13,8 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from accord import cli
-from evals.endpoint import FakeEndpoint
-from evals.load import FlakyModel
+from accord.evals.endpoint import FakeEndpoint
+from accord.evals.load import FlakyModel
 from tests import dev_server
 from tests.conftest import STUB
 
@@ -41,8 +41,12 @@ def test_the_development_graph_runs_on_langgraph_dev(studio, endpoint, capsys, t
     assert {"max_rounds", "max_candidates", "role_models", "max_llm_calls", "model"} <= set(context)
 
     thread = client.threads.create()["thread_id"]
-    final = client.runs.wait(thread, "development", input={"request": STUB},
-                             context={"max_candidates": 1, "max_rounds": 2, "first_attempt": False})
+    final = client.runs.wait(
+        thread,
+        "development",
+        input={"request": STUB},
+        context={"max_candidates": 1, "max_rounds": 2, "first_attempt": False},
+    )
     assert final["status"] == "completed" and "return a + b" in final["code"]["files"]["solution.py"]
     assert len(endpoint.requests) >= 3  # Planner, Coder, Tester answered by the scripted endpoint
 
@@ -72,12 +76,14 @@ def test_a_person_approves_the_plan_through_the_interrupt_on_langgraph_dev(studi
     [question] = [i["value"] for task in state["tasks"] for i in task["interrupts"]]
     assert question["plan"]["subtasks"] and question["plan_text"].startswith("1. ")
 
-    client.runs.wait(thread, "development", command={"resume": {"decision": "edit", "plan": {}}},
-                     context=context)
+    client.runs.wait(
+        thread, "development", command={"resume": {"decision": "edit", "plan": {}}}, context=context
+    )
     [refused] = [i["value"] for t in client.threads.get_state(thread)["tasks"] for i in t["interrupts"]]
     assert "the edited plan is not valid" in refused["refused"]  # refused; the run keeps waiting
 
-    final = client.runs.wait(thread, "development", command={"resume": {"decision": "approve", "by": "ada"}},
-                             context=context)
+    final = client.runs.wait(
+        thread, "development", command={"resume": {"decision": "approve", "by": "ada"}}, context=context
+    )
     assert final["status"] == "completed" and final["approval"]["by"] == "ada"
     assert [v["stage"] for v in final["verdicts"]][:3] == ["initialized", "planning", "approving"]

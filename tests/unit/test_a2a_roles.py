@@ -14,20 +14,21 @@ import pytest
 import uvicorn
 from google.protobuf.json_format import ParseDict
 
-from graphs import remote
-from graphs.development import ROLES
-from graphs.duties import Role
-from runtime import a2a
-from runtime.model_server import free_port
-from state.context import Context
-from state.stage import RoleUnavailable
+from accord.graphs import remote
+from accord.graphs.development import ROLES
+from accord.graphs.duties import Role
+from accord.runtime import a2a
+from accord.runtime.model_server import free_port
+from accord.state.context import Context
+from accord.state.stage import RoleUnavailable
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB
 from tests.scripted import ScriptedChatModel
 
 
 @contextmanager
-def served(role: str, models: Mapping[str, Any], token: str | None = None,
-           roles: Mapping[str, Role] = ROLES) -> Iterator[str]:
+def served(
+    role: str, models: Mapping[str, Any], token: str | None = None, roles: Mapping[str, Role] = ROLES
+) -> Iterator[str]:
     """Serve ``role`` (of the development workflow unless ``roles`` says) with scripted ``models``; yield
     its URL."""
     port = free_port()
@@ -103,8 +104,11 @@ def test_a_wrong_token_is_refused_and_no_token_reaches_the_ledger(scripted, monk
         with pytest.raises(RoleUnavailable, match="HTTP 401"):
             run(remote_roles={"reviewer": url})
         monkeypatch.setenv(a2a.TOKEN_VARIABLE, "s3cret")
-        values = dict(run.graph.invoke(None, run.config, context=Context(max_candidates=1,
-                                                                          remote_roles={"reviewer": url})))
+        values = dict(
+            run.graph.invoke(
+                None, run.config, context=Context(max_candidates=1, remote_roles={"reviewer": url})
+            )
+        )
     assert values["status"] == "completed", "the stopped run resumed once the token was right"
     assert "s3cret" not in repr(values)
 
@@ -115,8 +119,13 @@ def test_an_agent_that_is_down_stops_the_run_resumably_or_falls_back(scripted):
     with pytest.raises(RoleUnavailable, match="did not answer"):
         run(remote_roles={"reviewer": url})
     assert run.graph.get_state(run.config).next == ("reviewing",), "the run waits at the remote stage"
-    values = dict(run.graph.invoke(None, run.config, context=Context(
-        max_candidates=1, remote_roles={"reviewer": url}, remote_fallback=True)))
+    values = dict(
+        run.graph.invoke(
+            None,
+            run.config,
+            context=Context(max_candidates=1, remote_roles={"reviewer": url}, remote_fallback=True),
+        )
+    )
     assert values["status"] == "completed"
     failed = [e for e in values["ledger"] if e["kind"] == "action" and e["outcome"] == "fallback"]
     assert failed and failed[0]["role"] == "reviewer"
@@ -141,8 +150,26 @@ def test_show_blame_and_roles_name_the_agent_that_played_the_role(workdir, monke
     far = ScriptedChatModel(script=[BAD])  # the remote Coder errs: blame's origin is its stage
     with served("coder", {"coder": far}) as url:
         script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], debugger=[BAD], reviewer=[APPROVE])
-        assert cli.main(["run", "--file", "stub.py", "--thread", "r", "--remote", f"coder={url}",
-                         "--max-rounds", "1", "--max-candidates", "1", "--max-debug-attempts", "1"]) == 1
+        assert (
+            cli.main(
+                [
+                    "run",
+                    "--file",
+                    "stub.py",
+                    "--thread",
+                    "r",
+                    "--remote",
+                    f"coder={url}",
+                    "--max-rounds",
+                    "1",
+                    "--max-candidates",
+                    "1",
+                    "--max-debug-attempts",
+                    "1",
+                ]
+            )
+            == 1
+        )
     capsys.readouterr()
     agent = f"accord-coder at {url}"
     assert cli.main(["show", "r"]) == 0
@@ -165,7 +192,7 @@ def test_remote_wants_role_equals_url(workdir, capsys):
 
 
 def test_one_audit_analyst_remote_votes_in_the_parallel_stage():
-    from graphs import audit
+    from accord.graphs import audit
     from tests.unit.test_audit_graph import SAFE, VULNERABLE, Audit, critique
 
     far = ScriptedChatModel(script=[critique(VULNERABLE)], repeat_last=True)

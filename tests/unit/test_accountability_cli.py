@@ -9,13 +9,13 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from accord import cli
-from accountability import mast
-from accountability.mast import modes
-from accountability.trace import steps
-from evals.data import data_dir
-from graphs import store
-from graphs.development import LIFECYCLE, build_graph
-from state.history import from_graph
+from accord.accountability import mast
+from accord.accountability.mast import modes
+from accord.accountability.trace import steps
+from accord.evals.data import data_dir
+from accord.graphs import store
+from accord.graphs.development import LIFECYCLE, build_graph
+from accord.state.history import from_graph
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 from tests.scripted import ScriptedChatModel
 
@@ -24,8 +24,10 @@ from tests.scripted import ScriptedChatModel
 def failed_thread(workdir, monkeypatch, capsys):
     """A run that fails: the coder's error is never repaired (the fix repeats it)."""
     script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[APPROVE])
-    assert cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1",
-                     "--max-candidates", "1"]) == 1
+    assert (
+        cli.main(["run", "--file", "stub.py", "--thread", "f", "--max-rounds", "1", "--max-candidates", "1"])
+        == 1
+    )
     capsys.readouterr()
     return "f"
 
@@ -76,8 +78,10 @@ def test_fork_from_the_plan_runs_a_new_branch(failed_thread, monkeypatch, capsys
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
     checkpoint = next(row[2] for row in rows if row[3] == "planning")
     script_cli(monkeypatch, coder=[GOOD], reviewer=[APPROVE])
-    assert cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"',
-                     "--max-candidates", "1"]) == 0
+    assert (
+        cli.main(["fork", failed_thread, checkpoint, "--set", 'reason="forked"', "--max-candidates", "1"])
+        == 0
+    )
     capsys.readouterr()
     result = _json(capsys, "blame", failed_thread, "--json")
     assert result["final_correct"] is True and result["origin"] is None
@@ -150,8 +154,11 @@ def test_an_llm_judge_adds_findings_marked_judged(failed_thread):
         chain = from_graph(build_graph(checkpointer=saver), failed_thread)
     trace = steps(chain, LIFECYCLE)
     reviewing = next(s for s in trace if s.stage == "reviewing")
-    judge_model = ScriptedChatModel(script=[{"failures": [
-        {"mode": "FM-2.5", "step": reviewing.step, "evidence": "approved failing code"}]}])
+    judge_model = ScriptedChatModel(
+        script=[
+            {"failures": [{"mode": "FM-2.5", "step": reviewing.step, "evidence": "approved failing code"}]}
+        ]
+    )
     found = mast.classify(trace, chain[-1].values, mast.llm_judge(judge_model))
     assert [(f.mode, f.judged) for f in found] == [("FM-1.3", False), ("FM-2.5", True)]
     assert found[1].role == "reviewer" and found[1].category == "Inter-Agent Misalignment"

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from nodes.coding.writing import fix_one_file, merged
-from nodes.development import debugger
-from nodes.development.roles import SPECS
-from nodes.intake import parse_request
-from state import context as context_module
-from state.artifacts import CaseResult, CodeArtifact, TestReport
-from state.context import Context
-from state.graph_state import code_versions, dump
-from state.stage import StageCall
+from accord.nodes.coding.writing import fix_one_file, merged
+from accord.nodes.development import debugger
+from accord.nodes.development.roles import SPECS
+from accord.nodes.intake import parse_request
+from accord.state import context as context_module
+from accord.state.artifacts import CaseResult, CodeArtifact, TestReport
+from accord.state.context import Context
+from accord.state.graph_state import code_versions, dump
+from accord.state.stage import StageCall
 from tests.conftest import APPROVE, CHANGES, fenced
 from tests.scripted import ScriptedChatModel
 
 TASK = "Build a command-line counter: add numbers and show the total."
-PLAN = {"features": [
-    {"title": "Add numbers", "function": "add(n)", "acceptance_criteria": ["add(2) then total() == 2"]},
-    {"title": "Show the total", "function": "total()", "acceptance_criteria": ["total() starts at 0"]},
-]}
+PLAN = {
+    "features": [
+        {"title": "Add numbers", "function": "add(n)", "acceptance_criteria": ["add(2) then total() == 2"]},
+        {"title": "Show the total", "function": "total()", "acceptance_criteria": ["total() starts at 0"]},
+    ]
+}
 """The Planner's model lists the features; the plan is those, then the command-line interface main()."""
 STEP1_SOURCE = "_items = []\n\ndef add(n):\n    _items.append(n)\n"
 STEP1 = fenced(STEP1_SOURCE)
@@ -70,8 +72,7 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
 
 
 def test_a_test_that_disagrees_with_the_code_is_sampled_again(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, WRONG_TESTS, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, WRONG_TESTS, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert values["status"] == "completed"
     assert "assert total() == 2" in values["code"]["files"]["test_app.py"]
@@ -91,19 +92,24 @@ def test_a_test_left_with_the_outlines_placeholders_is_sampled_again(scripted):
 
 
 def test_a_function_no_test_agrees_with_stays_untested_and_recorded(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, *[WRONG_TESTS] * 3, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, *[WRONG_TESTS] * 3, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     tests = values["code"]["files"]["test_app.py"]
     assert "def test_add" not in tests and "def test_total" in tests
-    assert any(e["kind"] == "error" and e["detail"] == "no test of add agreed with the code"
-               for e in values["ledger"])
+    assert any(
+        e["kind"] == "error" and e["detail"] == "no test of add agreed with the code"
+        for e in values["ledger"]
+    )
     assert values["status"] == "completed"
 
 
 def test_debugger_replaces_the_wrong_file(scripted):
-    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], reviewer=[CHANGES, APPROVE],
-                   debugger=[fenced("def total():\n    return sum(_items)\n")])
+    run = scripted(
+        planner=[PLAN],
+        coder=[*BUILT, BREAK],
+        reviewer=[CHANGES, APPROVE],
+        debugger=[fenced("def total():\n    return sum(_items)\n")],
+    )
     values = run(TASK)
     assert values["status"] == "completed"
     assert "return sum(_items)" in values["code"]["files"]["app.py"]
@@ -112,8 +118,9 @@ def test_debugger_replaces_the_wrong_file(scripted):
 
 def test_a_fix_that_does_not_parse_is_a_violation(scripted):
     bad = fenced("def total(:\n    return sum(_items)\n")
-    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK], debugger=[bad] * 3,
-                   reviewer=[CHANGES, APPROVE, APPROVE])
+    run = scripted(
+        planner=[PLAN], coder=[*BUILT, BREAK], debugger=[bad] * 3, reviewer=[CHANGES, APPROVE, APPROVE]
+    )
     values = run(TASK, max_rounds=2)
     debugging = [v for v in values["verdicts"] if v["stage"] == "debugging"]
     assert debugging[0]["outcome"] == "fail" and "does not parse" in debugging[0]["evidence"]
@@ -145,8 +152,11 @@ def test_the_interface_is_written_from_the_plan_and_tests_never_shadow_the_app(s
 
 
 def test_unparsable_piece_is_retried_alone_with_the_error(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, fenced("def total(:\n    pass\n"), STEP2, TESTS,
-                                          TEST_TOTAL], reviewer=[APPROVE])
+    run = scripted(
+        planner=[PLAN],
+        coder=[STEP1, fenced("def total(:\n    pass\n"), STEP2, TESTS, TEST_TOTAL],
+        reviewer=[APPROVE],
+    )
     values = run(TASK)
     assert values["status"] == "completed"
     assert run.models["coder"].calls == 5  # only the broken subtask was asked again
@@ -172,8 +182,11 @@ def test_a_step_that_reads_a_global_nothing_defines_is_asked_again_with_the_name
 
 def test_an_undefined_global_no_step_defines_is_asked_for_before_testing(scripted):
     missing = fenced("_items = []\n")
-    run = scripted(planner=[PLAN], coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, missing, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(
+        planner=[PLAN],
+        coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, missing, TESTS, TEST_TOTAL],
+        reviewer=[APPROVE],
+    )
     values = run(TASK)
     assert "`_items` is used in add(), total() but never defined" in run.models["coder"].prompts[6]
     assert values["code"]["files"]["app.py"].startswith("_items = []")
@@ -182,8 +195,9 @@ def test_an_undefined_global_no_step_defines_is_asked_for_before_testing(scripte
 
 def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
     typo = fenced("def total():\n    return sum(_itemz)\n")
-    run = scripted(planner=[PLAN], coder=[*BUILT, typo], reviewer=[CHANGES, APPROVE],
-                   debugger=[fenced(STEP2_SOURCE)])
+    run = scripted(
+        planner=[PLAN], coder=[*BUILT, typo], reviewer=[CHANGES, APPROVE], debugger=[fenced(STEP2_SOURCE)]
+    )
     values = run(TASK)
     report = next(v for v in values["verdicts"] if v["stage"] == "testing" and v["round"] == 2)
     assert report["outcome"] == "tests_failed"
@@ -193,8 +207,7 @@ def test_an_undefined_name_is_failing_evidence_for_the_debugger(scripted):
 
 
 def test_an_answer_without_a_test_is_sampled_again(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, NO_TESTS, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
     assert any(e["kind"] == "retry" and "no test_add with an assert" in e["detail"] for e in values["ledger"])
     assert "def test_add" in values["code"]["files"]["test_app.py"]
@@ -220,8 +233,15 @@ def test_an_empty_reply_is_retried_within_the_piece(scripted):
 
 
 def test_a_plan_without_features_is_retried_with_the_reason(scripted):
-    storage_only = {"features": [{"title": "Keep the list in a file", "function": "save_list(items, path)",
-                                  "acceptance_criteria": []}]}
+    storage_only = {
+        "features": [
+            {
+                "title": "Keep the list in a file",
+                "function": "save_list(items, path)",
+                "acceptance_criteria": [],
+            }
+        ]
+    }
     run = scripted(planner=[storage_only, PLAN], coder=BUILT, reviewer=[APPROVE])
     values = run(TASK)
     assert "no feature left" in run.models["planner"].prompts[1]
@@ -242,8 +262,12 @@ def test_a_request_to_keep_data_gets_storage_steps_before_the_features(scripted)
 
 
 def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
-    run = scripted(planner=[PLAN], coder=[STEP1, STEP2, *[NO_TESTS] * 6], debugger=[TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(
+        planner=[PLAN],
+        coder=[STEP1, STEP2, *[NO_TESTS] * 6],
+        debugger=[TESTS, TEST_TOTAL],
+        reviewer=[APPROVE],
+    )
     values = run(TASK, max_rounds=1)
     assert "test_app.py" not in code_versions(values)[0]  # the Coder handed over no test
     testing = next(v for v in values["verdicts"] if v["stage"] == "testing")
@@ -255,18 +279,32 @@ def test_tests_the_model_cannot_write_are_left_to_the_debugger(scripted):
 
 def test_a_one_file_fix_may_write_the_test_file_the_app_lacks():
     model = ScriptedChatModel(script=[TESTS])
-    call = StageCall(stage="implementing", role="coder", round=2, context=Context(), models={"coder": model},
-                     spec=SPECS["coder"])
+    call = StageCall(
+        stage="implementing",
+        role="coder",
+        round=2,
+        context=Context(),
+        models={"coder": model},
+        spec=SPECS["coder"],
+    )
     app = CodeArtifact(files={"app.py": STEP1_SOURCE + STEP2_SOURCE}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert fixed.test_files == ("test_app.py",) and "def test_add" in fixed.files["test_app.py"]
 
 
 def test_a_fix_that_mixes_code_and_its_test_puts_each_in_its_file():
-    fix = fenced("import json\n\ndef total():\n    return sum(_items) + 0\n\n\n"
-                 "def test_total(tmp_path):\n    assert total() == 0\n")
-    call = StageCall(stage="debugging", role="debugger", round=2, context=Context(),
-                     models={"debugger": ScriptedChatModel(script=[fix])}, spec=SPECS["debugger"])
+    fix = fenced(
+        "import json\n\ndef total():\n    return sum(_items) + 0\n\n\n"
+        "def test_total(tmp_path):\n    assert total() == 0\n"
+    )
+    call = StageCall(
+        stage="debugging",
+        role="debugger",
+        round=2,
+        context=Context(),
+        models={"debugger": ScriptedChatModel(script=[fix])},
+        spec=SPECS["debugger"],
+    )
     app = CodeArtifact(files={"app.py": STEP1_SOURCE + STEP2_SOURCE}, entry_points=("app.py",))
     fixed = fix_one_file(call, "system", "prompt", app)
     assert "sum(_items) + 0" in fixed.files["app.py"] and "def test_total" not in fixed.files["app.py"]
@@ -276,10 +314,12 @@ def test_a_fix_that_mixes_code_and_its_test_puts_each_in_its_file():
 def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(scripted):
     broken = fenced("_items = [\n")
     # _items is never defined, so no test can agree with the code: none is written
-    run = scripted(planner=[PLAN], coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, *[broken] * 3, *[TESTS] * 3,
-                                          *[TEST_TOTAL] * 3],
-                   debugger=[STEP1, TESTS, TEST_TOTAL],
-                   reviewer=[APPROVE])
+    run = scripted(
+        planner=[PLAN],
+        coder=[*[USES_ITEMS] * 3, *[STEP2] * 3, *[broken] * 3, *[TESTS] * 3, *[TEST_TOTAL] * 3],
+        debugger=[STEP1, TESTS, TEST_TOTAL],
+        reviewer=[APPROVE],
+    )
     values = run(TASK)
     assert any(e["kind"] == "error" and "missing definitions" in e["detail"] for e in values["ledger"])
     prompts = run.models["debugger"].prompts
@@ -289,14 +329,16 @@ def test_the_debugger_fixes_failing_evidence_before_writing_missing_tests(script
 
 
 def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
-    from nodes.coding.application import with_interface
-    from nodes.development.planner import INTERFACE, STORAGE
-    from state.artifacts import Plan, Subtask
+    from accord.nodes.coding.application import with_interface
+    from accord.nodes.development.planner import INTERFACE, STORAGE
+    from accord.state.artifacts import Plan, Subtask
 
-    add = Subtask(title="Add", description="Add", function="add_task(items, text)",
-                  acceptance_criteria=("x",))
-    app = CodeArtifact(files={"app.py": "def add_task(items, text):\n    return [*items, text]\n"},
-                       entry_points=("app.py",))
+    add = Subtask(
+        title="Add", description="Add", function="add_task(items, text)", acceptance_criteria=("x",)
+    )
+    app = CodeArtifact(
+        files={"app.py": "def add_task(items, text):\n    return [*items, text]\n"}, entry_points=("app.py",)
+    )
     stored = with_interface(Plan(subtasks=(*STORAGE, add, INTERFACE)), app).files["app.py"]
     assert "items = load_items('items.json')" in stored and "save_items('items.json', items)" in stored
     assert "result = add_task(items, words[0])" in stored and "except EOFError" in stored
@@ -306,8 +348,10 @@ def test_the_interface_loads_and_saves_the_items_when_the_plan_keeps_them():
 
 KEEP = fenced(STEP2_SOURCE)
 """A revision that hands the code back unchanged: the Coder's answer that it disagrees."""
-OTHER = {"decision": "request_changes",
-         "issues": [{"severity": "major", "location": "app.py:add", "description": "add() ignores zero"}]}
+OTHER = {
+    "decision": "request_changes",
+    "issues": [{"severity": "major", "location": "app.py:add", "description": "add() ignores zero"}],
+}
 
 
 def test_a_review_repeated_against_code_the_coder_kept_is_disputed_not_blocking(scripted):
@@ -317,7 +361,8 @@ def test_a_review_repeated_against_code_the_coder_kept_is_disputed_not_blocking(
     reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
     assert [v["outcome"] for v in reviews] == ["changes", "pass"]
     assert reviews[1]["evidence"].startswith(
-        "approved on the executed evidence; disputed by the Coder: [major]")
+        "approved on the executed evidence; disputed by the Coder: [major]"
+    )
 
 
 def test_a_dispute_needs_the_same_issues_and_the_same_code(scripted):
@@ -327,28 +372,45 @@ def test_a_dispute_needs_the_same_issues_and_the_same_code(scripted):
     outcomes = [v["outcome"] for v in values["verdicts"] if v["stage"] == "reviewing"]
     assert outcomes == ["changes", "changes", "pass"]
     # the same issue about changed code stands: the Coder changed it, so it did not dispute it
-    run = scripted(planner=[PLAN], coder=[*BUILT, BREAK, fenced(STEP2_SOURCE)], reviewer=[CHANGES] * 3,
-                   debugger=[fenced(STEP2_SOURCE)])
+    run = scripted(
+        planner=[PLAN],
+        coder=[*BUILT, BREAK, fenced(STEP2_SOURCE)],
+        reviewer=[CHANGES] * 3,
+        debugger=[fenced(STEP2_SOURCE)],
+    )
     values = run(TASK, max_rounds=2)
     assert values["status"] == "failed"
     assert all(v["outcome"] != "pass" for v in values["verdicts"] if v["stage"] == "reviewing")
 
 
 def test_a_step_copying_the_conventions_example_or_saving_the_file_merges_only_its_feature(scripted):
-    keeps = {"features": [
-        {"title": "Add", "function": "add_item(items, text)", "acceptance_criteria": ["adds the text"]}]}
-    step = fenced("def add_item(items, text):\n    items.append({'text': text})\n"
-                  "    save_items(path, items)\n    return items\n\n\n"
-                  "def set_priority(items, index, priority):\n"
-                  "    items[index]['priority'] = priority\n    return items\n")
-    load = fenced("import json\n\ndef load_items(path):\n    try:\n        with open(path) as f:\n"
-                  "            return json.load(f)\n    except FileNotFoundError:\n        return []\n")
-    save = fenced("import json\n\ndef save_items(path, items):\n    with open(path, 'w') as f:\n"
-                  "        json.dump(items, f)\n")
-    tests = [fenced("def test_load_items(tmp_path):\n    assert load_items(tmp_path / 'items.json') == []\n"),
-             fenced("def test_save_items(tmp_path):\n    save_items(tmp_path / 'items.json', [1])\n"
-                    "    assert load_items(tmp_path / 'items.json') == [1]\n"),
-             fenced("def test_add_item(tmp_path):\n    assert add_item([], 'a') == [{'text': 'a'}]\n")]
+    keeps = {
+        "features": [
+            {"title": "Add", "function": "add_item(items, text)", "acceptance_criteria": ["adds the text"]}
+        ]
+    }
+    step = fenced(
+        "def add_item(items, text):\n    items.append({'text': text})\n"
+        "    save_items(path, items)\n    return items\n\n\n"
+        "def set_priority(items, index, priority):\n"
+        "    items[index]['priority'] = priority\n    return items\n"
+    )
+    load = fenced(
+        "import json\n\ndef load_items(path):\n    try:\n        with open(path) as f:\n"
+        "            return json.load(f)\n    except FileNotFoundError:\n        return []\n"
+    )
+    save = fenced(
+        "import json\n\ndef save_items(path, items):\n    with open(path, 'w') as f:\n"
+        "        json.dump(items, f)\n"
+    )
+    tests = [
+        fenced("def test_load_items(tmp_path):\n    assert load_items(tmp_path / 'items.json') == []\n"),
+        fenced(
+            "def test_save_items(tmp_path):\n    save_items(tmp_path / 'items.json', [1])\n"
+            "    assert load_items(tmp_path / 'items.json') == [1]\n"
+        ),
+        fenced("def test_add_item(tmp_path):\n    assert add_item([], 'a') == [{'text': 'a'}]\n"),
+    ]
     run = scripted(planner=[keeps], coder=[load, save, step, *tests], reviewer=[APPROVE])
     values = run("Build a to-do list: add items, and keep them in a file between runs.")
     assert values["status"] == "completed"
@@ -361,26 +423,49 @@ def test_a_step_copying_the_conventions_example_or_saving_the_file_merges_only_i
 
 
 def test_a_features_item_picking_parameter_is_called_index_in_the_plan(scripted):
-    picks = {"features": [
-        {"title": "Add", "function": "add_task(items, text)", "acceptance_criteria": ["adds"]},
-        {"title": "Done", "function": "mark_task_as_done(items, task_id)", "acceptance_criteria": ["marks"]},
-        {"title": "Move", "function": "move(items, from_pos, to_pos)", "acceptance_criteria": ["moves"]}]}
+    picks = {
+        "features": [
+            {"title": "Add", "function": "add_task(items, text)", "acceptance_criteria": ["adds"]},
+            {
+                "title": "Done",
+                "function": "mark_task_as_done(items, task_id)",
+                "acceptance_criteria": ["marks"],
+            },
+            {"title": "Move", "function": "move(items, from_pos, to_pos)", "acceptance_criteria": ["moves"]},
+        ]
+    }
     run = scripted(planner=[picks], coder=["stop here"] * 3)
     values = run(TASK, max_output_retries=0)
     functions = [s["function"] for s in values["plan"]["subtasks"]]
     # the interface passes an index; two pickers are left as named, since one name cannot serve both
-    assert functions == ["add_task(items, text)", "mark_task_as_done(items, index)",
-                         "move(items, from_pos, to_pos)", "main()"]
+    assert functions == [
+        "add_task(items, text)",
+        "mark_task_as_done(items, index)",
+        "move(items, from_pos, to_pos)",
+        "main()",
+    ]
 
 
 def test_criteria_that_copy_the_planners_instructions_are_left_out_of_the_plan(scripted):
-    copied = {"features": [
-        {"title": "Add", "function": "add_task(items, text)",
-         "acceptance_criteria": ["no input()", "print() or file access inside it (the data file is already "
-                                 "handled by load_items(path) and save_items(path, items))",
-                                 "add_task([], 'a') gives [{'text': 'a'}]"]},
-        {"title": "Mark Task as Done", "function": "mark_task(items, index)",
-         "acceptance_criteria": ["an empty list gives 0"]}]}
+    copied = {
+        "features": [
+            {
+                "title": "Add",
+                "function": "add_task(items, text)",
+                "acceptance_criteria": [
+                    "no input()",
+                    "print() or file access inside it (the data file is already "
+                    "handled by load_items(path) and save_items(path, items))",
+                    "add_task([], 'a') gives [{'text': 'a'}]",
+                ],
+            },
+            {
+                "title": "Mark Task as Done",
+                "function": "mark_task(items, index)",
+                "acceptance_criteria": ["an empty list gives 0"],
+            },
+        ]
+    }
     run = scripted(planner=[copied], coder=["stop here"] * 3)
     values = run(TASK, max_output_retries=0)
     criteria = [s["acceptance_criteria"] for s in values["plan"]["subtasks"]]
@@ -392,12 +477,20 @@ def test_criteria_that_copy_the_planners_instructions_are_left_out_of_the_plan(s
 def test_an_application_fix_that_repeats_the_code_is_drawn_again_sampled():
     broken = merged(merged(None, "app.py", STEP1_SOURCE), "app.py", "def total():\n    return 0\n")
     model = ScriptedChatModel(script=[BREAK, fenced(STEP2_SOURCE)])
-    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(),
-                     models={"debugger": model}, spec=SPECS["debugger"])
-    failing = TestReport(ending="failed", cases=(CaseResult(name="test_app::test_add", passed=False,
-                                                            message="assert 0 == 2"),))
-    update = debugger.fix({"task": dump(parse_request(TASK)), "code": dump(broken),
-                           "test_report": dump(failing)}, call)
+    call = StageCall(
+        stage="debugging",
+        role="debugger",
+        round=1,
+        context=Context(),
+        models={"debugger": model},
+        spec=SPECS["debugger"],
+    )
+    failing = TestReport(
+        ending="failed", cases=(CaseResult(name="test_app::test_add", passed=False, message="assert 0 == 2"),)
+    )
+    update = debugger.fix(
+        {"task": dump(parse_request(TASK)), "code": dump(broken), "test_report": dump(failing)}, call
+    )
     assert "return sum(_items)" in update["code"]["files"]["app.py"]
     assert model.calls == 2 and model.prompts[1] == model.prompts[0]  # the same question, sampled
     assert any("repeats a version already tried" in e.detail for e in call.ledger if e.kind == "retry")

@@ -10,29 +10,40 @@ import pytest
 from langgraph.types import Command
 
 from accord import cli
-from accord.approval import WAITING
-from accountability.blame import blame
-from graphs.development import LIFECYCLE
-from graphs.oracle import Oracle
-from state.context import Context
-from state.history import from_graph
+from accord.accountability.blame import blame
+from accord.cli.approval import WAITING
+from accord.graphs.development import LIFECYCLE
+from accord.graphs.oracle import Oracle
+from accord.state.context import Context
+from accord.state.history import from_graph
 from tests.conftest import APPROVE, GOOD, PLAN, STUB, script_cli
 
-OTHER = {"subtasks": [{"title": "sum", "description": "add the two numbers",
-                       "acceptance_criteria": ["add(2, 2) == 4"]}]}
+OTHER = {
+    "subtasks": [
+        {"title": "sum", "description": "add the two numbers", "acceptance_criteria": ["add(2, 2) == 4"]}
+    ]
+}
 
 
 def start(scripted: Any, planner: list[Any], **oracle: Any) -> Any:
     """Run the development graph with plan approval asked for, up to where it waits for a person."""
     run = scripted(planner=planner, coder=[GOOD], reviewer=[APPROVE], **oracle)
-    values = dict(run.graph.invoke({"request": STUB, "approve_plan": True}, run.config,
-                                   context=Context(max_candidates=1, first_attempt=False)))
+    values = dict(
+        run.graph.invoke(
+            {"request": STUB, "approve_plan": True},
+            run.config,
+            context=Context(max_candidates=1, first_attempt=False),
+        )
+    )
     return run, values
 
 
 def answer(run: Any, said: dict[str, Any]) -> dict[str, Any]:
-    return dict(run.graph.invoke(Command(resume=said), run.config,
-                                 context=Context(max_candidates=1, first_attempt=False)))
+    return dict(
+        run.graph.invoke(
+            Command(resume=said), run.config, context=Context(max_candidates=1, first_attempt=False)
+        )
+    )
 
 
 def waiting_on(run: Any) -> list[Any]:
@@ -48,7 +59,11 @@ def test_the_run_waits_for_a_person_after_planning_and_goes_on_when_they_approve
     assert run.models["coder"].calls == 0
     values = answer(run, {"decision": "approve", "by": "ada"})
     assert values["status"] == "completed" and run.path(values)[:4] == [
-        "initialized", "planning", "approving", "implementing"]
+        "initialized",
+        "planning",
+        "approving",
+        "implementing",
+    ]
     assert values["approval"]["decision"] == "approved" and values["approval"]["by"] == "ada"
     (entry,) = [e for e in values["ledger"] if e["kind"] == "human"]
     assert (entry["role"], entry["outcome"]) == ("human", "approved")
@@ -105,8 +120,11 @@ def test_an_edit_replaces_the_plan_and_a_malformed_one_is_refused_while_the_run_
 
 def examples_hold(state: Any, call: Any) -> tuple[bool, str]:
     """An oracle's judge of a plan for ``add``: every example it states holds."""
-    wrong = [e["call"] for e in state["plan"]["examples"]
-             if eval(e["call"], {"add": lambda a, b: a + b}) != eval(e["expected"])]
+    wrong = [
+        e["call"]
+        for e in state["plan"]["examples"]
+        if eval(e["call"], {"add": lambda a, b: a + b}) != eval(e["expected"])
+    ]
     return not wrong, f"wrong examples: {wrong}" if wrong else "its examples hold"
 
 
@@ -114,8 +132,11 @@ def test_an_edit_that_brings_an_error_is_the_person_s(scripted):
     run, _ = start(scripted, [PLAN], oracle=Oracle(name="examples", judges={"plan": examples_hold}))
     wrong = {**PLAN, "examples": [{"call": "add(1, 2)", "expected": "4"}]}
     # One model call after the edit: the run then ends on its budget, its judgments made.
-    run.graph.invoke(Command(resume={"decision": "edit", "plan": wrong, "by": "bob"}), run.config,
-                     context=Context(max_candidates=1, max_llm_calls=2, first_attempt=False))
+    run.graph.invoke(
+        Command(resume={"decision": "edit", "plan": wrong, "by": "bob"}),
+        run.config,
+        context=Context(max_candidates=1, max_llm_calls=2, first_attempt=False),
+    )
     result = blame(from_graph(run.graph, "test"), LIFECYCLE)
     human = next(s for s in result.stages if s.role == "human")
     assert human.correct is False and human.flag == "harm"
@@ -123,8 +144,10 @@ def test_an_edit_that_brings_an_error_is_the_person_s(scripted):
 
 def test_accord_run_waits_and_resume_answers(workdir, monkeypatch, capsys):
     models = script_cli(monkeypatch, planner=[PLAN, OTHER], coder=[GOOD], reviewer=[APPROVE])
-    assert cli.main(["run", "--file", "stub.py", "--approve-plan", "--thread", "a1",
-                     "--max-candidates", "1"]) == WAITING
+    assert (
+        cli.main(["run", "--file", "stub.py", "--approve-plan", "--thread", "a1", "--max-candidates", "1"])
+        == WAITING
+    )
     said = capsys.readouterr().err
     assert "1. add: return a + b" in said and "accord resume a1 --approve" in said
     (workdir / "bad.json").write_text("{not json")

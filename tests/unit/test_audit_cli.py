@@ -9,21 +9,24 @@ from typing import Any
 
 import pytest
 
-import graphs.audit
 from accord import cli
-from accountability.blame import blame
-from graphs import store
-from graphs.audit import build_graph
-from state.history import from_graph, from_server_history
+from accord.accountability.blame import blame
+from accord.graphs import audit as audit_graph
+from accord.graphs import store
+from accord.graphs.audit import build_graph
+from accord.state.history import from_graph, from_server_history
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_audit_graph import FIXTURES, SAFE, VULNERABLE, critique
 
 
-def script_audit(monkeypatch: pytest.MonkeyPatch, auditor: list[Any], critic: list[Any],
-                 tester: list[Any]) -> dict[str, ScriptedChatModel]:
-    models = {role: ScriptedChatModel(script=script, repeat_last=True)
-              for role, script in (("auditor", auditor), ("critic", critic), ("tester", tester))}
-    monkeypatch.setattr(graphs.audit, "build_graph", partial(build_graph, models))
+def script_audit(
+    monkeypatch: pytest.MonkeyPatch, auditor: list[Any], critic: list[Any], tester: list[Any]
+) -> dict[str, ScriptedChatModel]:
+    models = {
+        role: ScriptedChatModel(script=script, repeat_last=True)
+        for role, script in (("auditor", auditor), ("critic", critic), ("tester", tester))
+    }
+    monkeypatch.setattr(audit_graph, "build_graph", partial(build_graph, models))
     return models
 
 
@@ -87,28 +90,38 @@ def test_show_cost_and_blame_read_an_audit_thread(overflow, monkeypatch, capsys)
 def test_blame_flags_the_deliberating_vote_that_flips_a_wrong_majority(overflow, monkeypatch):
     # Round 1: auditor right, critic and tester wrong: the majority says safe, which is wrong. In the
     # deliberation the tester changes its vote, and with it the majority: a repair by the tester.
-    models = {"auditor": ScriptedChatModel(script=[VULNERABLE], repeat_last=True),
-              "critic": ScriptedChatModel(script=[critique(SAFE)], repeat_last=True),
-              "tester": ScriptedChatModel(script=[SAFE, VULNERABLE], repeat_last=True)}
+    models = {
+        "auditor": ScriptedChatModel(script=[VULNERABLE], repeat_last=True),
+        "critic": ScriptedChatModel(script=[critique(SAFE)], repeat_last=True),
+        "tester": ScriptedChatModel(script=[SAFE, VULNERABLE], repeat_last=True),
+    }
     with store.checkpointer(overflow.parent / "blame.sqlite") as saver:
-        graph = build_graph(models, saver, oracle=graphs.audit.label_oracle(True))
+        graph = build_graph(models, saver, oracle=audit_graph.label_oracle(True))
         graph.invoke({"request": overflow.read_text(), "source": "overflow.c"}, store.config("b"))
-        result = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE)
+        result = blame(from_graph(graph, "b"), audit_graph.LIFECYCLE)
         # Judged again after the run, from the checkpoints and each role's writes, by another oracle
         # with the same verdicts: each parallel role is judged as it was while the graph ran.
-        after_run = graphs.audit.label_oracle(True, name="the label, after the run")
-        again = blame(from_graph(graph, "b"), graphs.audit.LIFECYCLE, after_run)
+        after_run = audit_graph.label_oracle(True, name="the label, after the run")
+        again = blame(from_graph(graph, "b"), audit_graph.LIFECYCLE, after_run)
         # The same history as a LangGraph server returns it (``accord blame --url``).
-        served = [{"values": s.values, "next": list(s.next), "metadata": s.metadata,
-                   "created_at": s.created_at, "checkpoint": s.config["configurable"],
-                   "parent_checkpoint": (s.parent_config or {}).get("configurable"),
-                   "tasks": [{"id": t.id, "name": t.name, "result": t.result} for t in s.tasks]}
-                  for s in graph.get_state_history(store.config("b"))]
-        from_url = blame(from_server_history(served), graphs.audit.LIFECYCLE, after_run)
+        served = [
+            {
+                "values": s.values,
+                "next": list(s.next),
+                "metadata": s.metadata,
+                "created_at": s.created_at,
+                "checkpoint": s.config["configurable"],
+                "parent_checkpoint": (s.parent_config or {}).get("configurable"),
+                "tasks": [{"id": t.id, "name": t.name, "result": t.result} for t in s.tasks],
+            }
+            for s in graph.get_state_history(store.config("b"))
+        ]
+        from_url = blame(from_server_history(served), audit_graph.LIFECYCLE, after_run)
     assert from_url.stages == again.stages
     flagged = {(s.stage, s.role): (s.correct, s.flag) for s in result.stages}
     assert [(s.stage, s.role, s.correct, s.flag, s.evidence) for s in again.stages] == [
-        (s.stage, s.role, s.correct, s.flag, s.evidence) for s in result.stages]
+        (s.stage, s.role, s.correct, s.flag, s.evidence) for s in result.stages
+    ]
     assert len(result.stages) == 8 and again.final_correct is result.final_correct is True
     assert flagged[("analysing", "auditor")] == (True, None)
     assert flagged[("analysing", "tester")] == (False, None)

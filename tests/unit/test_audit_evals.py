@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from evals import classification, report, runner, splits, vulnerabilities
-from evals.benchmarks import BENCHMARKS
-from nodes.audit.analysts import QUESTION, REASON_FIRST
-from state.context import Context
+from accord.evals import classification, report, runner, splits, vulnerabilities
+from accord.evals.benchmarks import BENCHMARKS
+from accord.nodes.audit.analysts import QUESTION, REASON_FIRST
+from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_audit_graph import VULNERABLE, critique
 
@@ -18,8 +18,10 @@ DEVIGN = BENCHMARKS["devign100"]
 
 
 def analysts(auditor: Any, critic: Any, tester: Any) -> dict[str, ScriptedChatModel]:
-    return {role: ScriptedChatModel(script=[answer], repeat_last=True)
-            for role, answer in (("auditor", auditor), ("critic", critic), ("tester", tester))}
+    return {
+        role: ScriptedChatModel(script=[answer], repeat_last=True)
+        for role, answer in (("auditor", auditor), ("critic", critic), ("tester", tester))
+    }
 
 
 @pytest.mark.parametrize("name", ["devign100", "vuln-python100"])
@@ -48,9 +50,11 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
         # Run-time blame by the vote's word: it cannot see that the safe sample's verdict is wrong.
         assert [r["live_blame"]["final_correct"] for r in rows] == [True, True]
         assert rows[1]["live_blame"]["origin"] is None and rows[1]["blame"]["origin"]["role"] == "auditor"
-    plain = analysts("The pointer is checked before use, so it is not vulnerable.\nVERDICT: SAFE",
-                     "A vulnerable read? No: the length is bounded. Verdict: safe",
-                     "It could look vulnerable, but the copy is bounded; not vulnerable.")
+    plain = analysts(
+        "The pointer is checked before use, so it is not vulnerable.\nVERDICT: SAFE",
+        "A vulnerable read? No: the length is bounded. Verdict: safe",
+        "It could look vulnerable, but the copy is bounded; not vulnerable.",
+    )
     rows = runner.run(DEVIGN, DEVIGN.configurations["simple"], tasks, tmp_path, Context(), models=plain)
     assert [r["predicted"] for r in rows] == [False, False] and rows[0]["llm_calls"] == 3
     # A small model answers the last words it reads: free text ends on "reason, then VERDICT", typed on
@@ -62,24 +66,41 @@ def test_every_configuration_runs_and_rows_carry_the_label_and_the_votes(tmp_pat
     assert [r["predicted"] for r in rows] == [True, True] and rows[0]["llm_calls"] == 1
     summary = report.summarize(report.collect([tmp_path]))
     assert list(summary) == ["single", "simple", "accountable", "no-tools"]
-    assert summary["accountable"]["classification"]["confusion"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 0,
-                                                                    "no_verdict": 0}
+    assert summary["accountable"]["classification"]["confusion"] == {
+        "tp": 1,
+        "fp": 1,
+        "tn": 0,
+        "fn": 0,
+        "no_verdict": 0,
+    }
     paths = report.write(report.collect([tmp_path]), tmp_path)
     text = (tmp_path / "report.md").read_text()
     assert "## Verdicts against the labels" in text and (tmp_path / "role_accuracy.png") in paths
     # Saying "vulnerable" to both items is what the all-vulnerable constant does: marked, not praised.
     assert "| single | 50.0% [9.5–90.5] |" in text and text.count("| no better than a constant |") == 4
-    assert ("Constant verdicts on 1 vulnerable and 1 safe items: all-vulnerable: accuracy 0.50, F1 0.67; "
-            "all-safe: accuracy 0.50, F1 —") in text
+    assert (
+        "Constant verdicts on 1 vulnerable and 1 safe items: all-vulnerable: accuracy 0.50, F1 0.67; "
+        "all-safe: accuracy 0.50, F1 —"
+    ) in text
 
 
 def test_classification_metrics():
-    rows = [{"label": True, "predicted": True, "votes": {"a": True, "b": True}, "final_votes": {}},
-            {"label": True, "predicted": False, "votes": {"a": False, "b": True},
-             "final_votes": {"a": False, "b": False}},
-            {"label": False, "predicted": True, "votes": {"a": True, "b": False},
-             "final_votes": {"a": True, "b": False}},
-            {"label": False, "predicted": None, "votes": {}, "final_votes": {}}]
+    rows = [
+        {"label": True, "predicted": True, "votes": {"a": True, "b": True}, "final_votes": {}},
+        {
+            "label": True,
+            "predicted": False,
+            "votes": {"a": False, "b": True},
+            "final_votes": {"a": False, "b": False},
+        },
+        {
+            "label": False,
+            "predicted": True,
+            "votes": {"a": True, "b": False},
+            "final_votes": {"a": True, "b": False},
+        },
+        {"label": False, "predicted": None, "votes": {}, "final_votes": {}},
+    ]
     m = classification.metrics(rows)
     assert m["confusion"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 1, "no_verdict": 1}
     assert (m["accuracy"], m["precision"], m["recall"], m["f1"]) == (0.25, 0.5, 0.5, 0.5)

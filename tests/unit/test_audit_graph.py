@@ -9,15 +9,20 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.audit import LIFECYCLE, build_graph, label_oracle, verdict
-from nodes.audit.roles import ANALYSTS, analyse
-from state.context import Context
+from accord.graphs.audit import LIFECYCLE, build_graph, label_oracle, verdict
+from accord.nodes.audit.roles import ANALYSTS, analyse
+from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 OVERFLOW = (FIXTURES / "overflow.c").read_text()
-VULNERABLE = {"vulnerable": True, "cwe": "CWE-120", "lines": [7], "confidence": 0.8,
-              "evidence": "strcpy copies name into a 16-byte buffer without a length check"}
+VULNERABLE = {
+    "vulnerable": True,
+    "cwe": "CWE-120",
+    "lines": [7],
+    "confidence": 0.8,
+    "evidence": "strcpy copies name into a 16-byte buffer without a length check",
+}
 SAFE = {"vulnerable": False, "evidence": "the copy is bounded", "confidence": 0.6}
 MALFORMED = "I think it is fine."
 """No tool call: a finding that breaks the role's contract."""
@@ -31,16 +36,21 @@ class Audit:
     """Runs the audit graph with scripted analysts and keeps what happened."""
 
     def __init__(self, auditor: list[Any], critic: list[Any], tester: list[Any], label: bool = True):
-        self.models = {"auditor": ScriptedChatModel(script=auditor, repeat_last=True),
-                       "critic": ScriptedChatModel(script=critic, repeat_last=True),
-                       "tester": ScriptedChatModel(script=tester, repeat_last=True)}
+        self.models = {
+            "auditor": ScriptedChatModel(script=auditor, repeat_last=True),
+            "critic": ScriptedChatModel(script=critic, repeat_last=True),
+            "tester": ScriptedChatModel(script=tester, repeat_last=True),
+        }
         self.graph = build_graph(self.models, InMemorySaver(), oracle=label_oracle(label))
         self.config = {"configurable": {"thread_id": "audit"}}
 
     def __call__(self, request: str = OVERFLOW, **inputs: Any) -> dict[str, Any]:
         context = Context(**inputs.pop("context", {}))
-        return dict(self.graph.invoke({"request": request, "source": "overflow.c", **inputs}, self.config,
-                                      context=context))
+        return dict(
+            self.graph.invoke(
+                {"request": request, "source": "overflow.c", **inputs}, self.config, context=context
+            )
+        )
 
     def stages(self, values: dict[str, Any]) -> list[str]:
         return [v["target"] for v in values["verdicts"] if v["target"]]
@@ -131,17 +141,23 @@ def test_the_tester_cites_what_the_analysers_report():
     audit = Audit([VULNERABLE], [critique(VULNERABLE)], [VULNERABLE])
     values = audit()
     reports = {t["tool"]: t for t in values["findings"]["by_role"]["tester"]["tools"]}
-    assert reports["flawfinder"]["available"] and any("strcpy" in i and "line 7" in i
-                                                      for i in reports["flawfinder"]["issues"])
+    assert reports["flawfinder"]["available"] and any(
+        "strcpy" in i and "line 7" in i for i in reports["flawfinder"]["issues"]
+    )
     assert "flawfinder" in audit.models["tester"].prompts[0]
     actions = [e["detail"] for e in values["ledger"] if e["kind"] == "action" and e["role"] == "tester"]
     assert {d.split(":")[0] for d in actions} >= {"cppcheck", "flawfinder", "ToolFindingDraft"}
 
 
-@pytest.mark.parametrize(("request_", "reason"), [
-    ("", "empty"), ("int f(void) {\x00}", "binary"), ("please check my login page", "not C, C++ or Python"),
-    ("x" * 30_000, "limit"),
-])
+@pytest.mark.parametrize(
+    ("request_", "reason"),
+    [
+        ("", "empty"),
+        ("int f(void) {\x00}", "binary"),
+        ("please check my login page", "not C, C++ or Python"),
+        ("x" * 30_000, "limit"),
+    ],
+)
 def test_bad_input_is_refused_before_any_model_call(request_, reason):
     audit = Audit([VULNERABLE], [critique(VULNERABLE)], [VULNERABLE])
     values = audit(request_, source="")
@@ -169,4 +185,7 @@ def test_the_lifecycle_table_is_the_graph():
     drawn = {(e.source, e.target) for e in build_graph().get_graph().edges}
     assert ("analysing.vote", "deliberating") in drawn and ("deliberating.vote", "deliberating") in drawn
     assert {t.target for t in LIFECYCLE.transitions if t.source == "analysing"} == {
-        "completed", "deliberating", "failed"}
+        "completed",
+        "deliberating",
+        "failed",
+    }

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.audit import proof
-from runtime import sandbox
-from state.artifacts import AuditTask
+from accord.nodes.audit import proof
+from accord.runtime import sandbox
+from accord.state.artifacts import AuditTask
 from tests.unit.test_audit_graph import VULNERABLE, Audit, critique
 
 EVAL = "def calculate(expression):\n    return eval(expression)\n"
-SCRIPT = ("```python\nfrom audited import calculate\n\n"
-          "if calculate(\"__import__('os').getpid()\") > 0:\n"
-          "    print('PROVEN: eval ran the injected code')\n```")
+SCRIPT = (
+    "```python\nfrom audited import calculate\n\n"
+    "if calculate(\"__import__('os').getpid()\") > 0:\n"
+    "    print('PROVEN: eval ran the injected code')\n```"
+)
 QUIET = "```python\nfrom audited import calculate\n\ncalculate('1 + 1')\n```"
 
 
@@ -20,31 +22,40 @@ def task(code: str = EVAL) -> AuditTask:
     return AuditTask(language="python", code=code, first_line=1)
 
 
-@pytest.mark.parametrize(("code", "language", "expected"), [
-    (EVAL, "python", True),
-    ("import os.path\nimport json\n\ndef f(p):\n    return json.load(open(os.path.join('d', p)))\n",
-     "python", True),
-    ("import requests\n\ndef f(url):\n    return requests.get(url)\n", "python", False),
-    ("from .models import User\n\ndef f(name):\n    return User(name)\n", "python", False),
-    ("def f(:\n", "python", False),
-    ("def f(name):\n    return db.execute('SELECT * FROM t WHERE n = ' + name)\n", "python", False),
-    ("def f(path):\n    return subprocess.run('cat ' + path, shell=True)\n", "python", True),
-    ("def f(self, path):\n    return open(path).read()\n", "python", True),
-    ("print(eval(input()))\n", "python", False),
-    ("int f(void) { return 0; }\n", "c", False),
-])
+@pytest.mark.parametrize(
+    ("code", "language", "expected"),
+    [
+        (EVAL, "python", True),
+        (
+            "import os.path\nimport json\n\ndef f(p):\n    return json.load(open(os.path.join('d', p)))\n",
+            "python",
+            True,
+        ),
+        ("import requests\n\ndef f(url):\n    return requests.get(url)\n", "python", False),
+        ("from .models import User\n\ndef f(name):\n    return User(name)\n", "python", False),
+        ("def f(:\n", "python", False),
+        ("def f(name):\n    return db.execute('SELECT * FROM t WHERE n = ' + name)\n", "python", False),
+        ("def f(path):\n    return subprocess.run('cat ' + path, shell=True)\n", "python", True),
+        ("def f(self, path):\n    return open(path).read()\n", "python", True),
+        ("print(eval(input()))\n", "python", False),
+        ("int f(void) { return 0; }\n", "c", False),
+    ],
+)
 def test_only_self_contained_python_gets_a_proof_attempt(code, language, expected):
     assert proof.self_contained(AuditTask(language=language, code=code, first_line=1)) is expected
 
 
 def test_a_function_cut_from_its_file_runs_with_the_standard_modules_it_reads():
     cut = task("def run(command):\n    return subprocess.run(command, shell=True, capture_output=True)\n")
-    script = ("from audited import run\n"
-              "if run('echo injected; true').stdout.strip() == b'injected':\n"
-              "    print('PROVEN: the command ran in a shell')\n")
+    script = (
+        "from audited import run\n"
+        "if run('echo injected; true').stdout.strip() == b'injected':\n"
+        "    print('PROVEN: the command ran in a shell')\n"
+    )
     assert proof.runnable_module(cut).startswith("import subprocess\ndef run(command):")
     assert proof.run_proof(cut, script, timeout_s=20).issues == (
-        "the script printed PROVEN: the command ran in a shell",)
+        "the script printed PROVEN: the command ran in a shell",
+    )
 
 
 def test_a_proof_script_runs_in_the_sandbox_and_says_what_it_showed():
@@ -61,7 +72,8 @@ def test_a_proof_script_runs_in_the_sandbox_and_says_what_it_showed():
 def test_a_script_that_runs_its_own_copy_of_the_code_proves_nothing():
     copy = EVAL + "\nif calculate('2 * 3') == 6:\n    print('PROVEN: eval evaluated it')\n"
     assert proof.run_proof(task(), copy, timeout_s=20).issues == (
-        "no proof: the script defines its own calculate instead of importing the audited one",)
+        "no proof: the script defines its own calculate instead of importing the audited one",
+    )
 
 
 def test_without_isolation_the_proof_does_not_run_and_says_how_to_fix_it(monkeypatch):
@@ -94,20 +106,25 @@ def test_code_that_cannot_run_alone_gets_no_proof_and_no_extra_call():
 
 
 def test_a_method_cut_from_its_class_is_proved_with_a_mock_instance(monkeypatch):
-    method = task("def add_language(self, language):\n"
-                  "    self.cursor.execute('insert into langs values (\"%s\")' % language)\n")
+    method = task(
+        "def add_language(self, language):\n"
+        "    self.cursor.execute('insert into langs values (\"%s\")' % language)\n"
+    )
     asked = []
 
     def model(call, system, prompt, what):
         asked.append(prompt)
-        return ("```\npython\nfrom unittest.mock import MagicMock\nfrom audited import add_language\n"
-                "db = MagicMock()\nadd_language(db, 'x\"); drop table langs; --')\n"
-                "if 'drop table' in db.cursor.execute.call_args[0][0]:\n"
-                "    print('PROVEN: the input reached the SQL text')\n```")
+        return (
+            "```\npython\nfrom unittest.mock import MagicMock\nfrom audited import add_language\n"
+            "db = MagicMock()\nadd_language(db, 'x\"); drop table langs; --')\n"
+            "if 'drop table' in db.cursor.execute.call_args[0][0]:\n"
+            "    print('PROVEN: the input reached the SQL text')\n```"
+        )
 
     monkeypatch.setattr(proof, "text", model)
     script = proof.write_proof(None, method)
     assert "add_language take an instance" in asked[0] and "MagicMock()" in asked[0]
     assert script.startswith("from unittest.mock import MagicMock")  # the stray language line is dropped
     assert proof.run_proof(method, script, timeout_s=20).issues == (
-        "the script printed PROVEN: the input reached the SQL text",)
+        "the script printed PROVEN: the input reached the SQL text",
+    )

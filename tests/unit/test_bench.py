@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
-from evals import bench
+from accord.evals import bench
 
 
 def test_both_graphs_take_the_same_thirteen_transitions_to_completed():
     accord, bare = bench.accord_graph(), bench.bare_graph()
     config = {"configurable": {"thread_id": "b"}}
-    a = [next(iter(c)) for c in accord.stream({"request": bench.STUB}, config, context=bench.TEAM_PATH,
-                                              stream_mode="updates")]
+    a = [
+        next(iter(c))
+        for c in accord.stream(
+            {"request": bench.STUB}, config, context=bench.TEAM_PATH, stream_mode="updates"
+        )
+    ]
     b = [next(iter(c)) for c in bare.stream({"request": bench.STUB}, config, stream_mode="updates")]
-    assert a == b == ["initialized", "attempting", "checking", "planning", "implementing", "testing",
-                      "debugging", "testing", "reviewing", "implementing", "testing", "reviewing",
-                      "completed"]
+    assert (
+        a
+        == b
+        == [
+            "initialized",
+            "attempting",
+            "checking",
+            "planning",
+            "implementing",
+            "testing",
+            "debugging",
+            "testing",
+            "reviewing",
+            "implementing",
+            "testing",
+            "reviewing",
+            "completed",
+        ]
+    )
     values = accord.get_state(config).values
     assert values["status"] == "completed" and len(values["judgments"]) == 11
 

@@ -8,23 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from accountability.blame import blame
-from accountability.mast import detect
-from accountability.trace import steps
-from graphs import store
-from graphs.development import LIFECYCLE
-from graphs.oracle import Oracle
-from nodes import testing
-from nodes.views import FUNCTION_FILE, artifacts
-from runtime import sandbox
-from state.artifacts import Example
-from state.context import Context
-from state.history import from_graph
+from accord.accountability.blame import blame
+from accord.accountability.mast import detect
+from accord.accountability.trace import steps
+from accord.graphs import store
+from accord.graphs.development import LIFECYCLE
+from accord.graphs.oracle import Oracle
+from accord.nodes import testing
+from accord.nodes.views import FUNCTION_FILE, artifacts
+from accord.runtime import sandbox
+from accord.state.artifacts import Example
+from accord.state.context import Context
+from accord.state.history import from_graph
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
 HIDDEN = (Example(call="add(2, 3)", expected="5"), Example(call="add(-2, -3)", expected="-5"))
-WRONG_PLAN = {"subtasks": [{"title": "add", "description": "return a - b",
-                            "function": "add(a, b)", "acceptance_criteria": ["add(3, 1) == 2"]}]}
+WRONG_PLAN = {
+    "subtasks": [
+        {
+            "title": "add",
+            "description": "return a - b",
+            "function": "add(a, b)",
+            "acceptance_criteria": ["add(3, 1) == 2"],
+        }
+    ]
+}
 # Passes the docstring's examples (1+2, -1+1) but not the hidden ones.
 HARMFUL = fenced("def add(a, b):\n    return a + b if a >= -1 else 0\n")
 
@@ -52,14 +60,21 @@ def _table(run: Any, head: str | None = None) -> tuple[list[tuple[str, str, bool
 
 
 def test_a_planner_error_repaired_by_the_debugger(scripted):
-    run = scripted(oracle=HIDDEN_TESTS, planner=[WRONG_PLAN], coder=[BAD], debugger=[GOOD],
-                   reviewer=[APPROVE])
+    run = scripted(
+        oracle=HIDDEN_TESTS, planner=[WRONG_PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE]
+    )
     assert run()["status"] == "completed"
     table, result = _table(run)
-    assert table == [("planning", "planner", False, None), ("implementing", "coder", False, "no-op"),
-                     ("designing_tests", "tester", False, "no-op"), ("selecting", "tester", False, "no-op"),
-                     ("testing", "debugger", False, "no-op"), ("debugging", "debugger", True, "repair"),
-                     ("testing", "debugger", True, "no-op"), ("reviewing", "reviewer", True, "no-op")]
+    assert table == [
+        ("planning", "planner", False, None),
+        ("implementing", "coder", False, "no-op"),
+        ("designing_tests", "tester", False, "no-op"),
+        ("selecting", "tester", False, "no-op"),
+        ("testing", "debugger", False, "no-op"),
+        ("debugging", "debugger", True, "repair"),
+        ("testing", "debugger", True, "no-op"),
+        ("reviewing", "reviewer", True, "no-op"),
+    ]
     assert result.final_correct is True and result.origin is None
     assert "the plan says 'return a - b'" in result.stages[0].evidence
     assert "add(2, 3) returned -1, expected 5" in result.stages[1].evidence
@@ -70,13 +85,19 @@ def test_a_correct_coder_result_harmed_by_the_selection(scripted):
     # The Tester expects add(-5, 1) == 0: wrong, and HARMFUL agrees with it, so the selection swaps the
     # Coder's right first candidate for the wrong second one, and nothing after notices.
     misleading = "```python\nassert add(-5, 1) == 0\n```"
-    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD, HARMFUL], tester=[misleading],
-                   reviewer=[APPROVE])
+    run = scripted(
+        oracle=HIDDEN_TESTS, planner=[PLAN], coder=[GOOD, HARMFUL], tester=[misleading], reviewer=[APPROVE]
+    )
     assert run(max_candidates=2)["status"] == "completed"
     table, result = _table(run)
-    assert table == [("planning", "planner", True, None), ("implementing", "coder", True, "no-op"),
-                     ("designing_tests", "tester", True, "no-op"), ("selecting", "tester", False, "harm"),
-                     ("testing", "debugger", False, "no-op"), ("reviewing", "reviewer", False, "no-op")]
+    assert table == [
+        ("planning", "planner", True, None),
+        ("implementing", "coder", True, "no-op"),
+        ("designing_tests", "tester", True, "no-op"),
+        ("selecting", "tester", False, "harm"),
+        ("testing", "debugger", False, "no-op"),
+        ("reviewing", "reviewer", False, "no-op"),
+    ]
     origin = result.origin
     assert origin is not None and (origin.stage, origin.role) == ("selecting", "tester")
     assert "add(-2, -3) returned 0" in origin.evidence
@@ -84,27 +105,36 @@ def test_a_correct_coder_result_harmed_by_the_selection(scripted):
 
 
 def test_a_later_round_repairs_and_offline_judging_keeps_each_stage_round(scripted):
-    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD],
-                   reviewer=[CHANGES, APPROVE])
+    run = scripted(
+        oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD], reviewer=[CHANGES, APPROVE]
+    )
     assert run()["status"] == "completed"
     table, result = _table(run)
     assert [(stage, flag) for stage, _, _, flag in table if stage == "implementing"] == [
-        ("implementing", "harm"), ("implementing", "repair")]
+        ("implementing", "harm"),
+        ("implementing", "repair"),
+    ]
     assert result.final_correct is True and result.origin is None
     assert [s.round for s in result.stages if s.stage == "implementing"] == [1, 2]
     # judged again offline, each stage keeps the round it ran in (not the one its gate started)
     again = Oracle(name="hidden tests, offline", judges={"code": _hidden_code, "plan": _hidden_plan})
     offline = blame(from_graph(run.graph, "test"), LIFECYCLE, oracle=again)
     assert [(s.stage, s.round, s.correct) for s in offline.stages] == [
-        (s.stage, s.round, s.correct) for s in result.stages]
+        (s.stage, s.round, s.correct) for s in result.stages
+    ]
 
 
 def test_a_harm_in_a_later_round_is_marked_as_acting_on_the_feedback_that_started_it(scripted):
     # Right by the hidden tests, wrong on a stated example: the review asks for changes, and the next round
     # breaks what was right.
     hidden_only = fenced("def add(a, b):\n    return 0 if a == 1 else a + b\n")
-    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[hidden_only, BAD], debugger=[BAD],
-                   reviewer=[CHANGES, APPROVE])
+    run = scripted(
+        oracle=HIDDEN_TESTS,
+        planner=[PLAN],
+        coder=[hidden_only, BAD],
+        debugger=[BAD],
+        reviewer=[CHANGES, APPROVE],
+    )
     run(max_debug_attempts=0)
     table, result = _table(run)
     first, second = [s for s in result.stages if s.stage == "implementing"]
@@ -118,10 +148,15 @@ def test_an_error_never_repaired_is_blamed_on_its_stage(scripted):
     values = run(max_rounds=1)
     assert values["status"] == "failed"
     table, result = _table(run)
-    assert table == [("planning", "planner", True, None), ("implementing", "coder", False, "harm"),
-                     ("designing_tests", "tester", False, "no-op"), ("selecting", "tester", False, "no-op"),
-                     ("testing", "debugger", False, "no-op"), ("debugging", "debugger", False, "no-op"),
-                     ("reviewing", "reviewer", False, "no-op")]
+    assert table == [
+        ("planning", "planner", True, None),
+        ("implementing", "coder", False, "harm"),
+        ("designing_tests", "tester", False, "no-op"),
+        ("selecting", "tester", False, "no-op"),
+        ("testing", "debugger", False, "no-op"),
+        ("debugging", "debugger", False, "no-op"),
+        ("reviewing", "reviewer", False, "no-op"),
+    ]
     assert result.origin == result.stages[1] and result.final_correct is False
     # the evidence carries the gate's decision at that step
     assert "gate repeat" in result.stages[5].evidence
@@ -136,8 +171,9 @@ def test_a_correct_run_has_no_origin(scripted):
 
 
 def test_a_forked_branch_has_its_own_blame(scripted):
-    run = scripted(oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD],
-                   reviewer=[APPROVE, APPROVE])
+    run = scripted(
+        oracle=HIDDEN_TESTS, planner=[PLAN], coder=[BAD, GOOD], debugger=[BAD], reviewer=[APPROVE, APPROVE]
+    )
     run(max_rounds=1)
     original = from_graph(run.graph, "test")
     planned = next(c for c in original if c.node == "planning")

@@ -11,16 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from accord.accountability import page
+from accord.accountability.trace import steps
 from accord.cli import main
-from accountability import page
-from accountability.trace import steps
 from tests.unit import test_evals
 from tests.unit.test_page import ran
 
-BROWSER = next((found for name in ("chromium", "chromium-browser", "google-chrome")
-                if (found := shutil.which(name))), None)
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine: apt-get install "
-                                                        "chromium to load run pages in a real browser")
+BROWSER = next(
+    (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))),
+    None,
+)
+pytestmark = pytest.mark.skipif(
+    BROWSER is None,
+    reason="no Chromium on this machine: apt-get install chromium to load run pages in a real browser",
+)
 
 
 def headless(url: str, *flags: str) -> subprocess.CompletedProcess[str]:
@@ -43,8 +47,9 @@ def test_a_runs_page_shows_the_checkpoints_path_in_a_browser_without_errors(tmp_
     dom = headless(file.as_uri(), "--dump-dom")
     assert console(dom) == []
     shown = re.findall(r'<span class="\w+(?: origin)?" title="\w+">(\d+) · (\w+) ·', dom.stdout)
-    assert [(int(step), stage) for step, stage in shown] == [(s.step, s.stage)
-                                                            for s in steps(chain, config.lifecycle)]
+    assert [(int(step), stage) for step, stage in shown] == [
+        (s.step, s.stage) for s in steps(chain, config.lifecycle)
+    ]
     shot = tmp_path / "run-page.png"
     headless(file.as_uri(), f"--screenshot={shot}", "--window-size=1200,1400", "--hide-scrollbars")
     assert shot.read_bytes()[:4] == b"\x89PNG"

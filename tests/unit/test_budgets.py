@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from accord import cli, running
-from graphs.development import LIFECYCLE, build_graph
-from state.budget import Spend, exhausted, spent
-from state.context import Context
-from state.lifecycle import BUDGET
+from accord import cli
+from accord.cli import running
+from accord.graphs.development import LIFECYCLE, build_graph
+from accord.state.budget import Spend, exhausted, spent
+from accord.state.context import Context
+from accord.state.lifecycle import BUDGET
 from tests.conftest import BAD, CHANGES, PLAN, STUB, TESTS, fenced, script_cli
 from tests.scripted import ScriptedChatModel
 
@@ -40,8 +41,13 @@ def alternating() -> list[str]:
     return [next(fixes) for _ in range(400)]
 
 
-ADVERSARIES = {"planner": [PLAN], "coder": [BAD], "tester": [TESTS], "debugger": alternating(),
-               "reviewer": [CHANGES]}
+ADVERSARIES = {
+    "planner": [PLAN],
+    "coder": [BAD],
+    "tester": [TESTS],
+    "debugger": alternating(),
+    "reviewer": [CHANGES],
+}
 """Wrong code forever, a Debugger that alternates between two wrong fixes, a Reviewer that always asks
 for changes."""
 
@@ -90,8 +96,11 @@ def test_a_planner_that_returns_nothing_fails_within_its_retries():
 
 def test_a_budget_spent_mid_stage_drops_the_stage_and_keeps_its_calls():
     # Four candidates are asked for; the budget allows the planner's call and two of them.
-    values = run({"planner": [PLAN], "coder": [BAD, fenced("def add(a, b):\n    return 0\n")]},
-                 max_llm_calls=3, max_candidates=4)
+    values = run(
+        {"planner": [PLAN], "coder": [BAD, fenced("def add(a, b):\n    return 0\n")]},
+        max_llm_calls=3,
+        max_candidates=4,
+    )
     assert values["reason"] == "LLM-call budget exhausted: 3 of 3 calls"
     assert values["verdicts"][-1]["stage"] == "implementing"
     assert "code" not in values and "candidates" not in values
@@ -113,8 +122,9 @@ def test_exhausted_names_the_first_budget_spent():
 
 def test_the_cli_sets_the_budgets(workdir, monkeypatch, capsys):
     script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[BAD], reviewer=[CHANGES])
-    code = cli.main(["run", "--file", "stub.py", "--thread", "b", "--max-candidates", "1",
-                     "--max-llm-calls", "2"])
+    code = cli.main(
+        ["run", "--file", "stub.py", "--thread", "b", "--max-candidates", "1", "--max-llm-calls", "2"]
+    )
     assert code == 1
     assert "LLM-call budget exhausted: 2 of 2 calls" in capsys.readouterr().err
 
@@ -123,5 +133,8 @@ def test_the_cli_sets_the_budgets(workdir, monkeypatch, capsys):
 def test_the_cli_accepts_every_budget(flag):
     args = cli.parser().parse_args(["run", "task", flag, "7"])
     context = running.run_context(args)
-    assert {"--max-run-tokens": context.max_run_tokens, "--max-cost": context.max_cost,
-            "--max-wall-s": context.max_wall_s}[flag] == 7
+    assert {
+        "--max-run-tokens": context.max_run_tokens,
+        "--max-cost": context.max_cost,
+        "--max-wall-s": context.max_wall_s,
+    }[flag] == 7

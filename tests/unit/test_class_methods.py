@@ -8,18 +8,26 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-from evals.endpoint import FakeEndpoint, Status, Text
-from nodes.coding.function import fresh_candidates, write_candidates
-from nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated
-from nodes.development import baseline, coder, debugger
-from nodes.development.roles import SPECS
-from nodes.intake import parse_request
-from nodes.merge import with_imports
-from nodes.views import FUNCTION_FILE
-from state.artifacts import CaseResult, CodeArtifact, Plan, ReviewIssue, ReviewReport, Subtask, TestReport
-from state.context import Context
-from state.graph_state import dump
-from state.stage import StageCall
+from accord.evals.endpoint import FakeEndpoint, Status, Text
+from accord.nodes.coding.function import fresh_candidates, write_candidates
+from accord.nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated
+from accord.nodes.development import baseline, coder, debugger
+from accord.nodes.development.roles import SPECS
+from accord.nodes.intake import parse_request
+from accord.nodes.merge import with_imports
+from accord.nodes.views import FUNCTION_FILE
+from accord.state.artifacts import (
+    CaseResult,
+    CodeArtifact,
+    Plan,
+    ReviewIssue,
+    ReviewReport,
+    Subtask,
+    TestReport,
+)
+from accord.state.context import Context
+from accord.state.graph_state import dump
+from accord.state.stage import StageCall
 from tests.scripted import ScriptedChatModel
 
 COUNTER = '''class Counter:
@@ -42,8 +50,10 @@ COUNTER = '''class Counter:
         return True
 '''
 
-BODIES = {"step": "        self.value += 1\n        return self.value\n",
-          "area": "        return math.pi * self.value ** 2\n"}
+BODIES = {
+    "step": "        self.value += 1\n        return self.value\n",
+    "area": "        return math.pi * self.value ** 2\n",
+}
 
 
 def continuing(bodies: dict[str, str], tail: str = "\n    def other(self):\n        return 0\n"):
@@ -60,8 +70,14 @@ def continuing(bodies: dict[str, str], tail: str = "\n    def other(self):\n    
 
 def _call(*script, context: Context | None = None):
     model = ScriptedChatModel(script=list(script))
-    return StageCall(stage="implementing", role="coder", round=1, context=context or Context(),
-                     models={"coder": model}, spec=SPECS["coder"]), model
+    return StageCall(
+        stage="implementing",
+        role="coder",
+        round=1,
+        context=context or Context(),
+        models={"coder": model},
+        spec=SPECS["coder"],
+    ), model
 
 
 def test_the_empty_methods_are_those_with_a_docstring_or_pass_alone_in_the_last_class():
@@ -90,9 +106,10 @@ def test_a_class_is_filled_method_by_method_and_gets_the_imports_its_code_uses()
     assert "def other" not in source  # the run-on into another method is cut
     # Each call continues the source up to the method's docstring; the second sees the first written.
     first, second = model.prompts
-    assert first.rstrip().endswith("2\n        \"\"\"") and "def area" not in first
-    assert "self.value += 1" in second and second.rstrip().endswith('"""Return the area of a circle whose '
-                                                                     'radius is the value."""')
+    assert first.rstrip().endswith('2\n        """') and "def area" not in first
+    assert "self.value += 1" in second and second.rstrip().endswith(
+        '"""Return the area of a circle whose radius is the value."""'
+    )
     assert [e.detail for e in call.ledger if e.kind == "llm"] == ["method", "method"]
 
 
@@ -128,16 +145,22 @@ def test_a_class_draw_is_capped_since_each_candidate_costs_a_call_per_method():
     assert model.calls == 8
 
 
-WRITTEN = COUNTER.replace('''        2
+WRITTEN = COUNTER.replace(
+    '''        2
         """
-''', '''        2
+''',
+    '''        2
         """
         return self.value
-''').replace('''the value."""
+''',
+).replace(
+    '''the value."""
         pass
-''', '''the value."""
+''',
+    '''the value."""
         return 3.14 * self.value ** 2
-''')
+''',
+)
 
 
 def test_the_methods_a_failure_names_are_found_in_its_name_or_traceback():
@@ -145,7 +168,9 @@ def test_the_methods_a_failure_names_are_found_in_its_name_or_traceback():
     assert implicated(WRITTEN, "Counter", failures) == ["step"]
     assert implicated(WRITTEN, "Counter", "in done_with\nNameError") == []  # a name inside another is not it
     assert implicated(WRITTEN, "Counter", "- Counter(2).area() == 12.56\n- import solution: in step") == [
-        "step", "area"]
+        "step",
+        "area",
+    ]
 
 
 def test_a_method_is_emptied_down_to_its_docstring_or_pass():
@@ -158,8 +183,14 @@ def test_a_method_is_emptied_down_to_its_docstring_or_pass():
 
 def _debugging(*script):
     model = ScriptedChatModel(script=list(script))
-    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(),
-                     models={"debugger": model}, spec=SPECS["debugger"])
+    call = StageCall(
+        stage="debugging",
+        role="debugger",
+        round=1,
+        context=Context(),
+        models={"debugger": model},
+        spec=SPECS["debugger"],
+    )
     return call, model
 
 
@@ -171,8 +202,9 @@ def test_the_debugger_rewrites_only_the_methods_the_failures_name_with_the_failu
     call, model = _debugging(continuing(BODIES))
     code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
     failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError: 1 != 2")
-    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
-                           "test_report": _report(failing)}, call)
+    update = debugger.fix(
+        {"task": dump(parse_request(COUNTER)), "code": dump(code), "test_report": _report(failing)}, call
+    )
     source = update["code"]["files"][FUNCTION_FILE]
     assert model.calls == 1  # one continuation for the one failing method; the class is not rewritten
     assert "self.value += 1" in source and "return 3.14 * self.value ** 2" in source
@@ -186,8 +218,9 @@ def test_a_method_the_model_cannot_rewrite_keeps_its_earlier_body():
     call, model = _debugging(continuing(broken), continuing(broken), continuing(broken), continuing(broken))
     code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
     failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError")
-    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
-                           "test_report": _report(failing)}, call)
+    update = debugger.fix(
+        {"task": dump(parse_request(COUNTER)), "code": dump(code), "test_report": _report(failing)}, call
+    )
     # Two draws, then the same code again: a repeat, so sampled once more (two draws), then kept.
     assert model.calls == 4 and update["code"]["files"][FUNCTION_FILE] == WRITTEN
 
@@ -198,8 +231,9 @@ def test_a_rewrite_that_only_goes_on_with_comments_keeps_the_earlier_body():
     call, model = _debugging(*[continuing(echo, tail="")] * 4)
     code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
     failing = CaseResult(name="Counter(1).step() == 2", passed=False, message="AssertionError: 1 != 2")
-    update = debugger.fix({"task": dump(parse_request(COUNTER)), "code": dump(code),
-                           "test_report": _report(failing)}, call)
+    update = debugger.fix(
+        {"task": dump(parse_request(COUNTER)), "code": dump(code), "test_report": _report(failing)}, call
+    )
     assert model.calls == 4 and update["code"]["files"][FUNCTION_FILE] == WRITTEN
     assert [e.detail for e in call.ledger if e.kind == "retry"][:2] == ["method step: no body"] * 2
 
@@ -207,8 +241,12 @@ def test_a_rewrite_that_only_goes_on_with_comments_keeps_the_earlier_body():
 def test_the_coder_answers_a_review_of_a_class_by_rewriting_the_methods_it_names():
     call, model = _call(continuing(BODIES))
     code = CodeArtifact(files={FUNCTION_FILE: WRITTEN}, entry_points=(FUNCTION_FILE,))
-    review = ReviewReport(decision="request_changes", issues=(
-        ReviewIssue(severity="major", location="solution.py: area", description="uses 3.14, not math.pi"),))
+    review = ReviewReport(
+        decision="request_changes",
+        issues=(
+            ReviewIssue(severity="major", location="solution.py: area", description="uses 3.14, not math.pi"),
+        ),
+    )
     plan = Plan(subtasks=(Subtask(title="area", description="circle area", acceptance_criteria=("area",)),))
     revised = coder.revise(call, parse_request(COUNTER), plan, code, review, {})
     source = revised.files[FUNCTION_FILE]
@@ -220,8 +258,9 @@ def test_the_coder_answers_a_review_of_a_class_by_rewriting_the_methods_it_names
 def test_the_holistic_baseline_asks_for_a_class_with_classevals_instruction():
     call, model = _call("```python\n" + COUNTER.replace('    """Counts up from a start."""\n', "") + "```")
     update = baseline.implement_holistically({"task": dump(parse_request(COUNTER))}, call)
-    assert model.prompts == [f"human: Please complete the class Counter in the following code.\n"
-                             f"{COUNTER.strip()}"]
+    assert model.prompts == [
+        f"human: Please complete the class Counter in the following code.\n{COUNTER.strip()}"
+    ]
     assert update["code"]["files"][FUNCTION_FILE].count("class Counter") == 2
 
 
@@ -234,14 +273,17 @@ def test_single_writes_a_class_method_by_method_from_the_skeleton():
 
 def test_imports_go_after_a_future_import_and_never_shadow_a_bound_name():
     source = "from __future__ import annotations\ndef f(math):\n    return math.pi + re.I + os.sep\nos = 1\n"
-    assert with_imports(source) == ("from __future__ import annotations\nimport re\n"
-                                    "def f(math):\n    return math.pi + re.I + os.sep\nos = 1\n")
+    assert with_imports(source) == (
+        "from __future__ import annotations\nimport re\n"
+        "def f(math):\n    return math.pi + re.I + os.sep\nos = 1\n"
+    )
 
 
 def _endpoint_call(endpoint: FakeEndpoint) -> StageCall:
     context = Context(base_url=endpoint.url, model="fake", request_timeout_s=5)
-    return StageCall(stage="implementing", role="coder", round=1, context=context, models={},
-                     spec=SPECS["coder"])
+    return StageCall(
+        stage="implementing", role="coder", round=1, context=context, models={}, spec=SPECS["coder"]
+    )
 
 
 def test_an_endpoint_continues_the_source_through_its_completions_api():
@@ -262,5 +304,6 @@ def test_an_endpoint_without_completions_leaves_the_methods_empty_and_says_why()
         code = fill_class(call, parse_request(COUNTER), CodeArtifact(files={FUNCTION_FILE: COUNTER}))
     assert [m.name for m in empty_methods(code.files[FUNCTION_FILE], "Counter")] == ["step", "area"]
     refused = [e for e in call.ledger if e.kind == "llm"]
-    assert len(refused) == 4 and all(e.outcome == "malformed" and "completion failed" in e.detail
-                                     for e in refused)
+    assert len(refused) == 4 and all(
+        e.outcome == "malformed" and "completion failed" in e.detail for e in refused
+    )

@@ -8,18 +8,18 @@ import random
 import re
 from typing import Any
 
-from evals import classeval, runner
-from evals.benchmarks import BENCHMARKS, EvalTask
-from evals.configs import CONFIGURATIONS
-from evals.humaneval import examples_hold
-from evals.report import summarize
-from graphs import store
-from nodes import testing
-from nodes.development.tester import parse_asserts
-from nodes.intake import parse_request
-from runtime import sandbox
-from state.artifacts import CodeArtifact, Example
-from state.context import Context
+from accord.evals import classeval, runner
+from accord.evals.benchmarks import BENCHMARKS, EvalTask
+from accord.evals.configs import CONFIGURATIONS
+from accord.evals.humaneval import examples_hold
+from accord.evals.report import summarize
+from accord.graphs import store
+from accord.nodes import testing
+from accord.nodes.development.tester import parse_asserts
+from accord.nodes.intake import parse_request
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, Example
+from accord.state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
@@ -52,8 +52,10 @@ def test_a_class_skeleton_is_a_class_task_whose_method_examples_carry_their_setu
     task = parse_request(STACK)
     assert (task.level, task.entry_point, task.stub) == ("class", "Stack", STACK)
     assert task.completes_stub
-    assert task.examples == (Example(call="s.items", expected="[1]", setup=("s = Stack()", "s.push(1)")),
-                             Example(call="Stack().size()", expected="0"))
+    assert task.examples == (
+        Example(call="s.items", expected="[1]", setup=("s = Stack()", "s.push(1)")),
+        Example(call="Stack().size()", expected="0"),
+    )
     printed = parse_request(STACK.replace(">>> s.items", ">>> print(s.items)"))
     assert printed.examples == (Example(call="Stack().size()", expected="0"),)  # print() shows, not returns
     broken = parse_request(STACK.replace(">>> s.push(1)", ">>> s.push([1,\n        >>> 2])"))
@@ -64,28 +66,37 @@ def test_a_class_skeleton_is_a_class_task_whose_method_examples_carry_their_setu
 
 def test_an_examples_setup_runs_before_it_and_stays_its_own():
     code = CodeArtifact(files={"m.py": "def double(x):\n    return 2 * x\n"})
-    examples = (Example(call="double(n)", expected="4", setup=("n = 2",)),
-                Example(call="'n' in dir()", expected="False"))
+    examples = (
+        Example(call="double(n)", expected="4", setup=("n = 2",)),
+        Example(call="'n' in dir()", expected="False"),
+    )
     report, _ = testing.run_examples(code, "m.py", examples, sandbox.Limits(timeout_s=10))
     assert [c.passed for c in report.cases] == [True, True]
-    assert examples_hold("def double(x):\n    return 2 * x\n", examples) == (True, "its 2 examples hold "
-                                                                               "on the reference solution")
+    assert examples_hold("def double(x):\n    return 2 * x\n", examples) == (
+        True,
+        "its 2 examples hold on the reference solution",
+    )
     wrong = Example(call="double(n)", expected="5", setup=("n = 2",))
     assert examples_hold("def double(x):\n    return 2 * x\n", (wrong,)) == (
-        False, "does not hold: n = 2; double(n) == 5")
+        False,
+        "does not hold: n = 2; double(n) == 5",
+    )
 
 
 def test_the_tester_writes_one_line_cases_that_make_the_object():
-    cases = parse_asserts("assert Stack().size() == 0\nassert len(Stack().items) == 0\n"
-                          "assert Other().size() == 0\n", "Stack")
+    cases = parse_asserts(
+        "assert Stack().size() == 0\nassert len(Stack().items) == 0\nassert Other().size() == 0\n", "Stack"
+    )
     assert cases == [Example(call="Stack().size()", expected="0")]
 
 
 def test_classeval_judges_each_method_by_its_own_test_class():
     solved = classeval.passes(BIG, CodeArtifact(files={"solution.py": BIG["solution_code"]}))
     assert solved == (True, "", {"add": True, "subtract": True, "multiply": True})
-    broken = BIG["solution_code"].replace("def multiply(num1, num2):", "def multiply(num1, num2):\n"
-                                          "        return '0'\n\n    def _unused(num1, num2):")
+    broken = BIG["solution_code"].replace(
+        "def multiply(num1, num2):",
+        "def multiply(num1, num2):\n        return '0'\n\n    def _unused(num1, num2):",
+    )
     passed, failure, methods = classeval.passes(BIG, CodeArtifact(files={"solution.py": broken}))
     assert not passed and failure.startswith("BigNumCalculatorTestMultiply")
     assert methods == {"add": True, "subtract": True, "multiply": False}
@@ -98,8 +109,9 @@ def _bodies(code: str) -> Any:
     source's lines after the docstring), or ``code`` fenced when asked in a chat."""
     lines = code.splitlines(keepends=True)
     methods = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.FunctionDef)]
-    bodies = {n.name: "".join(lines[n.body[bool(ast.get_docstring(n))].lineno - 1:n.end_lineno])
-              for n in methods}
+    bodies = {
+        n.name: "".join(lines[n.body[bool(ast.get_docstring(n))].lineno - 1 : n.end_lineno]) for n in methods
+    }
 
     def answer(messages: list[Any]) -> str:
         if len(messages) > 1:  # a system prompt: a chat, not a continuation
@@ -110,12 +122,20 @@ def _bodies(code: str) -> Any:
 
 
 def _team(code: str) -> dict[str, ScriptedChatModel]:
-    plan = {"subtasks": [{"title": m, "description": f"write {m}", "acceptance_criteria": [f"{m} works"]}
-                         for m in ("add", "subtract", "multiply")]}
+    plan = {
+        "subtasks": [
+            {"title": m, "description": f"write {m}", "acceptance_criteria": [f"{m} works"]}
+            for m in ("add", "subtract", "multiply")
+        ]
+    }
     tests = "```python\nassert BigNumCalculator().add('1', '2') == '3'\n```"
-    scripts: dict[str, list[Any]] = {"planner": [plan], "coder": [_bodies(code)], "tester": [tests],
-                                     "debugger": [fenced(code)],
-                                     "reviewer": [{"decision": "approve", "issues": []}]}
+    scripts: dict[str, list[Any]] = {
+        "planner": [plan],
+        "coder": [_bodies(code)],
+        "tester": [tests],
+        "debugger": [fenced(code)],
+        "reviewer": [{"decision": "approve", "issues": []}],
+    }
     return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
 
 
@@ -123,8 +143,9 @@ def test_the_development_graph_completes_a_class_task_and_the_report_gives_both_
     bench = BENCHMARKS["classeval"]
     tasks = [EvalTask(id="ClassEval_9", prompt=BIG["skeleton"])]  # as bench.tasks() gives it
     team = _team(BIG["solution_code"])
-    [row] = runner.run(bench, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(first_attempt=False),
-                       models=team)
+    [row] = runner.run(
+        bench, CONFIGURATIONS["accountable"], tasks, tmp_path, Context(first_attempt=False), models=team
+    )
     assert row["status"] == "completed" and row["passed"], row["reason"]
     assert row["methods"] == {"add": True, "subtract": True, "multiply": True}
     prompts = "\n".join(p for m in team.values() for p in m.prompts)
@@ -150,10 +171,18 @@ def test_a_class_that_draws_random_values_is_judged_the_same_on_every_run():
     # ClassEval_58's reference places mines at random and can place two on one cell: without a seed the
     # set of tasks that run here changed from one eval to the next.
     first = random.Random(classeval.SEED).random()
-    draws = {"task_id": "draws", "import_statement": ["import random"], "test_classes": ["DrawTest"],
-             "methods_info": [{"method_name": "pick", "test_class": "DrawTest"}],
-             "test": "import unittest\n\nclass DrawTest(unittest.TestCase):\n    def test_pick(self):\n"
-                     f"        self.assertEqual(Draw().pick(), {first!r})\n"}
-    code = CodeArtifact(files={"solution.py": "import random\n\nclass Draw:\n    def pick(self):\n"
-                                              "        return random.random()\n"})
+    draws = {
+        "task_id": "draws",
+        "import_statement": ["import random"],
+        "test_classes": ["DrawTest"],
+        "methods_info": [{"method_name": "pick", "test_class": "DrawTest"}],
+        "test": "import unittest\n\nclass DrawTest(unittest.TestCase):\n    def test_pick(self):\n"
+        f"        self.assertEqual(Draw().pick(), {first!r})\n",
+    }
+    code = CodeArtifact(
+        files={
+            "solution.py": "import random\n\nclass Draw:\n    def pick(self):\n"
+            "        return random.random()\n"
+        }
+    )
     assert classeval.passes(draws, code) == (True, "", {"pick": True})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from accord import cli
-from runtime import sandbox
+from accord.runtime import sandbox
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 
@@ -67,7 +67,7 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
     import httpx
     import openai
 
-    from graphs import compiler
+    from accord.graphs import compiler
 
     monkeypatch.setattr(compiler, "RETRY", compiler.RETRY._replace(initial_interval=0.01, jitter=False))
     models = script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
@@ -86,7 +86,7 @@ def test_an_endpoint_that_stays_down_stops_the_run_resumably(workdir, monkeypatc
 
 
 def test_an_unreachable_postgres_store_is_a_clear_error_without_the_password(workdir, monkeypatch, capsys):
-    from runtime.model_server import free_port
+    from accord.runtime.model_server import free_port
 
     monkeypatch.setenv("ACCORD_DATABASE_URL", f"postgresql://accord:pw-s3cret@127.0.0.1:{free_port()}/runs")
     assert cli.main(["runs"]) == 5
@@ -122,7 +122,7 @@ def test_doctor_reports_a_missing_sandbox_with_its_fix(workdir, monkeypatch, cap
 
 
 def test_evidence_is_shown_on_one_line_and_cut_with_an_ellipsis():
-    from accord.running import one_line
+    from accord.cli.running import one_line
 
     assert one_line("E   assert 6.0 == 4\n\n  1 failed", 80) == "E assert 6.0 == 4 1 failed"
     assert one_line("x" * 20, 10) == "x" * 9 + "…" and one_line("short", 10) == "short"

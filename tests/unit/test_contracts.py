@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from state.artifacts import CodeArtifact, Plan, Subtask, TaskSpec
-from state.contracts import (
+from accord.state.artifacts import CodeArtifact, Plan, Subtask, TaskSpec
+from accord.state.contracts import (
     Contract,
     accepted_kinds,
     check_message,
     check_postconditions,
     check_preconditions,
 )
-from state.graph_state import dump
-from state.messages import Message
+from accord.state.graph_state import dump
+from accord.state.messages import Message
 
-CODER = Contract(role="coder", duty="implement", inputs=("task", "plan"), optional_inputs=("review",),
-                 outputs=("code",))
+CODER = Contract(
+    role="coder", duty="implement", inputs=("task", "plan"), optional_inputs=("review",), outputs=("code",)
+)
 TASK = TaskSpec(request="x", level="application")
 PLAN = Plan(subtasks=(Subtask(title="a", acceptance_criteria=("works",)),))
 CODE = CodeArtifact(files={"a.py": "print(1)\n"})

@@ -3,10 +3,10 @@ tests, summarised per variant."""
 
 from __future__ import annotations
 
-from evals import debug_probe
-from evals.humaneval import problems
-from state.artifacts import CodeArtifact
-from state.context import Context
+from accord.evals import debug_probe
+from accord.evals.humaneval import problems
+from accord.state.artifacts import CodeArtifact
+from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_evals import SOLVED, WRONG
 
@@ -25,7 +25,9 @@ def test_a_wrong_first_candidate_is_fixed_by_each_debugger_and_judged_by_the_hid
         # Only the traced Debugger reads the failing call's steps.
         assert ("Trace of this call" in debugger.prompts[0]) == (variant == "traced")
     assert [(r["repaired"], r["examples_pass"], r["changed"]) for r in rows[1:]] == [
-        (True, True, True), (False, False, False)]
+        (True, True, True),
+        (False, False, False),
+    ]
     # A fix that hands the candidate back is drawn again, as in the graph, where it is in the pool.
     assert debugger.calls > 1
     report = debug_probe.summary(rows)
@@ -34,7 +36,9 @@ def test_a_wrong_first_candidate_is_fixed_by_each_debugger_and_judged_by_the_hid
 
 
 def test_only_candidates_that_fail_both_their_examples_and_the_hidden_tests_are_counted():
-    rows = [{"id": "a", "variant": "input", "code": {}, "examples_pass": True, "hidden_pass": False},
-            {"id": "b", "variant": "input", "code": {}, "examples_pass": False, "hidden_pass": True},
-            {"id": "c", "variant": "input", "code": None}]
+    rows = [
+        {"id": "a", "variant": "input", "code": {}, "examples_pass": True, "hidden_pass": False},
+        {"id": "b", "variant": "input", "code": {}, "examples_pass": False, "hidden_pass": True},
+        {"id": "c", "variant": "input", "code": None},
+    ]
     assert debug_probe.summary(rows).startswith("3 problems; 0 first candidates fail")

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from graphs.development import LIFECYCLE
-from nodes.coding.writing import unrepeated
-from nodes.development.roles import SPECS
-from state.artifacts import CodeArtifact
-from state.context import Context
-from state.contracts import accepted_kinds, check_message
-from state.messages import Message
-from state.stage import OutputError, StageCall
+from accord.graphs.development import LIFECYCLE
+from accord.nodes.coding.writing import unrepeated
+from accord.nodes.development.roles import SPECS
+from accord.state.artifacts import CodeArtifact
+from accord.state.context import Context
+from accord.state.contracts import accepted_kinds, check_message
+from accord.state.messages import Message
+from accord.state.stage import OutputError, StageCall
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, PLAN, fenced
 
-FULL = ["initialized", "planning", "implementing", "designing_tests", "selecting", "testing", "reviewing",
-        "completed"]
+FULL = [
+    "initialized",
+    "planning",
+    "implementing",
+    "designing_tests",
+    "selecting",
+    "testing",
+    "reviewing",
+    "completed",
+]
 
 
 def test_happy_path_completes_with_tested_code(scripted):
@@ -40,12 +48,22 @@ def test_a_subtask_the_planner_repeats_is_kept_once(scripted):
 
 def test_every_handoff_is_a_typed_message_the_receiver_accepts(scripted):
     values = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])()
-    accepted = accepted_kinds([d.contract for r in __import__("graphs.development").development.ROLES.values()
-                               for d in r.duties.values()])
+    accepted = accepted_kinds(
+        [
+            d.contract
+            for r in __import__("accord.graphs.development").graphs.development.ROLES.values()
+            for d in r.duties.values()
+        ]
+    )
     hops = [(m["sender"], m["receiver"], [a["kind"] for a in m["payload"]]) for m in values["handoffs"]]
-    assert hops == [("intake", "planner", ["task"]), ("planner", "coder", ["plan"]),
-                    ("coder", "tester", ["code", "candidates"]), ("tester", "tester", ["tests"]),
-                    ("tester", "debugger", ["code", "selection"]), ("debugger", "reviewer", ["test_report"])]
+    assert hops == [
+        ("intake", "planner", ["task"]),
+        ("planner", "coder", ["plan"]),
+        ("coder", "tester", ["code", "candidates"]),
+        ("tester", "tester", ["tests"]),
+        ("tester", "debugger", ["code", "selection"]),
+        ("debugger", "reviewer", ["test_report"]),
+    ]
     for m in values["handoffs"]:
         assert check_message(Message.model_validate(m), accepted) == []
 
@@ -120,8 +138,18 @@ def test_failing_tests_go_to_debugging_then_pass(scripted):
     run = scripted(planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
     values = run()
     assert values["status"] == "completed"
-    assert run.path(values) == ["initialized", "planning", "implementing", "designing_tests", "selecting",
-                                "testing", "debugging", "testing", "reviewing", "completed"]
+    assert run.path(values) == [
+        "initialized",
+        "planning",
+        "implementing",
+        "designing_tests",
+        "selecting",
+        "testing",
+        "debugging",
+        "testing",
+        "reviewing",
+        "completed",
+    ]
     # one candidate has no pool to choose from: the selection sends it to repair
     selected = next(v for v in values["verdicts"] if v["stage"] == "selecting")
     assert selected["outcome"] == "repair" and selected["evidence"].startswith("the one candidate fails")
@@ -159,8 +187,9 @@ def test_a_repeated_fix_is_drawn_again(scripted):
 
 
 def test_a_sampled_redraw_that_fails_keeps_the_draw_before_it():
-    call = StageCall(stage="debugging", role="debugger", round=1, context=Context(), models={},
-                     spec=SPECS["debugger"])
+    call = StageCall(
+        stage="debugging", role="debugger", round=1, context=Context(), models={}, spec=SPECS["debugger"]
+    )
     tried = CodeArtifact(files={"solution.py": "def add(a, b):\n    return a - b\n"})
     temperatures: list[float | None] = []
 
@@ -174,7 +203,9 @@ def test_a_sampled_redraw_that_fails_keeps_the_draw_before_it():
     assert temperatures[0] is None and all(t is not None and t > 0 for t in temperatures[1:])
     assert len(temperatures) == 3  # the greedy draw, then both sampled draws
     assert [e.detail for e in call.ledger if e.kind == "retry"] == [
-        "repeats a version already tried; sampling again", "sampled draw: the code does not parse"] * 2
+        "repeats a version already tried; sampling again",
+        "sampled draw: the code does not parse",
+    ] * 2
 
 
 def test_debug_attempts_are_bounded_per_round(scripted):
@@ -225,8 +256,10 @@ def test_a_round_that_changes_nothing_the_review_checks_ends_the_run(scripted):
     assert values["status"] == "failed" and values["counters"]["round"] == 2
     reviews = [v for v in values["verdicts"] if v["stage"] == "reviewing"]
     assert [v["outcome"] for v in reviews] == ["changes", "exhausted"]
-    assert reviews[-1]["evidence"].startswith("evidence repeats: implementing, selecting, testing changed "
-                                              "nothing reviewing checks; integration tests failed")
+    assert reviews[-1]["evidence"].startswith(
+        "evidence repeats: implementing, selecting, testing changed "
+        "nothing reviewing checks; integration tests failed"
+    )
     # The second round's test run met the first round's failures too: no fix was asked for again.
     testing = [v["outcome"] for v in values["verdicts"] if v["stage"] == "testing"]
     assert testing[-1] == "exhausted" and run.models["debugger"].calls == 3
@@ -281,8 +314,11 @@ def test_ledger_accounts_for_every_llm_call_and_gate(scripted):
     assert all(e["tokens_in"] > 0 and e["cost"] > 0 for e in llm)
     gates = [e for e in values["ledger"] if e["kind"] == "gate"]
     assert len(gates) == len(values["verdicts"])
-    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {"selecting", "testing",
-                                                                                "reviewing"}
+    assert {e["stage"] for e in values["ledger"] if e["kind"] == "sandbox"} == {
+        "selecting",
+        "testing",
+        "reviewing",
+    }
 
 
 def test_lifecycle_table_is_the_one_compiled():
@@ -299,10 +335,14 @@ def test_an_empty_code_reply_is_malformed_and_retried(scripted):
 
 
 def test_threads_from_before_the_chat_channel_still_show_their_handoffs():
-    from state.graph_state import code_versions, handoffs
+    from accord.state.graph_state import code_versions, handoffs
 
-    legacy = {"sender": "coder", "receiver": "tester", "round": 1,
-              "payload": [{"kind": "code", "files": {"a.py": "x = 1"}}]}
+    legacy = {
+        "sender": "coder",
+        "receiver": "tester",
+        "round": 1,
+        "payload": [{"kind": "code", "files": {"a.py": "x = 1"}}],
+    }
     new = {**legacy, "payload": [{"kind": "code", "files": {"a.py": "x = 2"}}]}
     state = {"messages": [legacy], "handoffs": [new]}
     assert handoffs(state) == [legacy, new]
@@ -310,8 +350,8 @@ def test_threads_from_before_the_chat_channel_still_show_their_handoffs():
 
 
 def test_a_run_replies_in_the_chat_channel_except_on_a_thread_from_before_it():
-    from graphs.compiler import Compiler
-    from graphs.development import GATES, ROLES
+    from accord.graphs.compiler import Compiler
+    from accord.graphs.development import GATES, ROLES
 
     finish = Compiler(LIFECYCLE, ROLES, GATES)._terminal_node(LIFECYCLE.by_name["completed"])
     code = {"kind": "code", "files": {"solution.py": "def add(a, b):\n    return a + b\n"}}

@@ -3,12 +3,12 @@ team only when its samples are spent or fail alike."""
 
 from __future__ import annotations
 
-from accountability.blame import blame
-from accountability.mast import detect
-from accountability.trace import steps
-from graphs.development import LIFECYCLE
-from state.context import Context
-from state.history import from_graph
+from accord.accountability.blame import blame
+from accord.accountability.mast import detect
+from accord.accountability.trace import steps
+from accord.graphs.development import LIFECYCLE
+from accord.state.context import Context
+from accord.state.history import from_graph
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB, fenced
 
 ATTEMPT = ["initialized", "attempting", "checking", "reviewing", "completed"]
@@ -28,7 +28,9 @@ def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted
     assert [run.models[r].calls for r in ("planner", "tester", "debugger", "reviewer")] == [0, 0, 0, 0]
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
     assert (checked["outcome"], checked["evidence"]) == (
-        "pass", "3/3 checks passed (the entry point's definition and 2 stated examples)")
+        "pass",
+        "3/3 checks passed (the entry point's definition and 2 stated examples)",
+    )
     # The attempt is asked for as the single baseline asks: the stub alone, no plan, no role identity.
     assert "add(a: int, b: int)" in run.models["coder"].prompts[0]
     assert "subtasks" not in run.models["coder"].prompts[0]
@@ -37,8 +39,15 @@ def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted
 def test_a_failed_attempt_is_sampled_again_and_a_passing_sample_completes_without_the_team(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, GOOD], reviewer=[APPROVE])
     values = run(first_attempt=True)
-    assert run.path(values) == ["initialized", "attempting", "checking", "attempting", "checking",
-                                "reviewing", "completed"]
+    assert run.path(values) == [
+        "initialized",
+        "attempting",
+        "checking",
+        "attempting",
+        "checking",
+        "reviewing",
+        "completed",
+    ]
     assert values["status"] == "completed" and "return a + b" in values["code"]["files"]["solution.py"]
     retry, passed = [v for v in values["verdicts"] if v["stage"] == "checking"]
     assert retry["outcome"] == "retry" and "add(1, 2)" in retry["evidence"] and "got -1" in retry["evidence"]
@@ -118,7 +127,9 @@ def test_a_task_stating_no_example_is_attempted_and_checked_on_its_entry_point(s
     assert values["status"] == "completed" and run.path(values) == ATTEMPT
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
     assert (checked["outcome"], checked["evidence"]) == (
-        "pass", "1/1 checks passed (the entry point's definition and 0 stated examples)")
+        "pass",
+        "1/1 checks passed (the entry point's definition and 0 stated examples)",
+    )
     assert [run.models[r].calls for r in ("coder", "planner", "tester")] == [1, 0, 0]
 
 

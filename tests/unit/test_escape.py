@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from nodes import testing
-from runtime import sandbox
-from runtime.sandbox import Limits
-from state.artifacts import CodeArtifact, Example, TestReport
+from accord.nodes import testing
+from accord.runtime import sandbox
+from accord.runtime.sandbox import Limits
+from accord.state.artifacts import CodeArtifact, Example, TestReport
 
 LIMITS = Limits(timeout_s=5, memory_mb=512, file_mb=4)
 
@@ -76,6 +76,7 @@ def processes_with(token: str) -> list[str]:
 
 # Network ---------------------------------------------------------------------------------------
 
+
 def test_connect_to_a_loopback_service(isolation: str) -> None:
     only_bubblewrap_holds(isolation, "network namespace (loopback and external connections)")
     server = socket.create_server(("127.0.0.1", 0))
@@ -109,13 +110,16 @@ def test_connect_to_the_internet(isolation: str) -> None:
 
 # Files -----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("where", ["home", "dotenv", "checkpoints"])
 def test_read_a_secret_outside_the_workspace(isolation: str, where: str, workdir: Path) -> None:
     only_bubblewrap_holds(isolation, "filesystem view (home, project and run store are visible)")
     secret = f"sk-accord-escape-{uuid.uuid4().hex}"
-    paths = {"home": Path.home() / f".accord-escape-{uuid.uuid4().hex}",
-             "dotenv": workdir / ".env",
-             "checkpoints": workdir / ".accord" / "checkpoints.sqlite"}
+    paths = {
+        "home": Path.home() / f".accord-escape-{uuid.uuid4().hex}",
+        "dotenv": workdir / ".env",
+        "checkpoints": workdir / ".accord" / "checkpoints.sqlite",
+    }
     target = paths[where]
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(f"OPENAI_API_KEY={secret}\n")
@@ -130,8 +134,11 @@ def test_read_a_secret_outside_the_workspace(isolation: str, where: str, workdir
 
 def test_write_outside_the_workspace(isolation: str, tmp_path: Path) -> None:
     only_bubblewrap_holds(isolation, "filesystem view (the host's files are writable)")
-    targets = [tmp_path / "planted.txt", Path("/usr/accord-planted.txt"),
-               Path.home() / f".accord-planted-{uuid.uuid4().hex}"]
+    targets = [
+        tmp_path / "planted.txt",
+        Path("/usr/accord-planted.txt"),
+        Path.home() / f".accord-planted-{uuid.uuid4().hex}",
+    ]
     report = attack(f"""
         outcomes = []
         for path in {[str(t) for t in targets]!r}:
@@ -157,6 +164,7 @@ def test_change_accords_own_working_copy(isolation: str) -> None:
 
 
 # Processes, privileges, environment -----------------------------------------------------------
+
 
 def test_read_the_parents_environment(isolation: str, monkeypatch: pytest.MonkeyPatch) -> None:
     only_bubblewrap_holds(isolation, "pid namespace (/proc/<parent>/environ is readable)")
@@ -219,28 +227,35 @@ def test_detached_process_outliving_the_run(isolation: str) -> None:
 
 # Resources -------------------------------------------------------------------------------------
 
+
 def test_memory_bomb(isolation: str) -> None:
     report = attack("return len(bytearray(4 * 1024 ** 3))")
     assert "MemoryError" in raised(report) and report.limit == "memory_limit"
 
 
 def test_infinite_loop_that_ignores_the_case_timer(isolation: str) -> None:
-    report = attack("""
+    report = attack(
+        """
         import signal
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
         while True:
             pass
-    """, Limits(timeout_s=3, cpu_s=30))
+    """,
+        Limits(timeout_s=3, cpu_s=30),
+    )
     assert report.ending == "timeout" and report.limit == "timeout"
 
 
 def test_cpu_burner(isolation: str) -> None:
-    report = attack("""
+    report = attack(
+        """
         import signal
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
         while True:
             pass
-    """, Limits(timeout_s=20, cpu_s=1))
+    """,
+        Limits(timeout_s=20, cpu_s=1),
+    )
     assert report.limit == "cpu_limit"
 
 

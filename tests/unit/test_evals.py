@@ -12,43 +12,61 @@ from typing import Any
 
 import pytest
 
+from accord.accountability import mast
 from accord.cli import main
-from accountability import mast
-from evals import configs, humaneval, pipeline_configs, plots, report, runner
-from evals.benchmarks import BENCHMARKS
-from evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
-from evals.humaneval import problems
-from graphs.development import LIFECYCLE
-from nodes.development import peers
-from runtime.local_model import DEFAULT_MODEL
-from state.artifacts import Example, Plan, Subtask
-from state.context import Context
+from accord.evals import configs, humaneval, pipeline_configs, plots, report, runner
+from accord.evals.benchmarks import BENCHMARKS
+from accord.evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
+from accord.evals.humaneval import problems
+from accord.graphs.development import LIFECYCLE
+from accord.nodes.development import peers
+from accord.runtime.local_model import DEFAULT_MODEL
+from accord.state.artifacts import Example, Plan, Subtask
+from accord.state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
 HUMANEVAL = BENCHMARKS["humaneval"]
 ZERO = problems()["HumanEval/0"]
-SOLVED = fenced("def has_close_elements(numbers, threshold):\n"
-                + problems()["HumanEval/0"]["canonical_solution"])
+SOLVED = fenced(
+    "def has_close_elements(numbers, threshold):\n" + problems()["HumanEval/0"]["canonical_solution"]
+)
 WRONG = fenced("def has_close_elements(numbers, threshold):\n    return False\n")
 TESTS = "```python\nassert has_close_elements([], 0.5) == False\n```"
-PLAN = {"subtasks": [{"title": "compare pairs", "description": "check every pair's distance",
-                      "function": "has_close_elements(numbers, threshold)",
-                      "acceptance_criteria": ["two numbers closer than threshold -> True"]}]}
+PLAN = {
+    "subtasks": [
+        {
+            "title": "compare pairs",
+            "description": "check every pair's distance",
+            "function": "has_close_elements(numbers, threshold)",
+            "acceptance_criteria": ["two numbers closer than threshold -> True"],
+        }
+    ]
+}
 APPROVE = {"decision": "approve", "issues": []}
 
 
 def models(code: str = SOLVED, reviewer: Any = APPROVE) -> dict[str, ScriptedChatModel]:
-    scripts = {"planner": [PLAN], "coder": [code], "tester": [TESTS], "debugger": [code],
-               "reviewer": [reviewer]}
+    scripts = {
+        "planner": [PLAN],
+        "coder": [code],
+        "tester": [TESTS],
+        "debugger": [code],
+        "reviewer": [reviewer],
+    }
     return {role: ScriptedChatModel(script=s, repeat_last=True) for role, s in scripts.items()}
 
 
-def evaluate(tmp_path: Any, config: str, scripted: dict[str, ScriptedChatModel],
-             ids: tuple[str, ...] = ("HumanEval/0",)) -> list[dict[str, Any]]:
+def evaluate(
+    tmp_path: Any,
+    config: str,
+    scripted: dict[str, ScriptedChatModel],
+    ids: tuple[str, ...] = ("HumanEval/0",),
+) -> list[dict[str, Any]]:
     tasks = runner.select(HUMANEVAL.tasks(), ids)
-    return runner.run(HUMANEVAL, CONFIGURATIONS[config], tasks, tmp_path, Context(first_attempt=False),
-                      models=scripted)
+    return runner.run(
+        HUMANEVAL, CONFIGURATIONS[config], tasks, tmp_path, Context(first_attempt=False), models=scripted
+    )
 
 
 def test_a_fixed_sequence_runs_each_stage_once_and_fails_only_on_fail():
@@ -76,7 +94,8 @@ def test_rerouting_changes_one_transition_and_refuses_one_that_does_not_exist():
     rerouted = rerouting(LIFECYCLE, "selecting", "unsolved", "testing")
     assert rerouted.delta[("selecting", "unsolved")].target == "testing"
     assert {k: t for k, t in rerouted.delta.items() if k != ("selecting", "unsolved")} == {
-        k: t for k, t in LIFECYCLE.delta.items() if k != ("selecting", "unsolved")}
+        k: t for k, t in LIFECYCLE.delta.items() if k != ("selecting", "unsolved")
+    }
     current = LIFECYCLE.delta[("selecting", "unsolved")].target
     assert rerouting(LIFECYCLE, "selecting", "unsolved", current).transitions == LIFECYCLE.transitions
     with pytest.raises(ValueError, match="no transition from selecting on nonsense"):
@@ -127,43 +146,77 @@ def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
     always = fenced("def has_close_elements(numbers, threshold):\n    return True\n")
     coder = ScriptedChatModel(script=[WRONG, always, SOLVED], repeat_last=True)
     tasks = runner.select(HUMANEVAL.tasks(), ("HumanEval/0",))
-    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["best-of-n"], tasks, tmp_path, Context(best_of=4),
-                       models={**models(), "coder": coder})
+    [row] = runner.run(
+        HUMANEVAL,
+        CONFIGURATIONS["best-of-n"],
+        tasks,
+        tmp_path,
+        Context(best_of=4),
+        models={**models(), "coder": coder},
+    )
     # WRONG and `always` each pass one of the docstring's two examples; only SOLVED passes both.
     assert row["passed"] and row["llm_calls"] == 4 and coder.calls == 4
     ledger = _final_state(tmp_path, "best-of-n")["ledger"]
     assert [e["detail"] for e in ledger if e["kind"] == "sandbox"] == [
-        "sample 1: 1/2 examples", "sample 2: 1/2 examples", "sample 3: 2/2 examples"]
+        "sample 1: 1/2 examples",
+        "sample 2: 1/2 examples",
+        "sample 3: 2/2 examples",
+    ]
     assert any(e["kind"] == "retry" and "sample 4 repeats" in e["detail"] for e in ledger)
     # Among equals the earliest is kept: the first call is single's own, so best-of-n never does worse
     # than single on the examples.
     tied = ScriptedChatModel(script=[WRONG, always], repeat_last=True)
-    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["best-of-n"], tasks, tmp_path / "tied", Context(best_of=2),
-                       models={**models(), "coder": tied})
-    assert not row["passed"] and "return False" in _final_state(tmp_path / "tied", "best-of-n")["code"][
-        "files"]["solution.py"]
+    [row] = runner.run(
+        HUMANEVAL,
+        CONFIGURATIONS["best-of-n"],
+        tasks,
+        tmp_path / "tied",
+        Context(best_of=2),
+        models={**models(), "coder": tied},
+    )
+    assert (
+        not row["passed"]
+        and "return False" in _final_state(tmp_path / "tied", "best-of-n")["code"]["files"]["solution.py"]
+    )
 
 
 def test_self_repair_feeds_the_failing_examples_back_until_the_answer_passes_them(tmp_path):
     always = fenced("def has_close_elements(numbers, threshold):\n    return True\n")
     coder = ScriptedChatModel(script=[WRONG, always, SOLVED, WRONG], repeat_last=True)
     tasks = runner.select(HUMANEVAL.tasks(), ("HumanEval/0",))
-    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["self-repair"], tasks, tmp_path, Context(best_of=5),
-                       models={**models(), "coder": coder})
+    [row] = runner.run(
+        HUMANEVAL,
+        CONFIGURATIONS["self-repair"],
+        tasks,
+        tmp_path,
+        Context(best_of=5),
+        models={**models(), "coder": coder},
+    )
     # The third answer passes both examples, so no fourth call is made.
     assert row["passed"] and row["llm_calls"] == 3 and coder.calls == 3
     ledger = _final_state(tmp_path, "self-repair")["ledger"]
     assert [e["detail"] for e in ledger if e["kind"] == "sandbox"] == [
-        "answer 1: 1/2 examples", "answer 2: 1/2 examples", "answer 3: 2/2 examples"]
+        "answer 1: 1/2 examples",
+        "answer 2: 1/2 examples",
+        "answer 3: 2/2 examples",
+    ]
     # A repair sees the task, its own latest answer and that answer's failures, as one chat.
     first, repair = coder.prompts[0], coder.prompts[2]
     assert repair.startswith(first) and "return True" in repair and "return False" not in repair
-    assert ("Running the script on the problem's examples fails" in repair
-            and "returned True, expected False" in repair)
+    assert (
+        "Running the script on the problem's examples fails" in repair
+        and "returned True, expected False" in repair
+    )
     # At most best_of calls; the answer passing most examples is kept, the earliest among equals.
     stuck = ScriptedChatModel(script=[WRONG, always], repeat_last=True)
-    [row] = runner.run(HUMANEVAL, CONFIGURATIONS["self-repair"], tasks, tmp_path / "stuck",
-                       Context(best_of=3), models={**models(), "coder": stuck})
+    [row] = runner.run(
+        HUMANEVAL,
+        CONFIGURATIONS["self-repair"],
+        tasks,
+        tmp_path / "stuck",
+        Context(best_of=3),
+        models={**models(), "coder": stuck},
+    )
     assert not row["passed"] and stuck.calls == 3
     assert "return False" in _final_state(tmp_path / "stuck", "self-repair")["code"]["files"]["solution.py"]
 
@@ -177,9 +230,15 @@ def test_blame_by_the_stated_examples_is_set_beside_blame_by_the_hidden_tests(tm
     [right] = evaluate(tmp_path, "accountable", models())
     assert right["live_blame"]["final_correct"] is right["blame"]["final_correct"] is True
     summary = report.summarize(runner.read_rows(tmp_path))
-    assert summary["single"]["live_blame"] == {"tasks": 1, "same_origin": 0, "origin_kappa": 0.0,
-                                               "same_final": 0, "final_kappa": 0.0, "role_runs": 0,
-                                               "same_acts": 0}
+    assert summary["single"]["live_blame"] == {
+        "tasks": 1,
+        "same_origin": 0,
+        "origin_kappa": 0.0,
+        "same_final": 0,
+        "final_kappa": 0.0,
+        "role_runs": 0,
+        "same_acts": 0,
+    }
     agreement = summary["accountable"]["live_blame"]
     assert agreement["same_origin"] == agreement["same_final"] == 1
     assert agreement["same_acts"] == agreement["role_runs"] > 0
@@ -197,27 +256,40 @@ def test_single_completion_continues_the_stub_exactly_as_given(tmp_path):
 
 
 def test_simple_runs_every_role_once_with_free_text_handoffs(tmp_path):
-    scripted = models(reviewer={"decision": "request_changes", "issues": [
-        {"severity": "major", "location": "solution.py", "description": "style"}]})
+    scripted = models(
+        reviewer={
+            "decision": "request_changes",
+            "issues": [{"severity": "major", "location": "solution.py", "description": "style"}],
+        }
+    )
     [row] = evaluate(tmp_path, "simple", scripted)
     assert row["status"] == "completed" and row["passed"]  # the review's changes are not acted on
     # The Coder is asked for max_candidates implementations; the Planner and the Tester once. The tests
     # pass, so the Debugger has nothing to fix; the Reviewer runs the integration cases, and with all
     # passing it needs no model review.
-    assert {role: m.calls for role, m in scripted.items()} == {"planner": 1, "coder": 4, "tester": 1,
-                                                                "debugger": 0, "reviewer": 0}
+    assert {role: m.calls for role, m in scripted.items()} == {
+        "planner": 1,
+        "coder": 4,
+        "tester": 1,
+        "debugger": 0,
+        "reviewer": 0,
+    }
     graph = CONFIGURATIONS["simple"].build(checkpointer=None)
     assert "reviewing" in graph.get_graph().nodes
     state = _final_state(tmp_path, "simple")
     assert state["handoffs"] == []
     assert not [e for e in state["ledger"] if e["kind"] == "contract"]
     handoffs = [(e["role"], e["outcome"]) for e in state["ledger"] if e["kind"] == "handoff"]
-    assert handoffs[:4] == [("intake", "planner"), ("planner", "coder"), ("coder", "tester"),
-                            ("tester", "tester")]
+    assert handoffs[:4] == [
+        ("intake", "planner"),
+        ("planner", "coder"),
+        ("coder", "tester"),
+        ("tester", "tester"),
+    ]
 
 
 def _final_state(out: Any, config: str) -> dict[str, Any]:
-    from graphs import store
+    from accord.graphs import store
 
     with store.checkpointer(out / runner.CHECKPOINTS) as saver:
         graph = CONFIGURATIONS[config].build(checkpointer=saver)
@@ -246,11 +318,19 @@ PEERS = {"mapcoder": peers.MAPCODER, "agentcoder": peers.AGENTCODER}
 """The configurations that run a peer's released code, which only a checkout of it makes runnable."""
 
 
-@pytest.mark.parametrize("config", [
-    pytest.param(name, marks=pytest.mark.skipif(name in PEERS and not _released(PEERS[name]),
-                                                reason=f"{name}'s released code is not checked out "
-                                                       "(ACCORD_PEERS)"))
-    for name in CONFIGURATIONS])
+@pytest.mark.parametrize(
+    "config",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.skipif(
+                name in PEERS and not _released(PEERS[name]),
+                reason=f"{name}'s released code is not checked out (ACCORD_PEERS)",
+            ),
+        )
+        for name in CONFIGURATIONS
+    ],
+)
 def test_no_hidden_test_text_ever_reaches_a_prompt(tmp_path, config):
     test = problems()["HumanEval/0"]["test"]
     hidden = [line.strip() for line in test.splitlines() if len(line.strip()) > 12]
@@ -346,17 +426,34 @@ def test_a_row_appended_while_compare_rewrites_the_results_is_kept(tmp_path, mon
 
 
 def _row(config: str, task: str, passed: bool, status: str = "completed") -> dict[str, Any]:
-    return {"config": config, "id": task, "passed": passed, "status": status, "mast": [], "cost": 0.0,
-            "tokens_in": 10, "tokens_out": 5, "model": "m", "date": "2026-11-23", "latency_s": 1.0,
-            "llm_calls": 1, "blame": {"roles": {}, "origin": None}}
+    return {
+        "config": config,
+        "id": task,
+        "passed": passed,
+        "status": status,
+        "mast": [],
+        "cost": 0.0,
+        "tokens_in": 10,
+        "tokens_out": 5,
+        "model": "m",
+        "date": "2026-11-23",
+        "latency_s": 1.0,
+        "llm_calls": 1,
+        "blame": {"roles": {}, "origin": None},
+    }
 
 
 def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran(tmp_path):
     full, ablation = tmp_path / "full", tmp_path / "ablation"
     folders = {
-        full: [_row("accountable", "T/1", True), _row("accountable", "T/2", True),
-               _row("accountable", "T/3", False), _row("single", "T/1", True), _row("single", "T/2", False),
-               _row("single", "T/3", True)],
+        full: [
+            _row("accountable", "T/1", True),
+            _row("accountable", "T/2", True),
+            _row("accountable", "T/3", False),
+            _row("single", "T/1", True),
+            _row("single", "T/2", False),
+            _row("single", "T/3", True),
+        ],
         ablation: [_row("no-tester", "T/1", False), _row("no-tester", "T/2", True)],
     }
     for folder, rows in folders.items():
@@ -366,37 +463,79 @@ def test_compare_pairs_each_configuration_with_accountable_on_the_tasks_both_ran
     assert main(["eval", "compare", str(full), str(ablation), "--common", "--out", str(tmp_path / "c")]) == 0
     summary = json.loads((tmp_path / "c" / "summary.json").read_text())
     assert {name: s["ids"] for name, s in summary.items()} == {
-        "single": ["T/1", "T/2"], "accountable": ["T/1", "T/2"], "no-tester": ["T/1", "T/2"]}
+        "single": ["T/1", "T/2"],
+        "accountable": ["T/1", "T/2"],
+        "no-tester": ["T/1", "T/2"],
+    }
     assert summary["no-tester"]["versus"] == {
-        "reference": "accountable", "tasks": 2, "both": 1, "only_this": [], "only_reference": ["T/1"]}
+        "reference": "accountable",
+        "tasks": 2,
+        "both": 1,
+        "only_this": [],
+        "only_reference": ["T/1"],
+    }
     assert "versus" not in summary["accountable"]
     text = (tmp_path / "c" / "report.md").read_text()
     assert "| no-tester | 2 | 1 | 0 | 1 (T/1) | -1 |" in text
 
     everything = report.summarize(report.collect([full, ablation]))
     assert everything["single"]["versus"] == {
-        "reference": "accountable", "tasks": 3, "both": 1, "only_this": ["T/3"], "only_reference": ["T/2"]}
+        "reference": "accountable",
+        "tasks": 3,
+        "both": 1,
+        "only_this": ["T/3"],
+        "only_reference": ["T/2"],
+    }
 
 
 def test_the_report_compares_each_configuration_with_simple_on_the_tasks_both_ran(tmp_path):
-    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder",
-               "retried": False}
+    failure = {
+        "mode": "FM-3.3",
+        "category": "Task Verification",
+        "round": 1,
+        "role": "coder",
+        "retried": False,
+    }
     caught = {**failure, "mode": "FM-1.2", "category": "Specification Issues", "retried": True}
-    rows = [{**_row("simple", "T/1", False), "mast": [failure, failure]}, _row("simple", "T/2", True),
-            {**_row("simple", "T/3", False), "mast": [failure]},
-            _row("accountable", "T/1", True), {**_row("accountable", "T/2", True), "mast": [failure, caught]}]
+    rows = [
+        {**_row("simple", "T/1", False), "mast": [failure, failure]},
+        _row("simple", "T/2", True),
+        {**_row("simple", "T/3", False), "mast": [failure]},
+        _row("accountable", "T/1", True),
+        {**_row("accountable", "T/2", True), "mast": [failure, caught]},
+    ]
     summary = report.summarize(rows)
     assert summary["accountable"]["against_baseline"] == {
-        "tasks": 2, "mast_change": 0.0,
-        "baseline": {"pass@1": 0.5, "mast_per_task": 1.0, "mast_left_per_task": 1.0, "mast_by_category": {
-            "Specification Issues": 0, "Inter-Agent Misalignment": 0, "Task Verification": 2}},
-        "this": {"pass@1": 1.0, "mast_per_task": 1.0, "mast_left_per_task": 0.5, "mast_by_category": {
-            "Specification Issues": 1, "Inter-Agent Misalignment": 0, "Task Verification": 1}}}
+        "tasks": 2,
+        "mast_change": 0.0,
+        "baseline": {
+            "pass@1": 0.5,
+            "mast_per_task": 1.0,
+            "mast_left_per_task": 1.0,
+            "mast_by_category": {
+                "Specification Issues": 0,
+                "Inter-Agent Misalignment": 0,
+                "Task Verification": 2,
+            },
+        },
+        "this": {
+            "pass@1": 1.0,
+            "mast_per_task": 1.0,
+            "mast_left_per_task": 0.5,
+            "mast_by_category": {
+                "Specification Issues": 1,
+                "Inter-Agent Misalignment": 0,
+                "Task Verification": 1,
+            },
+        },
+    }
     assert "against_baseline" not in summary["simple"]
     assert summary["accountable"]["mast"]["left_per_task"] == 0.5  # the caught one is counted apart
     text = report.markdown(summary)
-    assert ("| accountable | 2 | 50.0% → 100.0% | 1.00 → 1.00 | +0% | 0 / 0 / 2 → 1 / 0 / 1 | 1.00 → 0.50 |"
-            in text)
+    assert (
+        "| accountable | 2 | 50.0% → 100.0% | 1.00 → 1.00 | +0% | 0 / 0 / 2 → 1 / 0 / 1 | 1.00 → 0.50 |"
+        in text
+    )
     assert "- `accountable`: 0.50 of 1.00" in text
     # Rows recorded before findings said whether they were retried give no split, not a wrong one.
     old = [{**r, "mast": [{k: v for k, v in f.items() if k != "retried"} for f in r["mast"]]} for r in rows]
@@ -404,23 +543,33 @@ def test_the_report_compares_each_configuration_with_simple_on_the_tasks_both_ra
 
 
 def test_the_report_checks_each_run_verdict_against_the_hidden_tests(tmp_path):
-    rows = [_row("accountable", "T/1", True), _row("accountable", "T/2", False),
-            _row("accountable", "T/10", True, "failed"), _row("accountable", "T/3", True, "failed"),
-            _row("accountable", "T/4", False, "failed")]
+    rows = [
+        _row("accountable", "T/1", True),
+        _row("accountable", "T/2", False),
+        _row("accountable", "T/10", True, "failed"),
+        _row("accountable", "T/3", True, "failed"),
+        _row("accountable", "T/4", False, "failed"),
+    ]
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     assert main(["eval", "compare", str(tmp_path), "--out", str(tmp_path / "r")]) == 0
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["accountable"]["verdicts"] == {
-        "completed_correct": 1, "completed_wrong": 1, "failed_correct": ["T/3", "T/10"], "failed_wrong": 1,
-        "agreement": 0.4}
+        "completed_correct": 1,
+        "completed_wrong": 1,
+        "failed_correct": ["T/3", "T/10"],
+        "failed_wrong": 1,
+        "agreement": 0.4,
+    }
     assert "| accountable | 1 | 1 | 2 (T/3, T/10) | 1 | 40.0% |" in (tmp_path / "r" / "report.md").read_text()
 
 
 def test_the_report_names_each_model_a_configuration_called_once():
     every, critic_unreached = "gemma3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b"
-    rows = [{**_row("simple@CBA", "T/1", True), "model": every},
-            {**_row("simple@CBA", "T/2", True), "model": critic_unreached}]
+    rows = [
+        {**_row("simple@CBA", "T/1", True), "model": every},
+        {**_row("simple@CBA", "T/2", True), "model": critic_unreached},
+    ]
     summary = report.summarize(rows)
     assert summary["simple@CBA"]["models"] == ["gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
     assert "model gemma3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b, run" in report.markdown(summary)
@@ -440,7 +589,7 @@ def test_selecting_unknown_ids_is_a_clear_error():
 def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_path, monkeypatch, capsys):
     import socket
 
-    from evals import experiment
+    from accord.evals import experiment
 
     for name in [k for k in os.environ if k.startswith(("LANGSMITH_", "LANGCHAIN_"))]:
         monkeypatch.delenv(name)
@@ -449,8 +598,9 @@ def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_pat
     connections: list[Any] = []
     for name in ("create_connection", "getaddrinfo"):  # any lookup or connection attempt is caught
         monkeypatch.setattr(socket, name, lambda *a, **k: connections.append(a) or 1 / 0)
-    results = experiment.push("humaneval", "accountable", runner.select(HUMANEVAL.tasks(), ("HumanEval/0",)),
-                              [row], upload=False)
+    results = experiment.push(
+        "humaneval", "accountable", runner.select(HUMANEVAL.tasks(), ("HumanEval/0",)), [row], upload=False
+    )
     [result] = list(results)
     scores = {e.key: e.score for e in result["evaluation_results"]["results"]}
     assert scores["pass@1"] == 0.0 and scores["tokens"] == row["tokens_in"] + row["tokens_out"] > 0
@@ -480,7 +630,8 @@ def test_a_run_on_named_models_carries_them_in_its_configuration_name():
     assert configs.on_models(pipeline, Context(role_models=mix)).name == "accountable@ABC"
     endpoint = Context(role_models={"critic": {"model": "gpt-4o"}})
     assert configs.on_models(pipeline, endpoint).name == (
-        "accountable@planner=qwen2.5-coder-0.5b,executor=qwen2.5-coder-0.5b,critic=gpt-4o")
+        "accountable@planner=qwen2.5-coder-0.5b,executor=qwen2.5-coder-0.5b,critic=gpt-4o"
+    )
 
 
 def test_a_plan_is_judged_by_whether_its_examples_hold_on_the_reference_solution():
@@ -490,7 +641,9 @@ def test_a_plan_is_judged_by_whether_its_examples_hold_on_the_reference_solution
     quoted = Example(call="has_close_elements([1.0], 0.5)", expected="'it\\'s'")
     assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(holds,)))[0] is True
     assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(holds, wrong))) == (
-        False, "does not hold: has_close_elements([1.0, 1.1], 0.5) == False")
+        False,
+        "does not hold: has_close_elements([1.0, 1.1], 0.5) == False",
+    )
     assert humaneval.plan_holds(ZERO, Plan(subtasks=steps, examples=(quoted,)))[0] is False
     assert humaneval.plan_holds(ZERO, Plan(subtasks=steps)) is None  # it commits to nothing
     oracle = humaneval.hidden_tests_oracle(ZERO)
@@ -507,9 +660,15 @@ def test_the_mast_judge_reads_every_configurations_trajectory_alike(tmp_path):
 
     for config in ("single", "accountable"):
         tasks = runner.select(HUMANEVAL.tasks(), ["HumanEval/0"])
-        [row] = runner.run(HUMANEVAL, CONFIGURATIONS[config], tasks, tmp_path / config,
-                           Context(first_attempt=False),
-                           models=models(), judge=judge)
+        [row] = runner.run(
+            HUMANEVAL,
+            CONFIGURATIONS[config],
+            tasks,
+            tmp_path / config,
+            Context(first_attempt=False),
+            models=models(),
+            judge=judge,
+        )
         judged = [f for f in row["mast"] if f["judged"]]
         assert [f["mode"] for f in judged] == ["FM-2.2"], config
         assert all(not f["judged"] for f in row["mast"] if f not in judged)  # the detectors' own
@@ -519,10 +678,18 @@ def test_the_mast_judge_reads_every_configurations_trajectory_alike(tmp_path):
 
 def test_per_task_failures_print_from_the_exact_figure(tmp_path):
     # 155 failures on 164 tasks are 0.9451 a task; rounded to 0.945 first, they would print 0.94.
-    failure = {"mode": "FM-3.3", "category": "Task Verification", "round": 1, "role": "coder",
-               "retried": False}
-    rows = [{**_row(config, f"T/{i}", True), "mast": [failure] * (i < 155)}
-            for config in ("simple", "accountable") for i in range(164)]
+    failure = {
+        "mode": "FM-3.3",
+        "category": "Task Verification",
+        "round": 1,
+        "role": "coder",
+        "retried": False,
+    }
+    rows = [
+        {**_row(config, f"T/{i}", True), "mast": [failure] * (i < 155)}
+        for config in ("simple", "accountable")
+        for i in range(164)
+    ]
     summary = report.summarize(rows)
     text = report.markdown(summary)
     assert "| accountable | 164 | 100.0% → 100.0% | 0.95 → 0.95 | +0% |" in text

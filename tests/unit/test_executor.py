@@ -16,19 +16,31 @@ import httpx
 import openai
 import pytest
 
-from runtime.executor import ActionFailed, Executor, Request, credential_from_env
-from runtime.model_server import free_port
-from state.artifacts import TaskSpec
-from state.contracts import Contract
-from state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from accord.runtime.executor import ActionFailed, Executor, Request, credential_from_env
+from accord.runtime.model_server import free_port
+from accord.state.artifacts import TaskSpec
+from accord.state.contracts import Contract
+from accord.state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LOCAL, LLM, WEB = ActionType.LOCAL_CODE, ActionType.LLM, ActionType.WEB_SERVICE
 
 
 def role(*actions: ActionSpec, properties: tuple[SafetyProperty, ...] = ()) -> RoleSpec:
-    return RoleSpec(name="helper", goal="help", domain="tests", actions=actions, properties=properties,
-                    duties=(DutySpec(name="help", description="", actions=tuple(a.name for a in actions),
-                                     contract=Contract(role="helper", duty="help")),))
+    return RoleSpec(
+        name="helper",
+        goal="help",
+        domain="tests",
+        actions=actions,
+        properties=properties,
+        duties=(
+            DutySpec(
+                name="help",
+                description="",
+                actions=tuple(a.name for a in actions),
+                contract=Contract(role="helper", duty="help"),
+            ),
+        ),
+    )
 
 
 class Service:
@@ -46,8 +58,11 @@ class Service:
                 if reply == "hang":
                     time.sleep(2)
                     reply = {"late": True}
-                status, data = (reply, b"{}") if isinstance(reply, int) else (
-                    200, reply if isinstance(reply, bytes) else json.dumps(reply).encode())
+                status, data = (
+                    (reply, b"{}")
+                    if isinstance(reply, int)
+                    else (200, reply if isinstance(reply, bytes) else json.dumps(reply).encode())
+                )
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -75,9 +90,14 @@ def service() -> Iterator[Any]:
 
 
 def web(url: str, **config: Any) -> ActionSpec:
-    return ActionSpec(name="lookup", description="ask the service", type=WEB, returns="dict",
-                      params=(Param(name="q", type="str"),),
-                      config={"endpoint": url, "timeout_s": 0.5, **config})
+    return ActionSpec(
+        name="lookup",
+        description="ask the service",
+        type=WEB,
+        returns="dict",
+        params=(Param(name="q", type="str"),),
+        config={"endpoint": url, "timeout_s": 0.5, **config},
+    )
 
 
 def test_hooks_run_in_order_around_a_converted_call_and_each_phase_is_recorded():
@@ -97,11 +117,20 @@ def test_hooks_run_in_order_around_a_converted_call_and_each_phase_is_recorded()
         order.append(f"dispatch {times!r}")  # converted from the string the hooks left
         return text * (times // 10)
 
-    action = ActionSpec(name="repeat", description="", type=LOCAL, returns="str",
-                        params=(Param(name="text", type="str"), Param(name="times", type="int")))
-    executor = Executor(role(action), handlers={"repeat": repeat}, before={"repeat": [first, second]},
-                        after={"repeat": [lambda request, result: order.append("after") or result.upper()]},
-                        record=lambda kind, **fields: ledger.append((kind, fields)))
+    action = ActionSpec(
+        name="repeat",
+        description="",
+        type=LOCAL,
+        returns="str",
+        params=(Param(name="text", type="str"), Param(name="times", type="int")),
+    )
+    executor = Executor(
+        role(action),
+        handlers={"repeat": repeat},
+        before={"repeat": [first, second]},
+        after={"repeat": [lambda request, result: order.append("after") or result.upper()]},
+        record=lambda kind, **fields: ledger.append((kind, fields)),
+    )
     assert executor.run("repeat", text="ab", times="2") == "ABAB"
     assert order == ["before 1", "before 2", "dispatch 20", "after"]
     assert [f["outcome"] for _, f in ledger] == ["before", "dispatched", "after"]
@@ -109,15 +138,26 @@ def test_hooks_run_in_order_around_a_converted_call_and_each_phase_is_recorded()
 
 
 def test_parameters_are_checked_and_converted_to_their_declared_types():
-    action = ActionSpec(name="size", description="", type=LOCAL, returns="int",
-                        params=(Param(name="task", type="TaskSpec"),
-                                Param(name="extra", type="int", optional=True, default=1)))
+    action = ActionSpec(
+        name="size",
+        description="",
+        type=LOCAL,
+        returns="int",
+        params=(
+            Param(name="task", type="TaskSpec"),
+            Param(name="extra", type="int", optional=True, default=1),
+        ),
+    )
     executor = Executor(role(action), handlers={"size": lambda task, extra: len(task.request) + extra})
     task = {"request": "abc", "level": "application"}
     assert executor.run("size", task=task) == 4  # a dict became a TaskSpec
     assert executor.run("size", task=TaskSpec(request="ab", level="function"), extra="5") == 7
-    for bad, why in [({}, "missing parameter 'task'"), ({"task": task, "typo": 1}, "unknown"),
-                     ({"task": task, "extra": "many"}, "extra:"), ({"task": {"request": "x"}}, "task:")]:
+    for bad, why in [
+        ({}, "missing parameter 'task'"),
+        ({"task": task, "typo": 1}, "unknown"),
+        ({"task": task, "extra": "many"}, "extra:"),
+        ({"task": {"request": "x"}}, "task:"),
+    ]:
         with pytest.raises(ActionFailed, match=why) as failed:
             executor.run("size", **bad)
         assert failed.value.kind == "parameters"
@@ -143,8 +183,9 @@ def test_an_exception_in_local_code_escalates_at_once():
         calls.append(1)
         raise KeyError("missing")
 
-    executor = Executor(role(ActionSpec(name="act", description="", type=LOCAL, returns="str")),
-                        handlers={"act": broken})
+    executor = Executor(
+        role(ActionSpec(name="act", description="", type=LOCAL, returns="str")), handlers={"act": broken}
+    )
     with pytest.raises(ActionFailed, match="exception: KeyError") as failed:
         executor.run("act")
     assert failed.value.kind == "exception" and calls == [1]
@@ -177,22 +218,33 @@ def test_a_failing_model_falls_back_to_local_code():
         attempts.append(text)
         raise openai.APIConnectionError(request=request)
 
-    summarise = ActionSpec(name="summarise", description="", type=LLM, returns="str",
-                           params=(Param(name="text", type="str"),), config={"fallback": "first_line"})
-    first_line = ActionSpec(name="first_line", description="", type=LOCAL, returns="str",
-                            params=(Param(name="text", type="str"),))
+    summarise = ActionSpec(
+        name="summarise",
+        description="",
+        type=LLM,
+        returns="str",
+        params=(Param(name="text", type="str"),),
+        config={"fallback": "first_line"},
+    )
+    first_line = ActionSpec(
+        name="first_line", description="", type=LOCAL, returns="str", params=(Param(name="text", type="str"),)
+    )
     ledger: list[dict[str, Any]] = []
-    executor = Executor(role(summarise, first_line),
-                        handlers={"summarise": model, "first_line": lambda text: text.splitlines()[0]},
-                        record=lambda kind, **fields: ledger.append(fields))
+    executor = Executor(
+        role(summarise, first_line),
+        handlers={"summarise": model, "first_line": lambda text: text.splitlines()[0]},
+        record=lambda kind, **fields: ledger.append(fields),
+    )
     assert executor.run("summarise", text="one\ntwo") == "one"
     assert len(attempts) == 3  # a connection error is retried, then the fallback keeps the run alive
     assert [e["outcome"] for e in ledger if e["outcome"] in ("failed", "fallback")] == ["failed"] * 3 + [
-        "fallback"]
+        "fallback"
+    ]
 
-    malformed = Executor(role(summarise, first_line),
-                         handlers={"summarise": lambda text: {"not": "a string"},
-                                   "first_line": lambda text: text.upper()})
+    malformed = Executor(
+        role(summarise, first_line),
+        handlers={"summarise": lambda text: {"not": "a string"}, "first_line": lambda text: text.upper()},
+    )
     assert malformed.run("summarise", text="x") == "X"  # output of the wrong type: malformed, then fallback
 
 
@@ -212,12 +264,23 @@ def test_retries_back_off_exponentially():
 
 def test_a_must_never_property_blocks_the_action_before_it_runs(service):
     written: list[str] = []
-    save = ActionSpec(name="save", description="", type=LOCAL, returns="str",
-                      params=(Param(name="path", type="str"), Param(name="text", type="str")))
-    inside = SafetyProperty(kind="must_never", name="write_outside_workspace", check="workspace_paths",
-                            statement="write outside the workspace", enforced_by="runtime/executor.py")
-    executor = Executor(role(save, properties=(inside,)),
-                        handlers={"save": lambda path, text: written.append(path) or path})
+    save = ActionSpec(
+        name="save",
+        description="",
+        type=LOCAL,
+        returns="str",
+        params=(Param(name="path", type="str"), Param(name="text", type="str")),
+    )
+    inside = SafetyProperty(
+        kind="must_never",
+        name="write_outside_workspace",
+        check="workspace_paths",
+        statement="write outside the workspace",
+        enforced_by="runtime/executor.py",
+    )
+    executor = Executor(
+        role(save, properties=(inside,)), handlers={"save": lambda path, text: written.append(path) or path}
+    )
     assert executor.run("save", path="notes/a.txt", text="x") == "notes/a.txt"
     for path in ("../escape.txt", "/etc/passwd"):
         with pytest.raises(ActionFailed, match="outside the workspace") as failed:
@@ -226,8 +289,13 @@ def test_a_must_never_property_blocks_the_action_before_it_runs(service):
     assert written == ["notes/a.txt"]
 
     server = service({"answer": 1})
-    offline = SafetyProperty(kind="must_never", name="use_network", check="offline",
-                             statement="use the network", enforced_by="runtime/executor.py")
+    offline = SafetyProperty(
+        kind="must_never",
+        name="use_network",
+        check="offline",
+        statement="use the network",
+        enforced_by="runtime/executor.py",
+    )
     with pytest.raises(ActionFailed, match="reach the network"):
         Executor(role(web(server.url), properties=(offline,))).run("lookup", q="x")
     assert server.seen == []
@@ -238,8 +306,11 @@ def test_a_credential_reaches_the_service_through_a_hook_and_nothing_else(servic
     monkeypatch.setenv("LOOKUP_API_KEY", key)
     server = service({"answer": 42})
     ledger: list[dict[str, Any]] = []
-    executor = Executor(role(web(server.url)), before={"lookup": [credential_from_env("LOOKUP_API_KEY")]},
-                        record=lambda kind, **fields: ledger.append(fields))
+    executor = Executor(
+        role(web(server.url)),
+        before={"lookup": [credential_from_env("LOOKUP_API_KEY")]},
+        record=lambda kind, **fields: ledger.append(fields),
+    )
     assert executor.run("lookup", q="weather") == {"answer": 42}
     [(headers, body)] = server.seen
     assert headers["Authorization"] == f"Bearer {key}" and body == {"q": "weather"}
@@ -251,10 +322,18 @@ def test_a_credential_reaches_the_service_through_a_hook_and_nothing_else(servic
 
 
 def mcp(tool: str = "analyse", command: str = sys.executable) -> ActionSpec:
-    return ActionSpec(name="analyse", description="static analysis", type=ActionType.MCP_TOOL, returns="dict",
-                      params=(Param(name="files", type="dict"),),
-                      config={"server": {"command": command, "args": ["-m", "runtime.mcp_server"]},
-                              "tool": tool, "timeout_s": 60})
+    return ActionSpec(
+        name="analyse",
+        description="static analysis",
+        type=ActionType.MCP_TOOL,
+        returns="dict",
+        params=(Param(name="files", type="dict"),),
+        config={
+            "server": {"command": command, "args": ["-m", "accord.runtime.mcp_server"]},
+            "tool": tool,
+            "timeout_s": 60,
+        },
+    )
 
 
 def test_an_mcp_tool_runs_on_accords_own_mcp_server():
@@ -279,7 +358,7 @@ def test_an_mcp_tool_is_reached_by_url_on_a_streamable_http_server(tmp_path):
     import subprocess
     import time
 
-    from runtime.model_server import free_port
+    from accord.runtime.model_server import free_port
 
     def listening(port: int) -> bool:
         try:
@@ -290,13 +369,15 @@ def test_an_mcp_tool_is_reached_by_url_on_a_streamable_http_server(tmp_path):
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    by_url = mcp().model_copy(update={"config": {"server": {"url": url}, "tool": "analyse", "timeout_s": 30,
-                                                 "retries": 0}})
+    by_url = mcp().model_copy(
+        update={"config": {"server": {"url": url}, "tool": "analyse", "timeout_s": 30, "retries": 0}}
+    )
     with pytest.raises(ActionFailed) as failed:  # nothing listens yet
         Executor(role(by_url)).run("analyse", files={})
     assert failed.value.kind == "connection"
-    served = subprocess.Popen([sys.executable, "-m", "runtime.mcp_server", "--http", str(port)],
-                              stderr=subprocess.DEVNULL)
+    served = subprocess.Popen(
+        [sys.executable, "-m", "accord.runtime.mcp_server", "--http", str(port)], stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while not listening(port):

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import comparable, declared, runner
-from evals.endpoint import FakeEndpoint, Text
+from accord.evals import comparable, declared, runner
+from accord.evals.endpoint import FakeEndpoint, Text
 
 SOLUTION = """```python
 def has_close_elements(numbers, threshold):
@@ -23,10 +23,25 @@ UNUSED = "http://127.0.0.1:9/v1"
 
 
 def row(config: str, task: str, commit: str = COMMITS[0], **more: Any) -> dict[str, Any]:
-    return {"config": config, "id": task, "passed": True, "status": "completed", "mast": [], "cost": 0.0,
-            "tokens_in": 10, "tokens_out": 5, "model": "m", "date": "2026-11-29", "latency_s": 1.0,
-            "llm_calls": 1, "blame": {"roles": {}, "origin": None}, "commit": commit, "version": commit[:7],
-            "dirty": False, **more}
+    return {
+        "config": config,
+        "id": task,
+        "passed": True,
+        "status": "completed",
+        "mast": [],
+        "cost": 0.0,
+        "tokens_in": 10,
+        "tokens_out": 5,
+        "model": "m",
+        "date": "2026-11-29",
+        "latency_s": 1.0,
+        "llm_calls": 1,
+        "blame": {"roles": {}, "origin": None},
+        "commit": commit,
+        "version": commit[:7],
+        "dirty": False,
+        **more,
+    }
 
 
 def folder(where: Path, rows: list[dict[str, Any]]) -> str:
@@ -35,8 +50,9 @@ def folder(where: Path, rows: list[dict[str, Any]]) -> str:
     return str(where)
 
 
-def test_compare_refuses_rows_of_two_commits_and_names_them(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_refuses_rows_of_two_commits_and_names_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     old = folder(tmp_path / "old", [row("single", "T/0"), row("single", "T/1")])
     new = folder(tmp_path / "new", [row("accountable", task, COMMITS[1]) for task in ("T/0", "T/1")])
     assert main(["eval", "compare", old, new, "--out", str(tmp_path / "r")]) == 1
@@ -49,7 +65,8 @@ def test_compare_refuses_rows_of_two_commits_and_names_them(tmp_path: Path,
 
 
 def test_compare_keeps_each_folders_rows_of_a_configuration_that_ran_at_two_commits(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The same configuration rerun at a later commit in a folder of its own: neither folder's rows may
     # silently stand for both.
     old = folder(tmp_path / "old", [row("single", "T/0", passed=False), row("single", "T/1")])
@@ -65,37 +82,47 @@ def test_compare_keeps_each_folders_rows_of_a_configuration_that_ran_at_two_comm
 
 def test_compare_names_only_the_settings_that_differ() -> None:
     shared = {f"setting_{i}": i for i in range(40)}  # enough to hide a difference at the end of a long list
-    rows = [row("single", "T/0", settings={**shared, "max_rounds": 2}),
-            row("accountable", "T/0", settings={**shared, "max_rounds": 5, "max_samples": 3})]
+    rows = [
+        row("single", "T/0", settings={**shared, "max_rounds": 2}),
+        row("accountable", "T/0", settings={**shared, "max_rounds": 5, "max_samples": 3}),
+    ]
     assert comparable.problems(rows) == [
         "runs with different settings: single: max_rounds=2, max_samples unset; "
-        "accountable: max_rounds=5, max_samples=3"]
+        "accountable: max_rounds=5, max_samples=3"
+    ]
 
 
-def test_compare_refuses_configurations_that_ran_other_tasks(tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_refuses_configurations_that_ran_other_tasks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rows = [row("single", "T/0"), row("single", "T/1"), row("accountable", "T/0")]
     assert main(["eval", "compare", folder(tmp_path / "f", rows)]) == 1
-    assert "configurations ran different tasks: accountable 1; single 2 (1 beyond the 1 all ran)" in \
-        capsys.readouterr().err
+    assert (
+        "configurations ran different tasks: accountable 1; single 2 (1 beyond the 1 all ran)"
+        in capsys.readouterr().err
+    )
     assert main(["eval", "compare", str(tmp_path / "f"), "--common"]) == 0
 
 
 def test_compare_refuses_other_settings_and_changed_code() -> None:
     same = {"max_rounds": 2, "model": "x"}
-    rows = [row("single", "T/0", settings=same, own_settings={"max_candidates": 1}),
-            row("accountable", "T/0", settings={**same, "model": "y"})]
+    rows = [
+        row("single", "T/0", settings=same, own_settings={"max_candidates": 1}),
+        row("accountable", "T/0", settings={**same, "model": "y"}),
+    ]
     assert comparable.problems(rows) == []  # a configuration's own model and settings may differ
     rows[1]["settings"] = {**same, "max_rounds": 5}
     assert comparable.problems(rows)[0].startswith("runs with different settings")
     dev = [row("single", "T/0", dev=True), row("accountable", "T/0", dev=True)]
     assert comparable.problems(dev) == [
         "2 rows ran with --dev on code that differs from its commit (accountable 1, single 1); "
-        "they are never published"]
+        "they are never published"
+    ]
     assert comparable.problems(dev, dev=True) == []
     dirty = [row("single", "T/0"), row("accountable", "T/0", dirty=True)]
-    assert comparable.problems(dirty) == ["rows of different code: aaaaaaa (single 1); aaaaaaa+dirty "
-                                          "(accountable 1)"]
+    assert comparable.problems(dirty) == [
+        "rows of different code: aaaaaaa (single 1); aaaaaaa+dirty (accountable 1)"
+    ]
 
 
 def experiment(tmp_path: Path, body: str) -> str:
@@ -120,8 +147,9 @@ settings = { temperature = 0.5 }
 """
 
 
-def test_a_dirty_tree_is_refused_before_anything_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_dirty_tree_is_refused_before_anything_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
     out = tmp_path / "out"
     ran = main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", str(out), "--base-url", UNUSED])
@@ -131,28 +159,47 @@ def test_a_dirty_tree_is_refused_before_anything_runs(tmp_path: Path, monkeypatc
     assert not out.exists()
 
 
-def test_an_experiment_runs_every_configuration_and_records_its_code(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_experiment_runs_every_configuration_and_records_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
     out = tmp_path / "out"
     with FakeEndpoint([Text(SOLUTION)]) as endpoint:
-        assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--dev", "--out", str(out),
-                     "--base-url", endpoint.url]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "run",
+                    experiment(tmp_path, TWO_MODELS),
+                    "--dev",
+                    "--out",
+                    str(out),
+                    "--base-url",
+                    endpoint.url,
+                ]
+            )
+            == 0
+        )
     rows = runner.read_rows(out)
     assert sorted(r["config"] for r in rows) == ["single@fake-a", "single@fake-b"]
     assert all(r["experiment"] == "two-models" and r["dev"] is True and r["passed"] for r in rows)
     assert all(len(r["commit"]) == 40 and r["settings"]["max_rounds"] == 2 for r in rows)
-    assert {r["config"]: r["settings"]["temperature"] for r in rows} == {"single@fake-a": 0.0,
-                                                                        "single@fake-b": 0.5}
+    assert {r["config"]: r["settings"]["temperature"] for r in rows} == {
+        "single@fake-a": 0.0,
+        "single@fake-b": 0.5,
+    }
     assert all(r["model_sha256"] == {} for r in rows)  # endpoint models: no weights to hash
     # A setting the experiment gives one configuration is that configuration's own: the two compare.
-    assert {r["config"]: r["own_settings"] for r in rows} == {"single@fake-a": {},
-                                                               "single@fake-b": {"temperature": 0.5}}
+    assert {r["config"]: r["own_settings"] for r in rows} == {
+        "single@fake-a": {},
+        "single@fake-b": {"temperature": 0.5},
+    }
     assert main(["eval", "compare", str(out), "--dev"]) == 0
 
 
 def test_an_interrupted_experiment_reports_the_configurations_that_finished(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: ["nodes/llm.py"])
     run = runner.run
 
@@ -164,21 +211,40 @@ def test_an_interrupted_experiment_reports_the_configurations_that_finished(
     monkeypatch.setattr(runner, "run", second_fails)
     out = tmp_path / "out"
     with FakeEndpoint([Text(SOLUTION)]) as endpoint:
-        assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--dev", "--out", str(out),
-                     "--base-url", endpoint.url]) == 1
+        assert (
+            main(
+                [
+                    "eval",
+                    "run",
+                    experiment(tmp_path, TWO_MODELS),
+                    "--dev",
+                    "--out",
+                    str(out),
+                    "--base-url",
+                    endpoint.url,
+                ]
+            )
+            == 1
+        )
     # A run spanning sessions shows what has finished while its rows resume.
     assert list(json.loads((out / "summary.json").read_text())) == ["single@fake-a"]
 
 
-@pytest.mark.parametrize(("body", "problem"), [
-    (TWO_MODELS.replace('config = "single"\nmodel = "fake-b"', 'config = "best"'),
-     "humaneval has no configuration best"),
-    (TWO_MODELS.replace("max_rounds = 2", "max_round = 2"), "no run setting max_round"),
-    (TWO_MODELS.replace('benchmark = "humaneval"', 'benchmark = "mbpp"'), "no benchmark 'mbpp'"),
-    ("benchmark = 3", "two-models.toml"),
-])
-def test_a_bad_experiment_is_refused_with_its_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                    body: str, problem: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (
+            TWO_MODELS.replace('config = "single"\nmodel = "fake-b"', 'config = "best"'),
+            "humaneval has no configuration best",
+        ),
+        (TWO_MODELS.replace("max_rounds = 2", "max_round = 2"), "no run setting max_round"),
+        (TWO_MODELS.replace('benchmark = "humaneval"', 'benchmark = "mbpp"'), "no benchmark 'mbpp'"),
+        ("benchmark = 3", "two-models.toml"),
+    ],
+)
+def test_a_bad_experiment_is_refused_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, problem: str
+) -> None:
     assert main(["eval", "run", experiment(tmp_path, body), "--out", str(tmp_path / "out")]) == 2
     assert problem in capsys.readouterr().err and not (tmp_path / "out").exists()
 
@@ -190,8 +256,9 @@ def test_the_shipped_experiments_load() -> None:
         declared.benchmark_of(declared.load(path.stem))
 
 
-def test_a_rerun_at_another_commit_needs_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rerun_at_another_commit_needs_a_folder_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: [])
     out = folder(tmp_path / "out", [row("single@fake-a", "HumanEval/0")])
     assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", out, "--base-url", UNUSED]) == 2
@@ -199,9 +266,9 @@ def test_a_rerun_at_another_commit_needs_a_folder_of_its_own(tmp_path: Path, mon
     assert len(runner.read_rows(Path(out))) == 1
 
 
-def test_a_model_no_endpoint_serves_is_refused_before_anything_runs(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_no_endpoint_serves_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("ACCORD_BASE_URL", raising=False)
     assert main(["eval", "run", experiment(tmp_path, TWO_MODELS), "--out", str(tmp_path / "out")]) == 2
@@ -229,12 +296,17 @@ same_tokens_as = "best-of-n"
 
 
 def test_a_baseline_given_a_teams_tokens_gets_its_n_from_the_runs_own_rows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: [])
     out = tmp_path / "out"
     with FakeEndpoint([Text(SOLUTION)]) as endpoint:
-        assert main(["eval", "run", experiment(tmp_path, MATCHED), "--out", str(out),
-                     "--base-url", endpoint.url]) == 0
+        assert (
+            main(
+                ["eval", "run", experiment(tmp_path, MATCHED), "--out", str(out), "--base-url", endpoint.url]
+            )
+            == 0
+        )
     rows = {r["config"]: r for r in runner.read_rows(out)}
     # best-of-n made its three calls, each as many tokens as single's one.
     assert rows["best-of-n@fake"]["llm_calls"] == 3
@@ -246,10 +318,12 @@ def test_a_baseline_given_a_teams_tokens_gets_its_n_from_the_runs_own_rows(
 
 
 def test_matched_tokens_are_the_teams_mean_over_the_plain_calls_and_need_both_declared_first() -> None:
-    rows = [row("single", "T/0", tokens_in=300, tokens_out=31), row("single", "T/1", tokens_in=300,
-                                                                    tokens_out=31),
-            row("accountable", "T/0", tokens_in=300, tokens_out=31), row("accountable", "T/1",
-                                                                         tokens_in=2000, tokens_out=293)]
+    rows = [
+        row("single", "T/0", tokens_in=300, tokens_out=31),
+        row("single", "T/1", tokens_in=300, tokens_out=31),
+        row("accountable", "T/0", tokens_in=300, tokens_out=31),
+        row("accountable", "T/1", tokens_in=2000, tokens_out=293),
+    ]
     # (331 + 2,293) / 2 = 1,312 tokens a task against 331: four plain calls.
     assert declared.matched_best_of(rows, "accountable", "single") == 4
     assert declared.matched_best_of(rows[:2], "single", "single") == 1

@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.compiler import Compiler
-from graphs.duties import Duty, Role
-from state.artifacts import TaskSpec, Vote
-from state.contracts import Contract
-from state.graph_state import dump
-from state.lifecycle import Lifecycle, Stage, Transition
+from accord.graphs.compiler import Compiler
+from accord.graphs.duties import Duty, Role
+from accord.state.artifacts import TaskSpec, Vote
+from accord.state.contracts import Contract
+from accord.state.graph_state import dump
+from accord.state.lifecycle import Lifecycle, Stage, Transition
 
 VOTERS = ("auditor", "critic", "tester")
 
@@ -44,18 +44,28 @@ def _voter(name: str, votes: dict[str, str]) -> Role:
 
 
 def _graph(votes: dict[str, str]):
-    intake = Role("intake", {"work": Duty(Contract(role="intake", outputs=("task",)), lambda s, c: {
-        "task": dump(TaskSpec(request=s["request"], level="application"))})})
+    intake = Role(
+        "intake",
+        {
+            "work": Duty(
+                Contract(role="intake", outputs=("task",)),
+                lambda s, c: {"task": dump(TaskSpec(request=s["request"], level="application"))},
+            )
+        },
+    )
     roles = {"intake": intake, **{name: _voter(name, votes) for name in VOTERS}}
     gates = {"intake": lambda state: ("pass", "")}
     return Compiler(LIFECYCLE, roles, gates).build().compile(checkpointer=InMemorySaver())
 
 
-@pytest.mark.parametrize(("votes", "expected"), [
-    ({"auditor": "vulnerable", "critic": "vulnerable", "tester": "safe"}, "flagged"),
-    ({"auditor": "safe", "critic": "vulnerable", "tester": "safe"}, "cleared"),
-    ({"auditor": "safe", "critic": "vulnerable", "tester": "fail"}, "failed"),  # three-way tie
-])
+@pytest.mark.parametrize(
+    ("votes", "expected"),
+    [
+        ({"auditor": "vulnerable", "critic": "vulnerable", "tester": "safe"}, "flagged"),
+        ({"auditor": "safe", "critic": "vulnerable", "tester": "safe"}, "cleared"),
+        ({"auditor": "safe", "critic": "vulnerable", "tester": "fail"}, "failed"),  # three-way tie
+    ],
+)
 def test_majority_vote_decides(votes, expected):
     values = _graph(votes).invoke({"request": "audit this"}, {"configurable": {"thread_id": "v"}})
     assert values["stage"] == expected

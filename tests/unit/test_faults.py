@@ -14,10 +14,10 @@ import openai
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.endpoint import Drop, FakeEndpoint, Hang, Reply, Status, Text, Tool
-from graphs import compiler
-from graphs.development import build_graph
-from state.context import Context
+from accord.evals.endpoint import Drop, FakeEndpoint, Hang, Reply, Status, Text, Tool
+from accord.graphs import compiler
+from accord.graphs.development import build_graph
+from accord.state.context import Context
 from tests.conftest import GOOD, PLAN, STUB, TESTS
 
 WORKING = [Tool(json.dumps(PLAN)), Text(GOOD), Text(TESTS)]
@@ -35,8 +35,9 @@ class Runner:
     def __init__(self, endpoint: FakeEndpoint) -> None:
         self.graph = build_graph(checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": "faults"}}
-        self.context = Context(base_url=endpoint.url, model="fake", max_candidates=1, first_attempt=False,
-                               request_timeout_s=0.5)
+        self.context = Context(
+            base_url=endpoint.url, model="fake", max_candidates=1, first_attempt=False, request_timeout_s=0.5
+        )
 
     def __call__(self, request: str | None = STUB) -> dict[str, Any]:
         inputs = None if request is None else {"request": request}
@@ -66,10 +67,14 @@ def test_a_fault_that_persists_stops_the_run_resumably_and_nothing_is_redone():
     assert len(endpoint.requests) == 6 + len(WORKING)
 
 
-@pytest.mark.parametrize(("arguments", "evidence"), [
-    ('{"subtasks": [{"title": "add", "descr', "malformed PlanDraft"),  # truncated mid-string
-    ('{"subtasks": []}', "subtasks"),  # valid JSON that breaks the contract
-], ids=["truncated", "contract-violating"])
+@pytest.mark.parametrize(
+    ("arguments", "evidence"),
+    [
+        ('{"subtasks": [{"title": "add", "descr', "malformed PlanDraft"),  # truncated mid-string
+        ('{"subtasks": []}', "subtasks"),  # valid JSON that breaks the contract
+    ],
+    ids=["truncated", "contract-violating"],
+)
 def test_bad_output_is_retried_with_feedback_then_fails(arguments: str, evidence: str):
     with FakeEndpoint([Tool(arguments)]) as endpoint:
         values = Runner(endpoint)()

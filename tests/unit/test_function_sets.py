@@ -10,29 +10,33 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import runner
-from evals.benchmarks import BENCHMARKS, user_set
-from evals.configs import CONFIGURATIONS
-from evals.humaneval import passes_hidden_tests, problems, read_tasks
-from nodes.intake import parse_request
-from state.artifacts import CodeArtifact
-from state.context import Context
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, user_set
+from accord.evals.configs import CONFIGURATIONS
+from accord.evals.humaneval import passes_hidden_tests, problems, read_tasks
+from accord.nodes.intake import parse_request
+from accord.state.artifacts import CodeArtifact
+from accord.state.context import Context
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
 ZERO = problems()["HumanEval/0"]
 CHECK_SET = Path(__file__).resolve().parents[2] / "data" / "functions40" / "functions40.jsonl"
 BODY = ZERO["canonical_solution"]
-ADD = {"id": "add/1", "prompt": 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n',
-       "test": "def check(candidate):\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n",
-       "entry_point": "add"}
+ADD = {
+    "id": "add/1",
+    "prompt": 'def add(a, b):\n    """Return a + b.\n    >>> add(1, 2)\n    3\n    """\n',
+    "test": "def check(candidate):\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n",
+    "entry_point": "add",
+}
 
 
 def single(tmp_path: Path, reply: str) -> tuple[dict[str, Any], ScriptedChatModel]:
     coder = ScriptedChatModel(script=[reply], repeat_last=True)
     tasks = runner.select(BENCHMARKS["humaneval"].tasks(), ["HumanEval/0"])
-    [row] = runner.run(BENCHMARKS["humaneval"], CONFIGURATIONS["single"], tasks, tmp_path, Context(),
-                       models={"coder": coder})
+    [row] = runner.run(
+        BENCHMARKS["humaneval"], CONFIGURATIONS["single"], tasks, tmp_path, Context(), models={"coder": coder}
+    )
     return row, coder
 
 
@@ -40,8 +44,10 @@ def test_single_asks_as_a_harness_does_the_stub_verbatim_and_no_system_prompt(tm
     row, coder = single(tmp_path, fenced("def has_close_elements(numbers, threshold):\n" + BODY))
     assert row["passed"] and coder.calls == 1
     [prompt] = coder.prompts
-    assert prompt.startswith("human: Please provide a self-contained Python script that solves the "
-                             "following problem in a markdown code block:")
+    assert prompt.startswith(
+        "human: Please provide a self-contained Python script that solves the "
+        "following problem in a markdown code block:"
+    )
     assert ZERO["prompt"].strip() in prompt
     assert "system:" not in prompt and "coder" not in prompt.lower()  # no role identity, no Accord rules
 
@@ -68,21 +74,25 @@ def test_a_users_set_runs_through_the_runner_and_its_hidden_tests_score(tmp_path
     assert bench.name == "mine" and [t.id for t in bench.tasks()] == ["add/1", "add/2"]
     assert bench.tasks()[0].prompt == ADD["prompt"]  # the agents see the stub, never the test
     coder = ScriptedChatModel(script=[fenced("def add(a, b):\n    return a + b\n")], repeat_last=True)
-    rows = runner.run(bench, CONFIGURATIONS["single"], bench.tasks(), tmp_path / "out", Context(),
-                      models={"coder": coder})
+    rows = runner.run(
+        bench, CONFIGURATIONS["single"], bench.tasks(), tmp_path / "out", Context(), models={"coder": coder}
+    )
     assert {r["id"]: r["passed"] for r in rows} == {"add/1": True, "add/2": False}
     assert {r["thread"] for r in rows} == {"mine/single/add/1", "mine/single/add/2"}
     assert "assert candidate" not in "\n".join(coder.prompts)
 
 
-@pytest.mark.parametrize(("lines", "error"), [
-    (["{not json"], r"mine.jsonl:1: not JSON"),
-    ([ADD, ["a list"]], r"mine.jsonl:2: a task is a JSON object, not list"),
-    ([{k: v for k, v in ADD.items() if k != "test"}], r"mine.jsonl:1: missing test"),
-    ([{**ADD, "id": ""}], r"mine.jsonl:1: missing id"),
-    ([ADD, ADD], r"mine.jsonl:2: the id 'add/1' is already used"),
-    (["", " "], r"holds no task"),
-])
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        (["{not json"], r"mine.jsonl:1: not JSON"),
+        ([ADD, ["a list"]], r"mine.jsonl:2: a task is a JSON object, not list"),
+        ([{k: v for k, v in ADD.items() if k != "test"}], r"mine.jsonl:1: missing test"),
+        ([{**ADD, "id": ""}], r"mine.jsonl:1: missing id"),
+        ([ADD, ADD], r"mine.jsonl:2: the id 'add/1' is already used"),
+        (["", " "], r"holds no task"),
+    ],
+)
 def test_a_bad_task_file_is_refused_with_its_line(tmp_path, lines, error):
     with pytest.raises(ValueError, match=error):
         read_tasks(write(tmp_path / "mine.jsonl", lines))
@@ -125,8 +135,9 @@ def test_odex_tasks_are_stubs_with_their_intent_and_their_tests_tell_right_from_
 
 
 def test_humaneval_without_its_examples_keeps_each_problem_but_states_no_example():
-    unstated = user_set(Path(__file__).resolve().parents[2] / "data" / "humaneval_unstated"
-                        / "humaneval_unstated.jsonl").problems()
+    unstated = user_set(
+        Path(__file__).resolve().parents[2] / "data" / "humaneval_unstated" / "humaneval_unstated.jsonl"
+    ).problems()
     originals = problems()
     assert len(unstated) == len(originals) == 164
     stated_before = 0

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evals.humaneval import passes_hidden_tests, problems
-from state.artifacts import CodeArtifact
+from accord.evals.humaneval import passes_hidden_tests, problems
+from accord.state.artifacts import CodeArtifact
 
 
 def test_oracle_scores_canonical_and_wrong_solutions():

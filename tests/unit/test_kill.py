@@ -10,8 +10,8 @@ import subprocess
 import sys
 import time
 
-from evals.endpoint import FakeEndpoint, Hang, Text, Tool
-from nodes.coding.writing import HARNESS_PROMPT
+from accord.evals.endpoint import FakeEndpoint, Hang, Text, Tool
+from accord.nodes.coding.writing import HARNESS_PROMPT
 from tests.conftest import GOOD, PLAN, TESTS
 
 ACCORD = [sys.executable, "-c", "from accord.cli import main; raise SystemExit(main())"]
@@ -25,8 +25,12 @@ def _killed_at_the_coder(workdir, env):
     """Start a run whose Planner answers and whose Coder's request hangs; SIGKILL it while it waits."""
     with FakeEndpoint([Tool(json.dumps(PLAN)), Hang(60)]) as endpoint:
         process = subprocess.Popen(
-            [*ACCORD, "run", "--file", "stub.py", "--thread", "k", *options(endpoint.url)], env=env,
-            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [*ACCORD, "run", "--file", "stub.py", "--thread", "k", *options(endpoint.url)],
+            env=env,
+            cwd=workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while len(endpoint.requests) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -37,8 +41,14 @@ def _killed_at_the_coder(workdir, env):
 
 def _resume_asks_only_the_coder_and_the_tester(workdir, env):
     with FakeEndpoint([Text(GOOD), Text(TESTS)]) as endpoint:
-        resumed = subprocess.run([*ACCORD, "resume", "k", *options(endpoint.url)], env=env, cwd=workdir,
-                                 capture_output=True, text=True, timeout=120)
+        resumed = subprocess.run(
+            [*ACCORD, "resume", "k", *options(endpoint.url)],
+            env=env,
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         prompts = endpoint.prompts()
     assert resumed.returncode == 0, resumed.stderr
     # Only the Coder and the Tester were asked again: the plan came from the checkpoint.
@@ -57,6 +67,7 @@ def test_a_stage_whose_writes_were_saved_without_its_checkpoint_is_resumed_not_e
     env = {**os.environ, "ACCORD_DB": str(workdir / "db.sqlite")}
     _killed_at_the_coder(workdir, env)
     with sqlite3.connect(workdir / "db.sqlite") as db:  # drop the newest checkpoint, keep every write
-        db.execute("DELETE FROM checkpoints WHERE checkpoint_id = "
-                   "(SELECT MAX(checkpoint_id) FROM checkpoints)")
+        db.execute(
+            "DELETE FROM checkpoints WHERE checkpoint_id = (SELECT MAX(checkpoint_id) FROM checkpoints)"
+        )
     _resume_asks_only_the_coder_and_the_tester(workdir, env)

@@ -1,7 +1,10 @@
-"""Imports go one way: state ← runtime ← nodes ← graphs ← accountability ← evals ← accord (the CLI).
+"""Imports go one way: state ← runtime ← nodes ← graphs ← accountability ← evals ← cli ← the ``accord``
+package's public API, all inside the one installed name ``accord``.
 
 Every first-party import of every module is read from its syntax tree, at any depth: a function-level
-import may not hide a cycle. The CLI alone imports lazily, so that ``accord --help`` stays fast.
+import may not hide a cycle. The CLI and the public API alone import lazily, so that ``accord --help`` and
+``import accord`` stay fast. A layer imported by its bare name (``import graphs``) would load a second copy
+of it outside the namespace, so it is refused too.
 """
 
 from __future__ import annotations
@@ -12,12 +15,28 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ("state", "runtime", "nodes", "graphs", "accountability", "evals", "accord")
-"""Lowest first: a package may import its own layer and the ones before it."""
+LAYERS = ("state", "runtime", "nodes", "graphs", "accountability", "evals", "cli", "accord")
+"""Lowest first: a package may import its own layer and the ones before it. ``accord`` is the package's
+own ``__init__``, the public API."""
+FOLDERS = {layer: Path(layer) for layer in LAYERS[:-2]} | {"cli": Path("accord/cli")}
+"""Where each layer's modules sit in the checkout."""
+LAZY = ("cli", "accord")
+"""The layers that may import inside functions."""
 
 
-def first_party_imports(path: Path) -> list[tuple[int, str, bool]]:
-    """Return (line, imported package, at module level) for each first-party import in ``path``."""
+def layer_of(module: str) -> str | None:
+    """Return the layer an imported module belongs to, ``"bare"`` for a layer named outside the namespace,
+    or None for a module that is not Accord's."""
+    parts = module.split(".")
+    if parts[0] in LAYERS[:-2]:
+        return "bare"
+    if parts[0] != "accord":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS[:-1] else "accord"
+
+
+def first_party_imports(path: Path) -> list[tuple[int, str, str, bool]]:
+    """Return (line, module, its layer, at module level) for each first-party import in ``path``."""
     tree = ast.parse(path.read_text(), str(path))
     top = {id(node) for node in tree.body}
     found = []
@@ -26,24 +45,36 @@ def first_party_imports(path: Path) -> list[tuple[int, str, bool]]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module]
+            if node.module == "accord":  # ``from accord import graphs`` imports the layer
+                names = [f"accord.{alias.name}" for alias in node.names]
         else:
             continue
-        found += [(node.lineno, name.split(".")[0], id(node) in top) for name in names
-                  if name.split(".")[0] in LAYERS]
+        found += [
+            (node.lineno, name, layer, id(node) in top)
+            for name in names
+            if (layer := layer_of(name)) is not None
+        ]
     return found
 
 
 def violations(root: Path) -> list[str]:
     """Return every import against the layer order under ``root``, as ``path:line: reason``."""
     problems = []
-    for layer in LAYERS:
-        for path in sorted((root / layer).rglob("*.py")):
-            where = path.relative_to(root)
-            for line, imported, at_top in first_party_imports(path):
-                if LAYERS.index(imported) > LAYERS.index(layer):
-                    problems.append(f"{where}:{line}: {layer} imports {imported}, a higher layer")
-                elif not at_top and layer != "accord":
-                    problems.append(f"{where}:{line}: a function-level import of {imported}")
+    modules = [
+        (layer, path) for layer, folder in FOLDERS.items() for path in sorted((root / folder).rglob("*.py"))
+    ]
+    modules += (
+        [("accord", root / "accord" / "__init__.py")] if (root / "accord" / "__init__.py").exists() else []
+    )
+    for layer, path in modules:
+        where = path.relative_to(root)
+        for line, module, imported, at_top in first_party_imports(path):
+            if imported == "bare":
+                problems.append(f"{where}:{line}: imports {module} outside the accord namespace")
+            elif LAYERS.index(imported) > LAYERS.index(layer):
+                problems.append(f"{where}:{line}: {layer} imports {imported}, a higher layer")
+            elif not at_top and layer not in LAZY:
+                problems.append(f"{where}:{line}: a function-level import of {imported}")
     return problems
 
 
@@ -51,26 +82,45 @@ def test_every_import_follows_the_layer_order() -> None:
     assert violations(ROOT) == []
 
 
-@pytest.mark.parametrize(("layer", "source", "problem"), [
-    ("nodes", "from graphs.compiler import Compiler\n", "1: nodes imports graphs, a higher layer"),
-    ("evals", "from accord import cli\n", "1: evals imports accord, a higher layer"),
-    ("accountability", "from evals import runner\n", "1: accountability imports evals, a higher layer"),
-    ("graphs", "from accountability import blame\n", "1: graphs imports accountability, a higher layer"),
-    ("state", "def f():\n    import runtime.sandbox\n", "2: state imports runtime, a higher layer"),
-    ("graphs", "def f():\n    from nodes import roles\n", "2: a function-level import of nodes"),
-])
-def test_the_check_catches_an_import_against_the_order(tmp_path: Path, layer: str, source: str,
-                                                       problem: str) -> None:
-    for name in LAYERS:
-        (tmp_path / name).mkdir()
-    (tmp_path / layer / "module.py").write_text(source)
-    assert violations(tmp_path) == [f"{layer}/module.py:{problem}"]
+def layout(root: Path) -> None:
+    for folder in FOLDERS.values():
+        (root / folder).mkdir(parents=True)
 
 
-def test_the_cli_may_import_lazily(tmp_path: Path) -> None:
-    for name in LAYERS:
-        (tmp_path / name).mkdir()
-    (tmp_path / "accord" / "cli.py").write_text("def main():\n    from graphs import development\n")
+@pytest.mark.parametrize(
+    ("where", "source", "problem"),
+    [
+        ("nodes", "from accord.graphs.compiler import Compiler\n", "1: nodes imports graphs, a higher layer"),
+        ("evals", "from accord.cli import main\n", "1: evals imports cli, a higher layer"),
+        ("evals", "import accord\n", "1: evals imports accord, a higher layer"),
+        (
+            "accountability",
+            "from accord.evals import runner\n",
+            "1: accountability imports evals, a higher layer",
+        ),
+        ("graphs", "from accord import accountability\n", "1: graphs imports accountability, a higher layer"),
+        (
+            "state",
+            "def f():\n    import accord.runtime.sandbox\n",
+            "2: state imports runtime, a higher layer",
+        ),
+        ("graphs", "def f():\n    from accord.nodes import roles\n", "2: a function-level import of nodes"),
+        ("graphs", "from nodes import roles\n", "1: imports nodes outside the accord namespace"),
+        ("accord/cli", "import state.context\n", "1: imports state.context outside the accord namespace"),
+    ],
+)
+def test_the_check_catches_an_import_against_the_order(
+    tmp_path: Path, where: str, source: str, problem: str
+) -> None:
+    layout(tmp_path)
+    (tmp_path / where / "module.py").write_text(source)
+    assert violations(tmp_path) == [f"{where}/module.py:{problem}"]
+
+
+def test_the_cli_and_the_public_api_may_import_lazily(tmp_path: Path) -> None:
+    layout(tmp_path)
+    (tmp_path / "accord" / "cli" / "main.py").write_text("def main():\n    from accord.graphs import x\n")
+    (tmp_path / "accord" / "__init__.py").write_text("def run():\n    from accord.cli import main\n")
     assert violations(tmp_path) == []
 
 
@@ -81,7 +131,7 @@ def module_imports(path: Path, packages: set[str]) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            # ``from nodes.development import tester`` imports the module ``nodes.development.tester``
+            # ``from accord.nodes.team import tester`` imports the module ``accord.nodes.team.tester``
             found += [(node.lineno, node.module)]
             found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
     return [(line, name) for line, name in found if name in packages]
@@ -99,23 +149,31 @@ def role_crossings(root: Path, role_modules: set[str]) -> list[str]:
 
 def shipped_role_modules() -> set[str]:
     """Return the modules whose functions do a duty in one of Accord's workflows (their ``WORK`` tables)."""
-    from graphs import audit, development, pipeline
+    from accord.graphs import audit, development, pipeline
 
     graphs = (development, audit, pipeline)
-    return {getattr(work, "func", work).__module__ for graph in graphs
-            for work in graph.WORK.values()} - {graph.__name__ for graph in graphs}
+    return {getattr(work, "func", work).__module__ for graph in graphs for work in graph.WORK.values()} - {
+        graph.__name__ for graph in graphs
+    }
 
 
 def test_no_role_module_imports_another_roles_module() -> None:
     roles = shipped_role_modules()
-    assert {"nodes.development.coder", "nodes.development.debugger", "nodes.audit.analysts"} <= roles
+    assert {
+        "accord.nodes.development.coder",
+        "accord.nodes.development.debugger",
+        "accord.nodes.audit.analysts",
+    } <= roles
     assert role_crossings(ROOT, roles) == []
 
 
 def test_the_check_catches_a_role_importing_another(tmp_path: Path) -> None:
-    (tmp_path / "nodes" / "team").mkdir(parents=True)
-    (tmp_path / "nodes" / "team" / "fixer.py").write_text("from nodes.team import finder\n")
-    (tmp_path / "nodes" / "team" / "finder.py").write_text("from nodes.team.helpers import x\n")
-    roles = {"nodes.team.fixer", "nodes.team.finder"}
+    team = tmp_path / "accord" / "nodes" / "team"
+    team.mkdir(parents=True)
+    (team / "fixer.py").write_text("from accord.nodes.team import finder\n")
+    (team / "finder.py").write_text("from accord.nodes.team.helpers import x\n")
+    roles = {"accord.nodes.team.fixer", "accord.nodes.team.finder"}
     assert role_crossings(tmp_path, roles) == [
-        "nodes/team/fixer.py:1: the role module nodes.team.fixer imports nodes.team.finder"]
+        "accord/nodes/team/fixer.py:1: the role module accord.nodes.team.fixer imports "
+        "accord.nodes.team.finder"
+    ]

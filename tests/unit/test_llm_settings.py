@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from evals.endpoint import FakeEndpoint, Text
-from nodes import llm
-from nodes.coding import writing
-from nodes.coding.prompts import SYSTEM
-from nodes.coding.writing import BLOCK_END, write_function
-from nodes.development import baseline
-from nodes.development.roles import SPECS
-from nodes.intake import parse_request
-from nodes.views import FUNCTION_FILE
-from runtime import local_model, model_server
-from state.artifacts import CodeArtifact
-from state.context import Context
-from state.graph_state import dump
-from state.stage import StageCall
+from accord.evals.endpoint import FakeEndpoint, Text
+from accord.nodes import llm
+from accord.nodes.coding import writing
+from accord.nodes.coding.prompts import SYSTEM
+from accord.nodes.coding.writing import BLOCK_END, write_function
+from accord.nodes.development import baseline
+from accord.nodes.development.roles import SPECS
+from accord.nodes.intake import parse_request
+from accord.nodes.views import FUNCTION_FILE
+from accord.runtime import local_model, model_server
+from accord.state.artifacts import CodeArtifact
+from accord.state.context import Context
+from accord.state.graph_state import dump
+from accord.state.stage import StageCall
 from tests.scripted import ScriptedChatModel
 
 
@@ -49,8 +49,9 @@ def test_a_function_reply_ends_at_its_code_block_on_the_server():
     stub = parse_request('def inc(x: int) -> int:\n    """Add one.\n    >>> inc(1)\n    2\n    """\n')
     with FakeEndpoint([Text("```python\ndef inc(x):\n    return x + 1\n")]) as endpoint:
         context = Context(base_url=endpoint.url, model="fake", request_timeout_s=5)
-        call = StageCall(stage="implementing", role="coder", round=1, context=context, models={},
-                         spec=SPECS["coder"])
+        call = StageCall(
+            stage="implementing", role="coder", round=1, context=context, models={}, spec=SPECS["coder"]
+        )
         code = write_function(call, SYSTEM, stub, "write inc")
     assert endpoint.requests[0]["stop"] == list(BLOCK_END)
     assert "return x + 1" in code.files[FUNCTION_FILE]
@@ -58,11 +59,18 @@ def test_a_function_reply_ends_at_its_code_block_on_the_server():
 
 def test_a_reply_is_cut_at_its_stop_string_where_the_model_cannot_stop():
     model = ScriptedChatModel(script=["kept\n```\nnever read"])
-    call = StageCall(stage="implementing", role="coder", round=1, context=Context(), models={"coder": model},
-                     spec=SPECS["coder"])
+    call = StageCall(
+        stage="implementing",
+        role="coder",
+        round=1,
+        context=Context(),
+        models={"coder": model},
+        spec=SPECS["coder"],
+    )
     assert llm.text(call, "", "say it", stop=("\n```\n",)) == "kept"
     assert llm.stopping(llm.client("gpt-x", None, "k", 0.0, 77), ("\n```\n",)) is llm.client(
-        "gpt-x", None, "k", 0.0, 77)  # OpenAI's reasoning models refuse stop strings: cut here instead
+        "gpt-x", None, "k", 0.0, 77
+    )  # OpenAI's reasoning models refuse stop strings: cut here instead
 
 
 def test_endpoint_resolution_order(monkeypatch):
@@ -75,10 +83,16 @@ def test_endpoint_resolution_order(monkeypatch):
     assert llm.resolve(Context().model_for("coder")) == (llm.OPENAI_DEFAULT_MODEL, None, "sk-test")
     monkeypatch.delenv("OPENAI_API_KEY")
     started = []
-    monkeypatch.setattr(model_server, "ensure_server",
-                        lambda name: started.append(name) or model_server.Server(pid=0, port=5, model=name))
-    assert llm.resolve(Context().model_for("coder")) == (local_model.DEFAULT_MODEL, "http://127.0.0.1:5/v1",
-                                                          "local")
+    monkeypatch.setattr(
+        model_server,
+        "ensure_server",
+        lambda name: started.append(name) or model_server.Server(pid=0, port=5, model=name),
+    )
+    assert llm.resolve(Context().model_for("coder")) == (
+        local_model.DEFAULT_MODEL,
+        "http://127.0.0.1:5/v1",
+        "local",
+    )
     assert started == [local_model.DEFAULT_MODEL]
     with pytest.raises(local_model.ModelSetupError, match="'gpt-4o' is not an embedded model"):
         llm.resolve(Context(model="gpt-4o").model_for("coder"))  # never the local model in its place
@@ -107,7 +121,7 @@ def test_a_role_the_run_names_no_model_for_plays_on_its_embedded_default(monkeyp
 def test_a_schema_whose_bound_the_local_grammar_drops_is_refused():
     from pydantic import BaseModel, Field
 
-    from state.stage import StageCall
+    from accord.state.stage import StageCall
 
     class Long(BaseModel):
         text: str = Field(max_length=1500)
@@ -117,8 +131,10 @@ def test_a_schema_whose_bound_the_local_grammar_drops_is_refused():
         llm.structured(call, Long, "system", "user")
 
 
-CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 
 
 def test_a_harness_begins_an_embedded_models_answer_in_its_chat_template(monkeypatch):
@@ -127,8 +143,9 @@ def test_a_harness_begins_an_embedded_models_answer_in_its_chat_template(monkeyp
     monkeypatch.setattr(local_model, "chat_template", lambda name: local_model.ChatTemplate(CHATML, "", ""))
 
     def call(context: Context, models: dict) -> StageCall:
-        return StageCall(stage="implementing", role="coder", round=1, context=context, models=models,
-                         spec=SPECS["coder"])
+        return StageCall(
+            stage="implementing", role="coder", round=1, context=context, models=models, spec=SPECS["coder"]
+        )
 
     begun = llm.begun_chat(call(Context(), {}), "write inc", "Here:\n```python\n")
     assert begun == "<|im_start|>user\nwrite inc<|im_end|>\n<|im_start|>assistant\nHere:\n```python\n"
@@ -144,10 +161,17 @@ def test_single_continues_evalplus_answer_on_an_embedded_model(monkeypatch):
     stub = parse_request('def inc(x: int) -> int:\n    """Add one.\n    >>> inc(1)\n    2\n    """\n')
     with FakeEndpoint([Text("def inc(x):\n    return x + 1\n")]) as endpoint:
         port = int(endpoint.url.rsplit(":", 1)[1].split("/")[0])
-        monkeypatch.setattr(model_server, "ensure_server",
-                            lambda name: model_server.Server(pid=0, port=port, model=name))
-        call = StageCall(stage="implementing", role="coder", round=1, context=Context(request_timeout_s=5),
-                         models={}, spec=SPECS["coder"])
+        monkeypatch.setattr(
+            model_server, "ensure_server", lambda name: model_server.Server(pid=0, port=port, model=name)
+        )
+        call = StageCall(
+            stage="implementing",
+            role="coder",
+            round=1,
+            context=Context(request_timeout_s=5),
+            models={},
+            spec=SPECS["coder"],
+        )
         code = CodeArtifact.model_validate(baseline.implement_plainly({"task": dump(stub)}, call)["code"])
     [request] = endpoint.requests
     [prompt] = request["prompt"]

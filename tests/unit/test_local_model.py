@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from runtime import local_model, model_server
+from accord.runtime import local_model, model_server
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def _running(pid: int) -> bool:
 
 OWNER = """
 import os, sys, threading, time
-from runtime import model_server
+from accord.runtime import model_server
 child = [sys.executable, "-c", "import os, time; from runtime import model_server; "
          "model_server.watch_owner(int(os.environ[model_server.OWNER_ENV]), every_s=0.1); time.sleep(60)"]
 def start():  # as LangGraph does: a worker thread makes the first call and ends
@@ -171,8 +171,9 @@ time.sleep(60)
 
 
 def test_an_owned_server_outlives_the_thread_that_started_it_but_not_its_owner():
-    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True,
-                             cwd=os.getcwd())
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
+    )
     try:
         server = int(owner.stdout.readline())
         time.sleep(1.0)
@@ -246,11 +247,17 @@ def test_gemma_is_served_in_its_own_turns_where_its_gguf_states_none():
     formatting = pytest.importorskip("llama_cpp.llama_chat_format")
     chat = local_model.MODELS["gemma3-270m"].chat
     assert chat is not None and local_model.chat_template("gemma3-270m") is chat
-    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
-                {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "Bye"},
+    ]
     prompt = formatting.Jinja2ChatFormatter(chat.template, chat.eos, chat.bos)(messages=messages).prompt
     # no Llama 2 [INST] markers; the system text opens the first user turn, as Gemma 3 has no system turn
-    assert prompt == ("<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello."
-                      "<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n")
+    assert prompt == (
+        "<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello."
+        "<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"
+    )
     assert model_server.chat_format("gemma3-270m") == "accord-gemma3-270m"
     assert model_server.chat_format("qwen2.5-coder-0.5b") is None  # its GGUF's own template

@@ -7,10 +7,10 @@ import ast
 
 import pytest
 
-from nodes.coding.writing import function_module
-from nodes.development.baseline import harness_module
-from nodes.intake import parse_request
-from nodes.merge import (
+from accord.nodes.coding.writing import function_module
+from accord.nodes.development.baseline import harness_module
+from accord.nodes.intake import parse_request
+from accord.nodes.merge import (
     clean_test_module,
     definition,
     merge_module,
@@ -18,9 +18,9 @@ from nodes.merge import (
     without_calls,
     without_checks,
 )
-from nodes.views import strip_fences
+from accord.nodes.views import strip_fences
 
-APP = '''import json
+APP = """import json
 
 FILE = "todo.json"
 
@@ -31,7 +31,7 @@ def load():
 
 if __name__ == "__main__":
     print(load())
-'''
+"""
 
 
 def test_new_definitions_are_added_and_same_named_ones_replaced():
@@ -67,7 +67,7 @@ def test_test_module_imports_the_app_and_drops_shadowing_copies():
 
 
 def test_under_escaped_newlines_in_strings_are_repaired():
-    from nodes.merge import repaired
+    from accord.nodes.merge import repaired
 
     broken = "def add(task):\n    with open('t.txt', 'a') as f:\n        f.write(f'{task}\n')  # it's\n"
     fixed = repaired(broken)
@@ -99,12 +99,13 @@ def test_new_data_goes_above_the_functions_unless_it_names_one():
 
 def test_module_level_assignments_that_call_the_modules_functions_are_dropped():
     # what the local model appends to its features: run on every import
-    piece = ("def add_task(items, text):\n    items.append(text)\n    return items\n\n"
-             "# Example usage\nnew_item = add_task(items, 'Buy groceries')\nPATTERN = re.compile('x')\n")
+    piece = (
+        "def add_task(items, text):\n    items.append(text)\n    return items\n\n"
+        "# Example usage\nnew_item = add_task(items, 'Buy groceries')\nPATTERN = re.compile('x')\n"
+    )
     merged = merge_module(APP + "\nimport re\n", piece)
     assert "new_item" not in merged and "default = load()" not in merge_module(APP, "default = load()\n")
     assert "PATTERN = re.compile('x')" in merged and "def add_task" in merged
-
 
 
 def test_statements_that_cannot_run_at_module_level_are_dropped():
@@ -114,8 +115,10 @@ def test_statements_that_cannot_run_at_module_level_are_dropped():
 
 
 def test_example_usage_calls_at_module_level_are_dropped_but_docstrings_kept():
-    piece = ('"""A to-do list."""\n\ndef add(items, text):\n    return items + [text]\n\n'
-             "# Example usage:\nadd([], 'a')\nr\n")
+    piece = (
+        '"""A to-do list."""\n\ndef add(items, text):\n    return items + [text]\n\n'
+        "# Example usage:\nadd([], 'a')\nr\n"
+    )
     merged = merge_module("", piece)
     assert merged.startswith('"""A to-do list."""') and "def add" in merged
     assert "add([], 'a')" not in merged and "\nr\n" not in merged
@@ -129,10 +132,12 @@ def test_a_lone_opening_or_closing_fence_is_dropped():
 
 
 def test_named_tests_keeps_only_the_tests_of_a_function_and_imports():
-    answer = ("import pytest\n\ndef add(n):\n    return n\n\n"
-              "def test_count_words(tmp_path):\n    assert count_words([], 'x') == 0\n\n"
-              "def test_add(tmp_path):\n    assert add(1) == 1\n\n"
-              "def test_add_negative():\n    assert add(-1) == -1\n")
+    answer = (
+        "import pytest\n\ndef add(n):\n    return n\n\n"
+        "def test_count_words(tmp_path):\n    assert count_words([], 'x') == 0\n\n"
+        "def test_add(tmp_path):\n    assert add(1) == 1\n\n"
+        "def test_add_negative():\n    assert add(-1) == -1\n"
+    )
     kept = named_tests(answer, "add")
     assert "import pytest" in kept and "def test_add(tmp_path)" in kept and "def test_add_negative" in kept
     assert "def add(n)" not in kept and "test_count_words" not in kept  # the code and the prompt's example
@@ -146,10 +151,14 @@ def test_definition_returns_one_top_level_function():
 
 
 def test_a_kept_definition_and_its_main_block_are_not_replaced():
-    piece = ("def main():\n    print('mine')\n\n\nif __name__ == '__main__':\n    main()\n\n\n"
-             "def load():\n    return [1]\n")
-    app = APP.replace('if __name__ == "__main__":\n    print(load())', "def main():\n    print(load())\n\n\n"
-                      'if __name__ == "__main__":\n    main()')
+    piece = (
+        "def main():\n    print('mine')\n\n\nif __name__ == '__main__':\n    main()\n\n\n"
+        "def load():\n    return [1]\n"
+    )
+    app = APP.replace(
+        'if __name__ == "__main__":\n    print(load())',
+        'def main():\n    print(load())\n\n\nif __name__ == "__main__":\n    main()',
+    )
     merged = merge_module(app, piece, keep=frozenset({"main"}))
     assert "print('mine')" in merge_module(app, piece)  # nothing kept: replaced as usual
     assert "print('mine')" not in merged and "print(load())" in merged and "return [1]" in merged
@@ -160,11 +169,13 @@ STORAGE = frozenset({"load_items", "save_items"})
 
 
 def test_features_lose_their_storage_calls_but_main_and_path_helpers_keep_theirs():
-    source = ("def add(items, text):\n    items.append(text)\n    save_items(path, items)  # keep it\n"
-              "    return items\n\n\ndef clear(items):\n    if items:\n"
-              "        save_items(\n            'x.json', [])\n    return items\n\n\n"
-              "def export(items, path):\n    save_items(path, items)\n\n\n"
-              "def main():\n    save_items('items.json', [])\n")
+    source = (
+        "def add(items, text):\n    items.append(text)\n    save_items(path, items)  # keep it\n"
+        "    return items\n\n\ndef clear(items):\n    if items:\n"
+        "        save_items(\n            'x.json', [])\n    return items\n\n\n"
+        "def export(items, path):\n    save_items(path, items)\n\n\n"
+        "def main():\n    save_items('items.json', [])\n"
+    )
     result = without_calls(source, STORAGE, exempt=frozenset({"main"}), file_parameters=frozenset({"path"}))
     ast.parse(result)
     assert "save_items(path, items)  #" not in result and "'x.json'" not in result
@@ -175,8 +186,9 @@ def test_features_lose_their_storage_calls_but_main_and_path_helpers_keep_theirs
 
 
 def test_a_storage_call_sharing_its_line_is_left_alone():
-    source = ("def add(items, t):\n    if t: save_items('x', items)\n"
-              "    items.append(t); save_items('x', items)\n")
+    source = (
+        "def add(items, t):\n    if t: save_items('x', items)\n    items.append(t); save_items('x', items)\n"
+    )
     assert without_calls(source, STORAGE) == source
 
 
@@ -186,7 +198,7 @@ def test_dropped_definitions_are_not_merged():
     assert "set_priority" not in merged and "return [2]" in merged
 
 
-CHECKED = '''from typing import List
+CHECKED = """from typing import List
 
 
 def has_close_elements(numbers: List[float], threshold: float) -> bool:
@@ -205,7 +217,7 @@ test_has_close_elements()
 for case in ([1.0], [2.0]):
     assert not has_close_elements(case, 0.1)
 LIMIT = 3; assert LIMIT
-'''
+"""
 
 
 def test_a_function_module_drops_the_models_checks_and_keeps_its_code_as_written():
@@ -234,8 +246,10 @@ def test_a_reply_cut_off_in_its_checks_keeps_its_function_but_one_cut_in_the_fun
 def test_every_configuration_scores_a_function_without_the_models_checks():
     task = parse_request('def inc(x: int) -> int:\n    """Return x plus one."""\n')
     reply = "```python\ndef inc(x: int) -> int:\n    return x + 1\n\nassert inc(1) == 3\n```"
-    for module in (harness_module(task, reply), function_module(task, "def inc(x):\n    return x + 1\n"
-                                                                "\nprint(inc(1))\nassert inc(1) == 3\n")):
+    for module in (
+        harness_module(task, reply),
+        function_module(task, "def inc(x):\n    return x + 1\n\nprint(inc(1))\nassert inc(1) == 3\n"),
+    ):
         source = module.files["solution.py"]
         assert source.startswith(task.stub) and "return x + 1" in source and "assert" not in source
         assert "print" not in source

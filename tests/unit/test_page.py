@@ -14,16 +14,15 @@ from typing import Any
 
 import pytest
 
-from accord import serving
-from accord.cli import main
-from accountability import mast, page
-from accountability.blame import blame
-from accountability.trace import steps
-from evals import runner
-from evals.benchmarks import BENCHMARKS
-from graphs import store
-from state.context import Context
-from state.history import from_graph
+from accord.accountability import mast, page
+from accord.accountability.blame import blame
+from accord.accountability.trace import steps
+from accord.cli import main, report_server
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS
+from accord.graphs import store
+from accord.state.context import Context
+from accord.state.history import from_graph
 from tests.unit import test_audit_evals, test_evals, test_pipeline_evals
 from tests.unit.test_audit_graph import VULNERABLE, critique
 from tests.unit.test_pipeline_graph import answer, plan
@@ -35,8 +34,11 @@ def scripted(workflow: str) -> tuple[str, str, dict[str, Any]]:
     if workflow == "development":
         return "humaneval", "HumanEval/0", test_evals.models(code=test_evals.WRONG)
     if workflow == "audit":
-        return "devign100", "devign100_001", test_audit_evals.analysts(VULNERABLE, critique(VULNERABLE),
-                                                                        VULNERABLE)
+        return (
+            "devign100",
+            "devign100_001",
+            test_audit_evals.analysts(VULNERABLE, critique(VULNERABLE), VULNERABLE),
+        )
     return "logiqa", "logiqa_002", test_pipeline_evals.roles(plan("A"), answer("A"), verdict("A"))
 
 
@@ -45,8 +47,14 @@ def ran(tmp_path: Path, workflow: str) -> tuple[str, list[Any], Any]:
     name, task, models = scripted(workflow)
     benchmark = BENCHMARKS[name]
     config = benchmark.configurations["accountable"]
-    runner.run(benchmark, config, runner.select(benchmark.tasks(), (task,)), tmp_path,
-               Context(first_attempt=False), models=models)
+    runner.run(
+        benchmark,
+        config,
+        runner.select(benchmark.tasks(), (task,)),
+        tmp_path,
+        Context(first_attempt=False),
+        models=models,
+    )
     thread = f"{name}/accountable/{task}"
     with store.checkpointer(tmp_path / runner.CHECKPOINTS) as saver:
         chain = from_graph(config.build(checkpointer=saver), thread)
@@ -105,8 +113,9 @@ def test_a_page_shows_the_path_blame_cost_and_failures_of_any_workflow(tmp_path:
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # nothing fetched at view time
 
 
-def test_accord_report_writes_the_page_of_a_stored_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_accord_report_writes_the_page_of_a_stored_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     thread, _, _ = ran(tmp_path, "development")
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / runner.CHECKPOINTS))
     out = tmp_path / "run.html"
@@ -145,14 +154,16 @@ def test_an_eval_page_has_the_report_its_plots_and_each_task_linked_to_its_run(t
     # Each filtered cell carries the value its filter matches.
     assert "<td data-v='unsolved'>unsolved</td><td data-v='coder'>coder</td>" in html
     assert "<td data-v='solved'>solved</td><td data-v='none'>none</td>" in html
-    assert ("<select data-col='3'><option value=''>all</option><option>coder</option><option>none</option>"
-            in html)
+    assert (
+        "<select data-col='3'><option value=''>all</option><option>coder</option><option>none</option>"
+        in html
+    )
 
 
 def test_the_run_stores_pages_are_served_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     thread, _, _ = ran(tmp_path, "development")
     monkeypatch.setenv("ACCORD_DB", str(tmp_path / runner.CHECKPOINTS))
-    pages = serving.server("127.0.0.1", 0)
+    pages = report_server.server("127.0.0.1", 0)
     threading.Thread(target=pages.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{pages.server_address[1]}"
     try:
@@ -170,8 +181,15 @@ def test_the_run_stores_pages_are_served_read_only(tmp_path: Path, monkeypatch: 
     finally:
         pages.shutdown()
         pages.server_close()
-    live = page.render("t", {"status": "running"}, [], config_lifecycle(), blame([], config_lifecycle()), [],
-                       refresh_s=serving.LIVE_REFRESH_S)
+    live = page.render(
+        "t",
+        {"status": "running"},
+        [],
+        config_lifecycle(),
+        blame([], config_lifecycle()),
+        [],
+        refresh_s=report_server.LIVE_REFRESH_S,
+    )
     assert "<meta http-equiv='refresh' content='5'>" in live
 
 
@@ -180,7 +198,7 @@ def config_lifecycle() -> Any:
 
 
 def test_text_in_an_eval_report_is_never_taken_as_markup() -> None:
-    from evals import report_page
+    from accord.evals import report_page
 
     shown = report_page.render("# Eval report\n\n| reason |\n|---|\n| <script>alert(1)</script> |\n", {}, [])
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in shown

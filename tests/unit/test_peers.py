@@ -10,22 +10,24 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from evals import runner
-from evals.benchmarks import user_set
-from evals.configs import CONFIGURATIONS
-from graphs import store
-from nodes.development import peers
-from state.context import Context
+from accord.evals import runner
+from accord.evals.benchmarks import user_set
+from accord.evals.configs import CONFIGURATIONS
+from accord.graphs import store
+from accord.nodes.development import peers
+from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = user_set(ROOT / "data" / "functions40" / "functions40.jsonl")
 WRONG = "```python\ndef count_vowels(s: str) -> int:\n    return 0\n```"
-RIGHT = ("## Modified Planning: count them\n```python\ndef count_vowels(s: str) -> int:\n"
-         "    return sum(c in 'aeiouAEIOU' for c in s)\n```")
+RIGHT = (
+    "## Modified Planning: count them\n```python\ndef count_vowels(s: str) -> int:\n"
+    "    return sum(c in 'aeiouAEIOU' for c in s)\n```"
+)
 
 # A strategy shaped as the released one: the same imports, the same model and dataset calls.
-STRATEGY = '''
+STRATEGY = """
 import re
 from .Base import BaseStrategy
 from models.Base import BaseModel
@@ -50,8 +52,8 @@ class MapCoder(BaseStrategy):
         if "<root>" in code:
             raise SyntaxError("not well-formed")
         return code, pr, co
-'''
-BASE = '''
+"""
+BASE = """
 from models.Base import BaseModel
 from utils.parse import parse_response
 
@@ -62,8 +64,8 @@ class BaseStrategy(object):
 
     def gpt_chat(self, processed_input):
         return self.model.prompt(processed_input=processed_input)
-'''
-MODEL = '''
+"""
+MODEL = """
 from abc import ABC, abstractmethod
 
 
@@ -71,14 +73,17 @@ class BaseModel(ABC):
     @abstractmethod
     def prompt(self, processed_input):
         pass
-'''
+"""
 
 
 def _released(tmp_path: Path) -> peers.Peer:
     """Return a peer whose checkout in ``tmp_path`` holds STRATEGY, committed."""
     where = tmp_path / "peers" / "MapCoder"
-    for path, text in {"src/promptings/MapCoder.py": STRATEGY, "src/promptings/Base.py": BASE,
-                       "src/models/Base.py": MODEL}.items():
+    for path, text in {
+        "src/promptings/MapCoder.py": STRATEGY,
+        "src/promptings/Base.py": BASE,
+        "src/models/Base.py": MODEL,
+    }.items():
         (where / path).parent.mkdir(parents=True, exist_ok=True)
         (where / path).write_text(text)
     git = ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -93,8 +98,11 @@ def _run(tmp_path: Path, script: list[Any]) -> tuple[dict[str, Any], dict[str, A
     return _run_config(tmp_path, "mapcoder", script)
 
 
-def _run_config(tmp_path: Path, config: str, script: list[Any],
-                ) -> tuple[dict[str, Any], dict[str, Any], ScriptedChatModel]:
+def _run_config(
+    tmp_path: Path,
+    config: str,
+    script: list[Any],
+) -> tuple[dict[str, Any], dict[str, Any], ScriptedChatModel]:
     coder = ScriptedChatModel(script=script)
     tasks = runner.select(FUNCTIONS.tasks(), ("functions40/0",))
     out = tmp_path / "out"
@@ -133,7 +141,9 @@ def test_a_reply_the_strategy_cannot_read_leaves_no_answer_and_says_why(released
 
 def test_a_checkout_missing_or_at_another_commit_is_refused_with_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("ACCORD_PEERS", str(tmp_path / "peers"))
-    with pytest.raises(peers.PeerUnavailable, match=r"git clone https://github\.com/Md-Ashraful-Pramanik/MapCoder"):
+    with pytest.raises(
+        peers.PeerUnavailable, match=r"git clone https://github\.com/Md-Ashraful-Pramanik/MapCoder"
+    ):
         peers.MAPCODER.checkout()
     other = _released(tmp_path)
     with pytest.raises(peers.PeerUnavailable, match=f"is at {other.commit}, not MapCoder's"):
@@ -160,8 +170,10 @@ KB = """<root>
 <planning>Count.</planning></problem>
 <algorithm>Brute-force: look at every character.</algorithm>
 </root>"""
-PLAN, VERIFY = "1. Loop over the characters. 2. Count the vowels.", (
-    "<root><explanation>Fine.</explanation><confidence>90</confidence></root>")
+PLAN, VERIFY = (
+    "1. Loop over the characters. 2. Count the vowels.",
+    ("<root><explanation>Fine.</explanation><confidence>90</confidence></root>"),
+)
 
 
 @pytest.mark.skipif(not _checked_out(), reason="MapCoder's released code is not checked out (ACCORD_PEERS)")
@@ -192,10 +204,12 @@ def _agentcoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_agentcoder_keeps_the_completion_passing_most_sets_and_stops_at_three(tmp_path, monkeypatch):
     _agentcoder(tmp_path, monkeypatch)
-    tests = ['```python\nassert count_vowels("aei") == 3\n```',
-             "```python\nassert count_vowels('') == 0\n```",
-             "```python\nassert count_vowels('xyz') == 0\n```",
-             "no assertion on the entry point"]
+    tests = [
+        '```python\nassert count_vowels("aei") == 3\n```',
+        "```python\nassert count_vowels('') == 0\n```",
+        "```python\nassert count_vowels('xyz') == 0\n```",
+        "no assertion on the entry point",
+    ]
     # Round one: five completions, one right, and ten test sets, eight of them asserting on the function.
     script = [WRONG, WRONG, RIGHT, WRONG, "prose, no code", *tests, *tests, tests[0], tests[1]]
     row, values, coder = _run_config(tmp_path, "agentcoder", script)
@@ -219,7 +233,19 @@ def test_agentcoder_draws_six_rounds_at_most_when_no_completion_passes_three_set
 def test_an_eval_of_a_peer_not_checked_out_stops_before_any_task(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ACCORD_PEERS", str(tmp_path / "peers"))
     out = tmp_path / "out"
-    code = main(["eval", "jsonl", "--file", str(ROOT / "data" / "functions40" / "functions40.jsonl"),
-                 "--config", "agentcoder", "--ids", "functions40/0", "--out", str(out)])
+    code = main(
+        [
+            "eval",
+            "jsonl",
+            "--file",
+            str(ROOT / "data" / "functions40" / "functions40.jsonl"),
+            "--config",
+            "agentcoder",
+            "--ids",
+            "functions40/0",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 2 and not out.exists()
     assert "git clone https://github.com/huangd1999/AgentCoder" in capsys.readouterr().err.replace("\n", "")

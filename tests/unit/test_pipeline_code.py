@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from accountability.blame import blame
-from evals import humaneval, runner
-from evals.benchmarks import BENCHMARKS
-from graphs.pipeline import LIFECYCLE, build_graph
-from nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example
-from nodes.pipeline.intake import parse_pipeline_request
-from state.artifacts import Example, Question, TaskSpec
-from state.context import Context
-from state.history import from_graph
-from state.stage import OutputError
+from accord.accountability.blame import blame
+from accord.evals import humaneval, runner
+from accord.evals.benchmarks import BENCHMARKS
+from accord.graphs.pipeline import LIFECYCLE, build_graph
+from accord.nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example
+from accord.nodes.pipeline.intake import parse_pipeline_request
+from accord.state.artifacts import Example, Question, TaskSpec
+from accord.state.context import Context
+from accord.state.history import from_graph
+from accord.state.stage import OutputError
 from tests.scripted import ScriptedChatModel
 
 TASK = "HumanEval/53"
@@ -29,8 +29,10 @@ WRONG = "```python\ndef add(x: int, y: int):\n    return x - y\n```"
 
 
 def code_plan(returns: str = "5") -> dict[str, Any]:
-    return {"steps": ["Add x and y.", "Return the sum."],
-            "examples": [{"arguments": "2, 3", "returns": returns}]}
+    return {
+        "steps": ["Add x and y.", "Return the sum."],
+        "examples": [{"arguments": "2, 3", "returns": returns}],
+    }
 
 
 def check(correct: bool, why: str = "It returns the sum.") -> dict[str, Any]:
@@ -41,9 +43,11 @@ class CodePipeline:
     """Runs the pipeline on ``add`` with scripted roles; HumanEval's hidden tests judge every stage."""
 
     def __init__(self, planner: list[Any], executor: list[Any], critic: list[Any]):
-        self.models = {"planner": ScriptedChatModel(script=planner, repeat_last=True),
-                       "executor": ScriptedChatModel(script=executor, repeat_last=True),
-                       "critic": ScriptedChatModel(script=critic, repeat_last=True)}
+        self.models = {
+            "planner": ScriptedChatModel(script=planner, repeat_last=True),
+            "executor": ScriptedChatModel(script=executor, repeat_last=True),
+            "critic": ScriptedChatModel(script=critic, repeat_last=True),
+        }
         oracle = humaneval.hidden_tests_oracle(humaneval.problems()[TASK], workflow="pipeline")
         self.graph = build_graph(self.models, InMemorySaver(), oracle=oracle)
         self.config = {"configurable": {"thread_id": "code"}}
@@ -66,11 +70,18 @@ def test_a_critic_that_corrects_wrong_code_repairs_it():
     run = CodePipeline([code_plan()], [WRONG], [check(False, "It subtracts instead of adding."), RIGHT])
     values = run()
     assert values["status"] == "completed" and "return x + y" in values["code"]["files"]["solution.py"]
-    assert [v["stage"] for v in values["verdicts"]] == ["initialized", "planning_code", "executing_code",
-                                                        "critiquing_code"]
+    assert [v["stage"] for v in values["verdicts"]] == [
+        "initialized",
+        "planning_code",
+        "executing_code",
+        "critiquing_code",
+    ]
     assert values["verdicts"][-1]["outcome"] == "corrected"
-    assert values["critique"] == {"kind": "critique", "approved": False,
-                                  "reason": "It subtracts instead of adding."}
+    assert values["critique"] == {
+        "kind": "critique",
+        "approved": False,
+        "reason": "It subtracts instead of adding.",
+    }
     assert "- add(2, 3) == 5" in run.models["executor"].prompts[0]  # the plan's examples, as handed over
     assert "return x - y" in run.models["critic"].prompts[0]
     assert "The code is wrong: It subtracts instead of adding." in run.models["critic"].prompts[1]
@@ -91,10 +102,14 @@ def test_a_plan_with_a_wrong_example_carried_into_wrong_code_is_the_error_origin
 
 def test_examples_are_calls_by_their_arguments_and_a_bad_one_is_retried_under_contract():
     assert example(ExampleDraft(arguments="[1, 2], 3", returns="[4, 5]"), "add") == Example(
-        call="add([1, 2], 3)", expected="[4, 5]")
+        call="add([1, 2], 3)", expected="[4, 5]"
+    )
     assert example(ExampleDraft(arguments="add(2, 3)", returns="5"), "add").call == "add(2, 3)"
-    run = CodePipeline([{**code_plan(), "examples": [{"arguments": "2, 3)", "returns": "5"}]}, code_plan()],
-                       [RIGHT], [check(True)])
+    run = CodePipeline(
+        [{**code_plan(), "examples": [{"arguments": "2, 3)", "returns": "5"}]}, code_plan()],
+        [RIGHT],
+        [check(True)],
+    )
     values = run()
     assert values["status"] == "completed" and run.models["planner"].calls == 2
     assert "an example's arguments must be Python" in run.models["planner"].prompts[1]
@@ -118,9 +133,11 @@ def test_the_accountable_critic_decides_in_a_typed_check_the_simple_one_lets_the
     assert "CodeCheckDraft" in run.models["critic"].prompts[1]
     code = BENCHMARKS["humaneval-pipeline"]
     tasks = [t for t in code.tasks() if t.id == TASK]
-    plain = {"planner": ScriptedChatModel(script=["Add them.\nadd(2, 3) == 5"], repeat_last=True),
-             "executor": ScriptedChatModel(script=[RIGHT], repeat_last=True),
-             "critic": ScriptedChatModel(script=["Looks fine to me."], repeat_last=True)}
+    plain = {
+        "planner": ScriptedChatModel(script=["Add them.\nadd(2, 3) == 5"], repeat_last=True),
+        "executor": ScriptedChatModel(script=[RIGHT], repeat_last=True),
+        "critic": ScriptedChatModel(script=["Looks fine to me."], repeat_last=True),
+    }
     rows = runner.run(code, code.configurations["simple"], tasks, tmp_path, Context(), models=plain)
     assert rows[0]["passed"] is True and rows[0]["approved"] is True
     # The free-text plan's example was read and judged right, so the Executor worked from a right input.
@@ -130,15 +147,21 @@ def test_the_accountable_critic_decides_in_a_typed_check_the_simple_one_lets_the
 def test_every_configuration_runs_the_code_set_and_the_hidden_tests_score_it(tmp_path):
     code = BENCHMARKS["humaneval-pipeline"]
     tasks = [t for t in code.tasks() if t.id == TASK]
-    typed = {"planner": ScriptedChatModel(script=[code_plan()], repeat_last=True),
-             "executor": ScriptedChatModel(script=[WRONG], repeat_last=True),
-             "critic": ScriptedChatModel(script=[check(False, "Wrong operator."), RIGHT])}
+    typed = {
+        "planner": ScriptedChatModel(script=[code_plan()], repeat_last=True),
+        "executor": ScriptedChatModel(script=[WRONG], repeat_last=True),
+        "critic": ScriptedChatModel(script=[check(False, "Wrong operator."), RIGHT]),
+    }
     rows = runner.run(code, code.configurations["accountable"], tasks, tmp_path, Context(), models=typed)
     assert rows[0]["passed"] is True and rows[0]["approved"] is False and rows[0]["llm_calls"] == 4
-    silent = {**typed, "executor": ScriptedChatModel(script=[RIGHT]),
-              "critic": ScriptedChatModel(script=["Fine."], repeat_last=True)}
-    rows = runner.run(code, code.configurations["accountable"], tasks, tmp_path / "failed", Context(),
-                      models=silent)
+    silent = {
+        **typed,
+        "executor": ScriptedChatModel(script=[RIGHT]),
+        "critic": ScriptedChatModel(script=["Fine."], repeat_last=True),
+    }
+    rows = runner.run(
+        code, code.configurations["accountable"], tasks, tmp_path / "failed", Context(), models=silent
+    )
     assert rows[0]["status"] == "failed" and rows[0]["passed"] is False  # right code, but never handed over
     alone = {"executor": ScriptedChatModel(script=[WRONG], repeat_last=True)}
     rows = runner.run(code, code.configurations["single"], tasks, tmp_path, Context(), models=alone)

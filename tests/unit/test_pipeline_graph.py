@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import graphs.pipeline
 from accord import cli
-from accountability.blame import blame
-from graphs.pipeline import LIFECYCLE, build_graph, gold_oracle
-from nodes.pipeline.intake import parse_question
-from nodes.pipeline.work import AnswerDraft, ReasoningDraft, lettered, option, said_option
-from state.context import Context
-from state.history import from_graph
-from state.stage import OutputError
+from accord.accountability.blame import blame
+from accord.graphs import pipeline as pipeline_graph
+from accord.graphs.pipeline import LIFECYCLE, build_graph, gold_oracle
+from accord.nodes.pipeline.intake import parse_question
+from accord.nodes.pipeline.work import AnswerDraft, ReasoningDraft, lettered, option, said_option
+from accord.state.context import Context
+from accord.state.history import from_graph
+from accord.state.stage import OutputError
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_lifecycle import _edges
 
@@ -45,9 +45,11 @@ class Pipeline:
     """Runs the pipeline with scripted roles against the gold option B, and keeps what happened."""
 
     def __init__(self, planner: list[Any], executor: list[Any], critic: list[Any], gold: str = "B"):
-        self.models = {"planner": ScriptedChatModel(script=planner, repeat_last=True),
-                       "executor": ScriptedChatModel(script=executor, repeat_last=True),
-                       "critic": ScriptedChatModel(script=critic, repeat_last=True)}
+        self.models = {
+            "planner": ScriptedChatModel(script=planner, repeat_last=True),
+            "executor": ScriptedChatModel(script=executor, repeat_last=True),
+            "critic": ScriptedChatModel(script=critic, repeat_last=True),
+        }
         self.graph = build_graph(self.models, InMemorySaver(), oracle=gold_oracle(gold))
         self.config = {"configurable": {"thread_id": "pipeline"}}
 
@@ -112,9 +114,15 @@ def test_an_answer_that_is_not_an_option_is_retried_under_contract_then_fails():
     assert run.models["critic"].calls == 0
 
 
-@pytest.mark.parametrize("request_, reason", [
-    ("", "empty"), ("What is two and two?", "no options"), ("Q?\nA. one\nC. three", "in order from A"),
-    ("x" * 20_000 + "\nA. a\nB. b", "limit")])
+@pytest.mark.parametrize(
+    "request_, reason",
+    [
+        ("", "empty"),
+        ("What is two and two?", "no options"),
+        ("Q?\nA. one\nC. three", "in order from A"),
+        ("x" * 20_000 + "\nA. a\nB. b", "limit"),
+    ],
+)
 def test_bad_questions_are_refused_before_any_model_call(request_, reason):
     run = Pipeline([plan("B")], [answer("B")], [critique("B")])
     values = run(request_)
@@ -145,7 +153,7 @@ def test_options_are_read_strictly():
 
 def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkeypatch, capsys):
     run = Pipeline([plan("A")], [answer("A")], [critique("B")])
-    monkeypatch.setattr(graphs.pipeline, "build_graph", partial(build_graph, run.models))
+    monkeypatch.setattr(pipeline_graph, "build_graph", partial(build_graph, run.models))
     assert cli.main(["run", "--graph", "pipeline", QUESTION, "--thread", "p1"]) == 0
     assert "answer: B — Only B follows" in capsys.readouterr().err
     assert cli.main(["show", "p1"]) == 0
@@ -158,10 +166,13 @@ def test_accord_run_answers_a_question_and_show_reads_the_thread(workdir, monkey
     blamed = json.loads(capsys.readouterr().out)
     assert blamed["final_correct"] is True and blamed["origin"] is None
     assert [(s["role"], s["correct"], s["flag"]) for s in blamed["stages"]] == [
-        ("planner", False, None), ("executor", False, "no-op"), ("critic", True, "repair")]
+        ("planner", False, None),
+        ("executor", False, "no-op"),
+        ("critic", True, "repair"),
+    ]
     assert {s["oracle"] for s in blamed["stages"]} == {"the Critic's word"}
     # A function's Critic approves or corrects code, not an option: its word judges nothing there.
-    assert graphs.pipeline.critics_word({"task": {"kind": "task"}, "code": {"files": {}}}) is None
+    assert pipeline_graph.critics_word({"task": {"kind": "task"}, "code": {"files": {}}}) is None
 
 
 def test_the_schema_a_model_fills_offers_only_the_question_s_letters():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals import programdev
-from evals.benchmarks import BENCHMARKS
-from evals.programdev_checks import CHECKS
-from state.artifacts import CodeArtifact
+from accord.evals import programdev
+from accord.evals.benchmarks import BENCHMARKS
+from accord.evals.programdev_checks import CHECKS
+from accord.state.artifacts import CodeArtifact
 
 TICTACTOE = (Path(__file__).parents[1] / "fixtures" / "tictactoe.py").read_text()
 """A tic-tac-toe that does what the requirement says (a move is the row and the column, from 1)."""
@@ -28,9 +28,16 @@ def test_every_requirement_has_acceptance_checks_and_the_agents_see_the_requirem
 
 def test_a_program_that_does_what_the_requirement_says_passes_every_check():
     result = programdev.judged("TicTacToe", _app(TICTACTOE))
-    assert result == {"executable": True, "solved": True, "reason": "", "checks": {
-        "a win on a row is announced": True, "a move to an occupied cell is refused": True,
-        "a full board without a line is a draw": True}}
+    assert result == {
+        "executable": True,
+        "solved": True,
+        "reason": "",
+        "checks": {
+            "a win on a row is announced": True,
+            "a move to an occupied cell is refused": True,
+            "a full board without a line is a draw": True,
+        },
+    }
 
 
 def test_each_check_fails_the_program_that_misses_what_it_checks():
@@ -41,8 +48,10 @@ def test_each_check_fails_the_program_that_misses_what_it_checks():
     # a notation it cannot read is refused at the first move already: that is no occupied cell refused
     overwrites = TICTACTOE.replace(' or board[row][col] != " "', "")
     assert programdev.judged("TicTacToe", _app(overwrites))["checks"] == {
-        "a win on a row is announced": True, "a move to an occupied cell is refused": False,
-        "a full board without a line is a draw": True}
+        "a win on a row is announced": True,
+        "a move to an occupied cell is refused": False,
+        "a full board without a line is a draw": True,
+    }
 
 
 def test_a_program_that_crashes_is_not_executable_and_passes_nothing():
@@ -59,16 +68,22 @@ def test_a_check_tries_the_notations_a_user_might_type():
 
 
 def test_a_program_driven_by_its_arguments_and_a_file_is_judged_too():
-    palindromes = ("import sys\n\n\ndef main():\n    words = open(sys.argv[1]).read().split()\n"
-                   "    print(' '.join(w for w in words if len(w) > 1 and w == w[::-1]))\n\n\n"
-                   "if __name__ == '__main__':\n    main()\n")
+    palindromes = (
+        "import sys\n\n\ndef main():\n    words = open(sys.argv[1]).read().split()\n"
+        "    print(' '.join(w for w in words if len(w) > 1 and w == w[::-1]))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
     assert programdev.judged("DetectPalindromes", _app(palindromes))["solved"] is True
 
 
 def test_the_oracle_judges_a_checkpoints_code_by_the_same_checks():
     judge = programdev.oracle("TicTacToe").judges["code"]
     assert judge({"code": _app(TICTACTOE).model_dump()}, None) == (
-        True, "executable and every acceptance check passed")
+        True,
+        "executable and every acceptance check passed",
+    )
     never_wins = TICTACTOE.replace('print(f"{player} wins!")', 'print("next game")')
     assert judge({"code": _app(never_wins).model_dump()}, None) == (
-        False, "acceptance failed: a win on a row is announced")
+        False,
+        "acceptance failed: a win on a row is announced",
+    )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from evals import runner
-from evals.redetect import main, redetect
+from accord.evals import runner
+from accord.evals.redetect import main, redetect
 from tests.unit.test_evals import evaluate, models
 
 

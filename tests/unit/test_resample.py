@@ -10,8 +10,9 @@ TIMES = fenced("def add(a, b):\n    return a * b\n")
 
 
 def selections(values: dict) -> list[tuple[str, str, str]]:
-    return [(v["outcome"], v["target"], v["evidence"])
-            for v in values["verdicts"] if v["stage"] == "selecting"]
+    return [
+        (v["outcome"], v["target"], v["evidence"]) for v in values["verdicts"] if v["stage"] == "selecting"
+    ]
 
 
 def test_a_pool_without_a_passing_candidate_is_resampled_and_the_new_one_chosen(scripted):
@@ -45,8 +46,11 @@ def test_resampling_stops_when_its_budget_is_spent(scripted):
     fresh = [fenced(f"def add(a, b):\n    return a - b - {i}\n") for i in range(1, 5)]
     run = scripted(planner=[PLAN], coder=[BAD, TIMES, *fresh], debugger=[GOOD], reviewer=[APPROVE])
     values = run(max_candidates=2, max_resamples=2)
-    assert [s[:2] for s in selections(values)] == [("resample", "implementing"), ("resample", "implementing"),
-                                                   ("unsolved", "failed")]
+    assert [s[:2] for s in selections(values)] == [
+        ("resample", "implementing"),
+        ("resample", "implementing"),
+        ("unsolved", "failed"),
+    ]
     assert run.models["coder"].calls == 6 and len(values["selection"]["scores"]) == 6
     assert values["status"] == "failed" and run.models["debugger"].calls == 0
 

@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from graphs import development
-from nodes.development import roles
+from accord.graphs import development
+from accord.nodes.development import roles
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD, fenced
 from tests.conftest import PLAN as FUNCTION_PLAN
 from tests.unit.test_application_flow import PLAN, STEP2, TASK, TEST_TOTAL, TESTS
@@ -18,8 +18,11 @@ EVAL_STEP = fenced("_items = []\n\ndef add(n):\n    _items.append(eval(str(n)))\
 
 
 def reviewer_actions(values: dict) -> list[str]:
-    return [f"{e['outcome']} {e['detail']}" for e in values["ledger"]
-            if e["kind"] == "action" and e["role"] == "reviewer"]
+    return [
+        f"{e['outcome']} {e['detail']}"
+        for e in values["ledger"]
+        if e["kind"] == "action" and e["role"] == "reviewer"
+    ]
 
 
 def test_the_reviewer_weighs_static_analysis_from_accords_mcp_server(scripted):
@@ -34,17 +37,23 @@ def test_the_reviewer_weighs_static_analysis_from_accords_mcp_server(scripted):
     for name, kind in [("sandbox", "LOCAL_CODE"), ("analyse", "MCP_TOOL"), ("ReviewDraft", "LLM")]:
         assert f"before {name}: " in " | ".join(actions) and f"dispatched {name}: {kind}" in actions
     assert [a.split(":")[0] for a in actions if a.startswith("dispatched")] == [
-        "dispatched sandbox", "dispatched analyse", "dispatched ReviewDraft"]
+        "dispatched sandbox",
+        "dispatched analyse",
+        "dispatched ReviewDraft",
+    ]
     assert not any(a.startswith(("failed", "fallback")) for a in actions)
 
 
 def test_without_its_server_the_analysis_falls_back_to_the_local_check(scripted, monkeypatch):
     spec = roles.SPECS["reviewer"]
-    missing = {"command": "/nonexistent/python", "args": ["-m", "runtime.mcp_server"]}
-    broken = [a.model_copy(update={"config": {**a.config, "server": missing}}) if a.name == "analyse" else a
-              for a in spec.actions]
-    reviewer = dataclasses.replace(development.ROLES["reviewer"],
-                                   spec=spec.model_copy(update={"actions": tuple(broken)}))
+    missing = {"command": "/nonexistent/python", "args": ["-m", "accord.runtime.mcp_server"]}
+    broken = [
+        a.model_copy(update={"config": {**a.config, "server": missing}}) if a.name == "analyse" else a
+        for a in spec.actions
+    ]
+    reviewer = dataclasses.replace(
+        development.ROLES["reviewer"], spec=spec.model_copy(update={"actions": tuple(broken)})
+    )
     monkeypatch.setitem(development.ROLES, "reviewer", reviewer)
     run = scripted(planner=[PLAN], coder=[EVAL_STEP, STEP2, TESTS, TEST_TOTAL], reviewer=[APPROVE])
     values = run(TASK)
@@ -58,12 +67,12 @@ def test_without_its_server_the_analysis_falls_back_to_the_local_check(scripted,
 
 @pytest.mark.parametrize("passing", [True, False])
 def test_a_functions_review_is_analysed_only_when_its_cases_fail(scripted, passing):
-    run = scripted(planner=[FUNCTION_PLAN], coder=[GOOD if passing else BAD], debugger=[BAD],
-                   reviewer=[CHANGES, APPROVE])
+    run = scripted(
+        planner=[FUNCTION_PLAN], coder=[GOOD if passing else BAD], debugger=[BAD], reviewer=[CHANGES, APPROVE]
+    )
     values = run(max_rounds=1)
     dispatched = [a for a in reviewer_actions(values) if a.startswith("dispatched")]
     if passing:
         assert dispatched == ["dispatched sandbox: LOCAL_CODE"] and run.models["reviewer"].calls == 0
     else:
         assert "dispatched analyse: MCP_TOOL" in dispatched and run.models["reviewer"].calls == 1
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.development.roles import SPECS
+from accord.nodes.development.roles import SPECS
 from tests.conftest import APPROVE, BAD, CHANGES, GOOD
 from tests.conftest import PLAN as FUNCTION_PLAN
 from tests.unit.test_application_flow import BUILT, PLAN, TASK

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from runtime import sandbox
-from runtime.sandbox import Limits, python, run
+from accord.runtime import sandbox
+from accord.runtime.sandbox import Limits, python, run
 
 needs_bwrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed")
 
@@ -107,8 +107,9 @@ def _processes_with(token: str) -> list[str]:
 def test_detached_process_does_not_outlive_the_run():
     token = f"accord-detach-{os.getpid()}"
     child = f"import time\ntime.sleep(60)  # {token}"
-    code = ("import subprocess, sys\n"
-            f"subprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)")
+    code = (
+        f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)"
+    )
     result = run(python("-c", code), {}, Limits(timeout_s=5))
     assert result.ok
     assert _processes_with(token) == []
@@ -116,20 +117,22 @@ def test_detached_process_does_not_outlive_the_run():
 
 @needs_bwrap
 def test_accords_own_working_copy_and_checkpoints_are_out_of_reach(workdir):
-    from graphs import store
+    from accord.graphs import store
 
     with store.checkpointer() as saver:  # the run store a real run writes (.accord/checkpoints.sqlite)
         saver.setup()
     # The checkpoint database, the user's task file, and Accord's own source (its working copy).
     own = [store.db_path().resolve(), (workdir / "stub.py").resolve(), sandbox.__file__]
     before = {str(p): Path(p).read_bytes() for p in own}
-    code = (f"paths = {list(before)!r}\n"
-            "for p in paths:\n"
-            "    try:\n"
-            "        open(p, 'ab').write(b'tampered')\n"
-            "        print('WROTE', p)\n"
-            "    except OSError as exc:\n"
-            "        print('DENIED', type(exc).__name__)\n")
+    code = (
+        f"paths = {list(before)!r}\n"
+        "for p in paths:\n"
+        "    try:\n"
+        "        open(p, 'ab').write(b'tampered')\n"
+        "        print('WROTE', p)\n"
+        "    except OSError as exc:\n"
+        "        print('DENIED', type(exc).__name__)\n"
+    )
     result = run(python("-c", code), {}, Limits(timeout_s=5))
     assert result.stdout.split().count("DENIED") == len(own) and "WROTE" not in result.stdout
     assert {p: Path(p).read_bytes() for p in before} == before
@@ -152,6 +155,7 @@ def test_root_without_a_pids_cgroup_is_warned_about(monkeypatch, caplog):
 
 
 # Refusing to run unisolated ------------------------------------------------------------------------
+
 
 def test_without_bubblewrap_nothing_runs_and_the_error_names_the_fix(monkeypatch, tmp_path):
     monkeypatch.delenv(sandbox.MODE_VARIABLE, raising=False)

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evals.endpoint import FakeEndpoint, Text
+from accord.evals.endpoint import FakeEndpoint, Text
+from tests.checkout import copy_tracked
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = """```python
@@ -20,26 +21,29 @@ def has_close_elements(numbers, threshold):
 
 def copy_of_the_repository(into: Path) -> Path:
     """Copy the tracked files (the benchmark data included) into ``into/repo``; nothing goes beside it."""
-    repo = into / "repo"
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    for name in files.split():
-        if (ROOT / name).is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            (repo / name).write_bytes((ROOT / name).read_bytes())
-    return repo
+    return copy_tracked(into / "repo")
 
 
 def accord(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run the copy's own CLI (its packages first on the path) inside the copy."""
-    return subprocess.run([sys.executable, "-c", "import sys; from accord.cli import main; sys.exit(main())",
-                           *args], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from accord.cli import main; sys.exit(main())", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_an_eval_task_and_its_blame_run_in_a_copy_with_nothing_beside_it(tmp_path: Path) -> None:
     repo = copy_of_the_repository(tmp_path)
     assert not (tmp_path / "shared").exists() and (repo / "data" / "devign100").is_dir()
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("ACCORD_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ACCORD_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))
+    }
     with FakeEndpoint([Text(SOLUTION)]) as endpoint:
         env |= {"PYTHONPATH": str(repo), "OPENAI_BASE_URL": endpoint.url, "HOME": str(tmp_path)}
         ran = accord(repo, "eval", "humaneval", "--config", "single", "--limit", "1", "--out", "out", env=env)
@@ -52,7 +56,17 @@ def test_an_eval_task_and_its_blame_run_in_a_copy_with_nothing_beside_it(tmp_pat
     assert report["final_correct"] is True and report["origin"] is None
     # `single` completes without testing its code: a finding named from the taxonomy the copy carries
     assert [f["name"] for f in report["failures"]] == ["No or Incorrect Verification"]
-    imported = subprocess.run([sys.executable, "-c", "import accountability.mast, evals.data; "
-                               "print(accountability.mast.__file__); print(evals.data.data_dir())"],
-                              cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split()
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import accord.accountability.mast, accord.evals.data as data; "
+            "print(accord.accountability.mast.__file__); print(data.data_dir())",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert all(Path(path).is_relative_to(repo) for path in imported)

@@ -9,17 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from accord import cli, running
-from graphs.development import LIFECYCLE
-from state.context import Context
-from state.settings import PREFIX, Settings, run_defaults
+from accord import cli
+from accord.cli import running
+from accord.graphs.development import LIFECYCLE
+from accord.state.context import Context
+from accord.state.settings import PREFIX, Settings, run_defaults
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_environment_variables_override_the_declared_defaults() -> None:
-    context = run_defaults({"ACCORD_MAX_ROUNDS": "2", "ACCORD_TEMPERATURE": "0.3",
-                            "ACCORD_ROLE_MODELS": '{"coder": {"model": "big"}}', "ACCORD_MODEL": "small"})
+    context = run_defaults(
+        {
+            "ACCORD_MAX_ROUNDS": "2",
+            "ACCORD_TEMPERATURE": "0.3",
+            "ACCORD_ROLE_MODELS": '{"coder": {"model": "big"}}',
+            "ACCORD_MODEL": "small",
+        }
+    )
     assert (context.max_rounds, context.temperature, context.model) == (2, 0.3, "small")
     assert context.model_for("coder").model == "big" and context.model_for("planner").model == "small"
     assert run_defaults({}) == Context()
@@ -64,13 +71,21 @@ def test_a_mix_casts_each_role_and_a_model_no_endpoint_serves_is_refused(monkeyp
     def context(*options: str) -> Context:
         return running.run_context(cli.parser().parse_args(["run", "task", *options]))
 
-    assert context("--mix", "ABC").role_models == {"planner": {"model": "gemma3-270m"},
-                                                  "executor": {"model": "qwen2.5-coder-0.5b"},
-                                                  "critic": {"model": "qwen2.5-coder-1.5b"}}
+    assert context("--mix", "ABC").role_models == {
+        "planner": {"model": "gemma3-270m"},
+        "executor": {"model": "qwen2.5-coder-0.5b"},
+        "critic": {"model": "qwen2.5-coder-1.5b"},
+    }
     assert context("--mix", "critic=C,executor=qwen2.5-coder-0.5b").role_models == {
-        "critic": {"model": "qwen2.5-coder-1.5b"}, "executor": {"model": "qwen2.5-coder-0.5b"}}
-    for bad, said in (("ABD", "no model 'D'"), ("AB", "one letter per role"), ("planner=", "ROLE=MODEL"),
-                      ("critic=gpt-4o", "'gpt-4o' is not an embedded model")):
+        "critic": {"model": "qwen2.5-coder-1.5b"},
+        "executor": {"model": "qwen2.5-coder-0.5b"},
+    }
+    for bad, said in (
+        ("ABD", "no model 'D'"),
+        ("AB", "one letter per role"),
+        ("planner=", "ROLE=MODEL"),
+        ("critic=gpt-4o", "'gpt-4o' is not an embedded model"),
+    ):
         with pytest.raises(SystemExit):
             context("--mix", bad)
         assert said in capsys.readouterr().err

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from accord.cli import main
-from evals import classeval, declared, report, runner, splits
-from evals.benchmarks import BENCHMARKS, EvalTask, user_set
-from evals.data import REPOSITORY_DATA
+from accord.evals import classeval, declared, report, runner, splits
+from accord.evals.benchmarks import BENCHMARKS, EvalTask, user_set
+from accord.evals.data import REPOSITORY_DATA
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
 JSONL_SETS = {"functions40": FUNCTIONS40, "odex": REPOSITORY_DATA / "odex" / "odex.jsonl"}
@@ -51,8 +51,9 @@ def test_a_split_with_an_id_in_both_halves_is_refused(tmp_path: Path) -> None:
 
 def test_an_experiment_on_a_split_runs_that_half_only(tmp_path: Path) -> None:
     path = tmp_path / "logic.toml"
-    path.write_text('description = "d"\nbenchmark = "logiqa"\nsplit = "test"\n'
-                    '[[configurations]]\nconfig = "single"\n')
+    path.write_text(
+        'description = "d"\nbenchmark = "logiqa"\nsplit = "test"\n[[configurations]]\nconfig = "single"\n'
+    )
     experiment = declared.load(str(path))
     test = declared.task_ids(experiment)
     assert len(test) == 250 and not set(test) & set(splits.ids("logiqa", "dev"))
@@ -61,16 +62,18 @@ def test_an_experiment_on_a_split_runs_that_half_only(tmp_path: Path) -> None:
         declared.task_ids(declared.load(str(path)))
 
 
-def test_eval_refuses_a_split_with_no_tasks_before_anything_runs(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_refuses_a_split_with_no_tasks_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     assert main(["eval", "humaneval", "--split", "test", "--out", str(out)]) == 2
     assert "humaneval has no test tasks" in capsys.readouterr().err and not out.exists()
 
 
 def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
-    rows = dict(re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(),
-                           re.M))
+    rows = dict(
+        re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(), re.M)
+    )
     task_files = {**JSONL_SETS, "humaneval_unstated": UNSTATED}
     folders = {folder: name for name, folder in splits.FOLDERS.items()} | dict.fromkeys(task_files, "jsonl")
     assert set(rows) == set(folders)
@@ -89,7 +92,8 @@ def test_a_whole_split_leaves_out_by_name_the_tasks_this_machine_cannot_run() ->
 
 
 def test_a_split_run_names_the_classes_it_leaves_out_and_runs_the_rest(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     test = splits.ids("classeval", "test")
     here = {tid: p for tid, p in classeval.problems().items() if tid != test[0]}  # one reference fails here
     monkeypatch.setattr(classeval, "runnable", lambda: here)

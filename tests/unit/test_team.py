@@ -7,8 +7,8 @@ import json
 import pytest
 
 from accord import cli
-from nodes.development.roles import SPECS
-from state.team import Team, load_team
+from accord.nodes.development.roles import SPECS
+from accord.state.team import Team, load_team
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, script_cli
 
 TEAM = """
@@ -25,8 +25,12 @@ def test_one_agent_plays_two_roles_and_the_ledger_and_roles_say_so(workdir, monk
     (workdir / "team.yaml").write_text(TEAM)
     # The Coder errs, so the Debugger works too: the agent "small" plays both in one run.
     script_cli(monkeypatch, planner=[PLAN], coder=[BAD], debugger=[GOOD], reviewer=[APPROVE])
-    assert cli.main(["run", "--file", "stub.py", "--thread", "t", "--team", "team.yaml",
-                     "--max-candidates", "1"]) == 0
+    assert (
+        cli.main(
+            ["run", "--file", "stub.py", "--thread", "t", "--team", "team.yaml", "--max-candidates", "1"]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert cli.main(["show", "t", "--json"]) == 0
     ledger = json.loads(capsys.readouterr().out)["state"]["ledger"]
@@ -41,27 +45,44 @@ def test_one_agent_plays_two_roles_and_the_ledger_and_roles_say_so(workdir, monk
 
 def test_a_team_sets_each_agents_model_on_the_roles_it_plays(workdir, monkeypatch):
     from accord.cli import parser
-    from accord.running import run_context
+    from accord.cli.running import run_context
 
-    (workdir / "team.yaml").write_text(TEAM.replace("  - name: big\n", "  - name: big\n    model: gpt-4o\n"
-                                                    "    base_url: http://127.0.0.1:9/v1\n"))
+    (workdir / "team.yaml").write_text(
+        TEAM.replace(
+            "  - name: big\n", "  - name: big\n    model: gpt-4o\n    base_url: http://127.0.0.1:9/v1\n"
+        )
+    )
     context = run_context(parser().parse_args(["run", "x", "--team", "team.yaml"]))
     assert context.model_for("planner").model == "gpt-4o" == context.model_for("reviewer").model
     assert context.model_for("planner").base_url == "http://127.0.0.1:9/v1"
     assert context.model_for("coder").model is None
-    assert context.role_agents == {"planner": "big", "coder": "small", "tester": "small",
-                                   "debugger": "small", "reviewer": "big"}
+    assert context.role_agents == {
+        "planner": "big",
+        "coder": "small",
+        "tester": "small",
+        "debugger": "small",
+        "reviewer": "big",
+    }
 
 
-@pytest.mark.parametrize(("cast", "said"), [
-    ("cast: {planner: big, coder: small, tester: small, debugger: small}", "no agent plays reviewer"),
-    ("cast: {planner: big, coder: big, tester: small, debugger: small, reviewer: big}",
-     "big may not play coder"),
-    ("cast: {planner: ghost, coder: small, tester: small, debugger: small, reviewer: big}",
-     "cast to 'ghost', which is no agent"),
-    ("cast: {planner: big, coder: small, tester: small, debugger: small, reviewer: big, auditor: big}",
-     "big may not play auditor"),
-])
+@pytest.mark.parametrize(
+    ("cast", "said"),
+    [
+        ("cast: {planner: big, coder: small, tester: small, debugger: small}", "no agent plays reviewer"),
+        (
+            "cast: {planner: big, coder: big, tester: small, debugger: small, reviewer: big}",
+            "big may not play coder",
+        ),
+        (
+            "cast: {planner: ghost, coder: small, tester: small, debugger: small, reviewer: big}",
+            "cast to 'ghost', which is no agent",
+        ),
+        (
+            "cast: {planner: big, coder: small, tester: small, debugger: small, reviewer: big, auditor: big}",
+            "big may not play auditor",
+        ),
+    ],
+)
 def test_a_bad_cast_is_refused_before_any_model_call(workdir, monkeypatch, capsys, cast, said):
     (workdir / "team.yaml").write_text(TEAM.split("cast:")[0] + cast + "\n")
     models = script_cli(monkeypatch, planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
@@ -72,8 +93,9 @@ def test_a_bad_cast_is_refused_before_any_model_call(workdir, monkeypatch, capsy
 
 
 def test_a_cast_of_a_role_the_workflow_lacks_is_a_problem():
-    team = Team.model_validate({"agents": [{"name": "a", "roles": ["auditor", "planner"]}],
-                                "cast": {"auditor": "a", "planner": "a"}})
+    team = Team.model_validate(
+        {"agents": [{"name": "a", "roles": ["auditor", "planner"]}], "cast": {"auditor": "a", "planner": "a"}}
+    )
     assert "the workflow has no role auditor" in team.problems(SPECS)
     assert "no agent plays coder" in team.problems(SPECS)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.time_split import server_timings, split_of
+from accord.evals.time_split import server_timings, split_of
 
 LOG = """llama_perf_context_print:        load time =       0.56 ms
 llama_perf_context_print: prompt eval time =     871.74 ms /    83 tokens (10.50 ms per token)
@@ -19,22 +19,45 @@ llama_perf_context_print:       total time =    5018.87 ms /   113 tokens
 
 def test_the_server_log_gives_each_completions_prompt_and_decode_time():
     timings = server_timings(LOG)
-    assert timings == pytest.approx({"prompt_ms": 1000.0, "prompt_tokens": 100, "decode_ms": 16000.0,
-                                     "decode_tokens": 360, "completion_ms": 19500.0, "completions": 2})
+    assert timings == pytest.approx(
+        {
+            "prompt_ms": 1000.0,
+            "prompt_tokens": 100,
+            "decode_ms": 16000.0,
+            "decode_tokens": 360,
+            "completion_ms": 19500.0,
+            "completions": 2,
+        }
+    )
     assert server_timings("INFO: nothing timed here\n")["completions"] == 0
 
 
 def test_a_runs_wall_time_is_split_into_the_model_the_sandbox_and_accord():
-    rows = [{"latency_s": 15.0, "passed": True, "llm_calls": 1,
-             "by_role": {"coder": {"llm_s": 12.0, "sandbox_s": 0.5}}},
-            {"latency_s": 10.0, "passed": False, "llm_calls": 1,
-             "by_role": {"coder": {"llm_s": 8.0, "sandbox_s": 0.0}, "tester": {"sandbox_s": 1.0}}}]
+    rows = [
+        {
+            "latency_s": 15.0,
+            "passed": True,
+            "llm_calls": 1,
+            "by_role": {"coder": {"llm_s": 12.0, "sandbox_s": 0.5}},
+        },
+        {
+            "latency_s": 10.0,
+            "passed": False,
+            "llm_calls": 1,
+            "by_role": {"coder": {"llm_s": 8.0, "sandbox_s": 0.0}, "tester": {"sandbox_s": 1.0}},
+        },
+    ]
     # The rows count the hidden tests' 0.4 s as sandbox time; they are the eval's, not the run's.
     figures = split_of(rows, {"m": server_timings(LOG)}, limits={"m": 24.0}, oracle=0.4)
-    assert figures["parts_s"] == {"prompt processing": 1.0, "decoding": 16.0,
-                                  "rest of the server's completions": 2.5,
-                                  "HTTP and waiting for the server": 0.5, "sandbox": 1.1,
-                                  "hidden tests (the eval's judge)": 0.4, "Accord itself": 3.5}
+    assert figures["parts_s"] == {
+        "prompt processing": 1.0,
+        "decoding": 16.0,
+        "rest of the server's completions": 2.5,
+        "HTTP and waiting for the server": 0.5,
+        "sandbox": 1.1,
+        "hidden tests (the eval's judge)": 0.4,
+        "Accord itself": 3.5,
+    }
     # The parts are the whole wall time, each share of it.
     assert figures["wall_s"] == 25.0 and sum(figures["parts_s"].values()) == pytest.approx(25.0)
     assert figures["shares"]["decoding"] == pytest.approx(0.64)

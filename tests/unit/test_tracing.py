@@ -22,15 +22,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "lsv2-accord-FAKE-0123456789"
-OTHER_SECRETS = {"OPENAI_API_KEY": "sk-accord-FAKE-openai-9876543210",
-                 "ACCORD_DATABASE_URL": "postgresql://accord:pw-accord-FAKE-42@127.0.0.1:1/runs"}
+OTHER_SECRETS = {
+    "OPENAI_API_KEY": "sk-accord-FAKE-openai-9876543210",
+    "ACCORD_DATABASE_URL": "postgresql://accord:pw-accord-FAKE-42@127.0.0.1:1/runs",
+}
 """Present in the traced run's environment; neither may reach LangSmith."""
 RUN = """
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langgraph.checkpoint.memory import InMemorySaver
-from graphs.development import build_graph
+from accord.graphs.development import build_graph
 from tests.scripted import ScriptedChatModel
-from state.context import Context
+from accord.state.context import Context
 from tests.conftest import GOOD, PLAN, STUB, TESTS
 
 models = {"planner": ScriptedChatModel(script=[PLAN]), "coder": ScriptedChatModel(script=[GOOD]),
@@ -79,7 +81,8 @@ class Recorder:
             if not path.endswith("/runs/multipart"):
                 continue
             message = email.message_from_bytes(
-                f"Content-Type: {headers['Content-Type']}\r\n\r\n".encode() + body, policy=email.policy.HTTP)
+                f"Content-Type: {headers['Content-Type']}\r\n\r\n".encode() + body, policy=email.policy.HTTP
+            )
             for part in message.iter_parts():
                 _verb, run_id, *field = str(part.get_param("name", header="content-disposition")).split(".")
                 value = json.loads(part.get_payload(decode=True))
@@ -93,8 +96,14 @@ class Recorder:
 
 def traced_run(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
-    return subprocess.run([sys.executable, "-c", RUN], cwd=ROOT, env={**base, **env, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", RUN],
+        cwd=ROOT,
+        env={**base, **env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -105,15 +114,26 @@ def recorder() -> Any:
 
 
 def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
-    done = traced_run({"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": recorder.url,
-                       "LANGSMITH_API_KEY": KEY, **OTHER_SECRETS})
+    done = traced_run(
+        {
+            "LANGSMITH_TRACING": "true",
+            "LANGSMITH_ENDPOINT": recorder.url,
+            "LANGSMITH_API_KEY": KEY,
+            **OTHER_SECRETS,
+        }
+    )
     assert done.returncode == 0 and done.stdout.split()[-1] == "completed", done.stderr
     runs = recorder.runs()
     by_name = {r["name"]: r for r in runs.values()}
     root = by_name["development"]
     assert root.get("parent_run_id") is None and {"accord", "configuration:accountable"} <= set(root["tags"])
-    for stage, role in [("planning", "planner"), ("implementing", "coder"), ("designing_tests", "tester"),
-                        ("testing", "debugger"), ("reviewing", "reviewer")]:
+    for stage, role in [
+        ("planning", "planner"),
+        ("implementing", "coder"),
+        ("designing_tests", "tester"),
+        ("testing", "debugger"),
+        ("reviewing", "reviewer"),
+    ]:
         meta = by_name[stage]["extra"]["metadata"]
         assert (meta["accord_stage"], meta["accord_role"], meta["thread_id"]) == (stage, role, "traced")
         assert by_name[stage]["parent_run_id"] == root["id"]
@@ -127,7 +147,8 @@ def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
         assert meta["accord_model"] == "scripted" and "role:" + meta["accord_role"] in run["tags"]
         assert meta["accord_tokens_in"] > 0 and meta["accord_tokens_out"] > 0  # spend, once known
         assert meta["accord_cost"] == pytest.approx(
-            (meta["accord_tokens_in"] * 0.15 + meta["accord_tokens_out"] * 0.6) / 1000)
+            (meta["accord_tokens_in"] * 0.15 + meta["accord_tokens_out"] * 0.6) / 1000
+        )
         ancestor = run  # the call nests under its stage's run
         while ancestor.get("parent_run_id") and ancestor["name"] != meta["accord_stage"]:
             ancestor = runs[ancestor["parent_run_id"]]
@@ -136,8 +157,11 @@ def test_every_stage_and_model_call_is_a_run_with_accords_metadata(recorder):
     assert b"accord-FAKE" not in sent  # no payload holds any of the three secrets
     headers = json.dumps([h for _, _, h, _ in recorder.requests])
     assert not [name for name, secret in OTHER_SECRETS.items() if secret in headers]
-    keys = [{k.lower(): v for k, v in headers.items()}.get("x-api-key")
-            for _, path, headers, _ in recorder.requests if path.endswith("/runs/multipart")]
+    keys = [
+        {k.lower(): v for k, v in headers.items()}.get("x-api-key")
+        for _, path, headers, _ in recorder.requests
+        if path.endswith("/runs/multipart")
+    ]
     assert keys and set(keys) == {KEY}  # the key travels in the header only
 
 

@@ -19,31 +19,44 @@ import pytest
 from pydantic import ValidationError
 
 from accord import cli
-from evals import runner
-from evals.benchmarks import EvalTask
-from evals.configs import Configuration
-from evals.endpoint import FakeEndpoint, Text
-from graphs import catalog
-from graphs.catalog import Workflow, workflows
-from graphs.oracle import Oracle
-from state.artifacts import ARTIFACT_MODELS, CodeArtifact, Frozen, register_artifact
-from state.context import Context
-from state.contracts import Contract
-from state.lifecycle import Lifecycle, Stage
-from state.messages import Message
-from state.stage import StageCall
+from accord.evals import runner
+from accord.evals.benchmarks import EvalTask
+from accord.evals.configs import Configuration
+from accord.evals.endpoint import FakeEndpoint, Text
+from accord.graphs import catalog
+from accord.graphs.catalog import Workflow, workflows
+from accord.graphs.oracle import Oracle
+from accord.state.artifacts import ARTIFACT_MODELS, CodeArtifact, Frozen, register_artifact
+from accord.state.context import Context
+from accord.state.contracts import Contract
+from accord.state.lifecycle import Lifecycle, Stage
+from accord.state.messages import Message
+from accord.state.stage import StageCall
 from tests.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "repair"
 PUBLIC_API = {
-    "state.artifacts", "state.contracts", "state.graph_state", "state.lifecycle", "state.roles",
-    "state.stage", "graphs.catalog", "graphs.compiler", "graphs.duties", "graphs.oracle", "nodes.llm",
-    "nodes.views", "runtime.sandbox", "runtime.executor",
+    "accord.state.artifacts",
+    "accord.state.contracts",
+    "accord.state.graph_state",
+    "accord.state.lifecycle",
+    "accord.state.roles",
+    "accord.state.stage",
+    "accord.graphs.catalog",
+    "accord.graphs.compiler",
+    "accord.graphs.duties",
+    "accord.graphs.oracle",
+    "accord.nodes.llm",
+    "accord.nodes.views",
+    "accord.runtime.sandbox",
+    "accord.runtime.executor",
 }
 """The modules a workflow outside Accord builds on (docs/extending.md)."""
-FIXED = "```python\ndef mean(values):\n    return sum(values) / len(values)\n\n\n" \
-        "def spread(values):\n    return max(values) - min(values)\n```"
+FIXED = (
+    "```python\ndef mean(values):\n    return sum(values) / len(values)\n\n\n"
+    "def spread(values):\n    return max(values) - min(values)\n```"
+)
 
 
 @pytest.fixture
@@ -70,15 +83,18 @@ def test_the_example_uses_only_the_public_api() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in first_party:
                 # ``from runtime import sandbox`` uses the module ``runtime.sandbox``
-                used |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in PUBLIC_API else node.module
-                         for a in node.names}
+                used |= {
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in PUBLIC_API else node.module
+                    for a in node.names
+                }
             elif isinstance(node, ast.Import):
                 used |= {a.name for a in node.names if a.name.split(".")[0] in first_party}
     assert used and used <= PUBLIC_API, sorted(used - PUBLIC_API)
 
 
-def test_a_registered_workflow_is_listed_with_its_roles(repair: Any,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_registered_workflow_is_listed_with_its_roles(
+    repair: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     found = workflows()
     assert found["repair"] is repair.WORKFLOW and {"development", "audit", "pipeline"} <= set(found)
     assert cli.main(["roles", "--workflow", "repair", "--json"]) == 0
@@ -86,12 +102,27 @@ def test_a_registered_workflow_is_listed_with_its_roles(repair: Any,
     assert {r["name"] for r in roles} == {"intake", "runner", "fixer", "reviewer"}
 
 
-def test_a_repair_runs_end_to_end_and_is_blamed(repair: Any, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_repair_runs_end_to_end_and_is_blamed(
+    repair: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = project(tmp_path)
     with FakeEndpoint([Text(FIXED), Text("APPROVE")]) as endpoint:
-        ran = cli.main(["run", "--graph", "repair", str(folder), "--thread", "r", "--out", "out",
-                        "--base-url", endpoint.url, "--model", "fake"])
+        ran = cli.main(
+            [
+                "run",
+                "--graph",
+                "repair",
+                str(folder),
+                "--thread",
+                "r",
+                "--out",
+                "out",
+                "--base-url",
+                endpoint.url,
+                "--model",
+                "fake",
+            ]
+        )
         prompts = endpoint.prompts()
     said = capsys.readouterr().err
     assert ran == 0, said
@@ -118,7 +149,7 @@ def test_a_repair_runs_end_to_end_and_is_blamed(repair: Any, tmp_path: Path,
     lines = capsys.readouterr().out.splitlines()
     steps = [line for line in lines if line.startswith("  step ")]
     # ...and one line a step here, its whitespace collapsed
-    assert len(steps) == len(blamed["stages"]) and lines[1:1 + len(steps)] == steps
+    assert len(steps) == len(blamed["stages"]) and lines[1 : 1 + len(steps)] == steps
     assert "E assert 6.0 == 4" in steps[0]
 
 
@@ -132,12 +163,17 @@ def test_a_project_whose_tests_pass_has_nothing_to_repair(repair: Any, tmp_path:
     assert [v["outcome"] for v in values["verdicts"] if v["target"]][:2] == ["pass", "passing"]
 
 
-@pytest.mark.parametrize(("request_", "problem"), [
-    ("/no/such/folder", "no project folder"), ('{"project": 3}', "give a project folder"),
-    ("{not json", "not valid JSON"),
-])
-def test_a_bad_request_fails_at_intake_before_any_model_call(repair: Any, request_: str,
-                                                             problem: str) -> None:
+@pytest.mark.parametrize(
+    ("request_", "problem"),
+    [
+        ("/no/such/folder", "no project folder"),
+        ('{"project": 3}', "give a project folder"),
+        ("{not json", "not valid JSON"),
+    ],
+)
+def test_a_bad_request_fails_at_intake_before_any_model_call(
+    repair: Any, request_: str, problem: str
+) -> None:
     fixer = ScriptedChatModel(script=[FIXED])
     values = repair.build_graph(models={"fixer": fixer}).invoke({"request": request_})
     assert values["status"] == "failed" and problem in values["reason"] and fixer.calls == 0
@@ -174,10 +210,14 @@ def test_a_bad_registration_is_refused_with_its_source(monkeypatch: pytest.Monke
         workflows()
     assert cli.main(["runs"]) == 2  # the CLI says which registration is broken and runs nothing
     monkeypatch.setenv("ACCORD_WORKFLOWS", "graphs.catalog:DEFAULT")
-    with pytest.raises(ValueError, match=r"is a str, not a graphs\.catalog\.Workflow"):
+    with pytest.raises(ValueError, match=r"is a str, not an accord\.graphs\.catalog\.Workflow"):
         workflows()
-    lifecycle = Lifecycle(name="other", initial="done", stages=(Stage(name="done", terminal=True,
-                                                                       status="completed"),), transitions=())
+    lifecycle = Lifecycle(
+        name="other",
+        initial="done",
+        stages=(Stage(name="done", terminal=True, status="completed"),),
+        transitions=(),
+    )
     with pytest.raises(ValueError, match="its lifecycle is named 'other'"):
         Workflow("mine", lifecycle, {}, lambda **_: None)  # type: ignore[arg-type,return-value]
     assert catalog.ENTRY_POINTS == "accord.workflows" and sys.modules.get("no_such_module") is None
@@ -190,15 +230,19 @@ class RepairSet:
 
     def __init__(self, workflow: Any, folders: dict[str, Path]) -> None:
         self.workflow, self.folders = workflow, folders
-        self.configurations = {"as-is": Configuration("as-is", "the workflow as registered",
-                                                      workflow.LIFECYCLE, workflow.ROLES, workflow.GATES)}
+        self.configurations = {
+            "as-is": Configuration(
+                "as-is", "the workflow as registered", workflow.LIFECYCLE, workflow.ROLES, workflow.GATES
+            )
+        }
 
     def tasks(self) -> list[EvalTask]:
         return [EvalTask(id=name, prompt=str(folder)) for name, folder in self.folders.items()]
 
     def score(self, task_id: str, values: Mapping[str, Any]) -> tuple[bool, str]:
-        correct = self.workflow.PROJECT_TESTS.judges["code"](values, StageCall(
-            stage="score", role="oracle", round=0, context=Context(), models={}))
+        correct = self.workflow.PROJECT_TESTS.judges["code"](
+            values, StageCall(stage="score", role="oracle", round=0, context=Context(), models={})
+        )
         return bool(correct and correct[0]), correct[1] if correct else "no code"
 
     def oracle(self, task_id: str) -> Oracle:
@@ -213,8 +257,14 @@ def test_the_eval_runner_serves_a_registered_workflow(repair: Any, tmp_path: Pat
     (fine / "stats.py").write_text((fine / "stats.py").read_text().replace("len(values) - 1", "len(values)"))
     benchmark = RepairSet(repair, {"broken": broken, "fine": fine})
     models = {"fixer": ScriptedChatModel(script=[FIXED]), "reviewer": ScriptedChatModel(script=["APPROVE"])}
-    rows = runner.run(benchmark, benchmark.configurations["as-is"], benchmark.tasks(), tmp_path / "out",
-                      Context(), models=models)
+    rows = runner.run(
+        benchmark,
+        benchmark.configurations["as-is"],
+        benchmark.tasks(),
+        tmp_path / "out",
+        Context(),
+        models=models,
+    )
     assert {r["id"]: r["passed"] for r in rows} == {"broken": True, "fine": True}
     repaired = next(r for r in rows if r["id"] == "broken")
     assert repaired["blame"]["origin"] is None and repaired["llm_calls"] == 2

@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from accord.nodes.llm import text
+from accord.nodes.views import code_block
+from accord.runtime import sandbox
+from accord.runtime.executor import perform
+from accord.state.artifacts import CaseResult, CodeArtifact, ReviewIssue, ReviewReport, TestReport
+from accord.state.graph_state import dump, read
+from accord.state.stage import OutputError, StageCall
 from accord_repair.artifacts import RepairTask
-from nodes.llm import text
-from nodes.views import code_block
-from runtime import sandbox
-from runtime.executor import perform
-from state.artifacts import CaseResult, CodeArtifact, ReviewIssue, ReviewReport, TestReport
-from state.graph_state import dump, read
-from state.stage import OutputError, StageCall
 
 DEFAULT_COMMAND = "python -m pytest -q"
 MAX_FILES, MAX_FILE_CHARS = 40, 50_000
@@ -137,8 +137,12 @@ def run_command(task: RepairTask, code: CodeArtifact, call: StageCall) -> TestRe
     output = (result.stdout + result.stderr)[-OUTPUT_TAIL:]
     ending = "passed" if result.ok else "timeout" if result.ending == "timeout" else "failed"
     command = " ".join(task.test_command)
-    call.record("sandbox", latency_s=result.duration_s, outcome=ending,
-                detail=f"{command} [{result.isolation}] {result.ending}, exit {result.exit_code}")
+    call.record(
+        "sandbox",
+        latency_s=result.duration_s,
+        outcome=ending,
+        detail=f"{command} [{result.isolation}] {result.ending}, exit {result.exit_code}",
+    )
     case = CaseResult(name=command, passed=result.ok, message="" if result.ok else output)
     return TestReport(ending=ending, cases=(case,), output=output, duration_s=result.duration_s)
 
@@ -147,8 +151,13 @@ def run_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Run the project's test command on the current code (the runner's reproduce and verify duties)."""
     task, code = read(state, "repair_task", RepairTask), read(state, "code", CodeArtifact)
     assert task is not None and code is not None  # the contract's preconditions
-    report = perform(call, "sandbox", lambda repair_task, code: run_command(repair_task, code, call),
-                     repair_task=task, code=code)
+    report = perform(
+        call,
+        "sandbox",
+        lambda repair_task, code: run_command(repair_task, code, call),
+        repair_task=task,
+        code=code,
+    )
     return {"test_report": dump(report)}
 
 
@@ -169,9 +178,13 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     assert task is not None and code is not None and report is not None
     path = implicated(task, report.output)
     asked = "\n".join(f"- {issue.description}" for issue in review.issues) if review else ""
-    prompt = FIX_PROMPT.format(command=" ".join(task.test_command), output=report.output, path=path,
-                               source=code.files[path],
-                               review=f"\nA reviewer asked for these changes:\n{asked}\n" if asked else "")
+    prompt = FIX_PROMPT.format(
+        command=" ".join(task.test_command),
+        output=report.output,
+        path=path,
+        source=code.files[path],
+        review=f"\nA reviewer asked for these changes:\n{asked}\n" if asked else "",
+    )
     reply = text(call, FIX_SYSTEM, prompt, what="FileFix")
     source = code_block(reply)
     try:
@@ -184,9 +197,16 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
 def diff(task: RepairTask, code: CodeArtifact) -> str:
     """Return the unified diff from the project as given to the current code."""
-    return "".join(line for name in sorted(code.files) for line in difflib.unified_diff(
-        task.original.get(name, "").splitlines(keepends=True), code.files[name].splitlines(keepends=True),
-        f"a/{name}", f"b/{name}"))
+    return "".join(
+        line
+        for name in sorted(code.files)
+        for line in difflib.unified_diff(
+            task.original.get(name, "").splitlines(keepends=True),
+            code.files[name].splitlines(keepends=True),
+            f"a/{name}",
+            f"b/{name}",
+        )
+    )
 
 
 def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -200,8 +220,11 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         raise OutputError("start the reply with APPROVE or REJECT")
     if verdict.group(1).upper() == "APPROVE":
         return {"review": dump(ReviewReport(decision="approve"))}
-    problems = [line[2:].strip() for line in reply[verdict.end():].splitlines()
-                if line.startswith("- ") and line[2:].strip()]
+    problems = [
+        line[2:].strip()
+        for line in reply[verdict.end() :].splitlines()
+        if line.startswith("- ") and line[2:].strip()
+    ]
     issues = tuple(ReviewIssue(severity="major", location="diff", description=p) for p in problems[:5])
     if not issues:
         raise OutputError("after REJECT, write each problem on its own line starting with '- '")

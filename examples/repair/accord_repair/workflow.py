@@ -14,53 +14,69 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from accord.graphs.catalog import Workflow
+from accord.graphs.compiler import Compiler, Gate
+from accord.graphs.duties import roles_from_specs
+from accord.graphs.oracle import Oracle
+from accord.state.artifacts import CodeArtifact, ReviewReport, TestReport
+from accord.state.graph_state import read
+from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
+from accord.state.stage import StageCall
 from accord_repair import work
 from accord_repair.artifacts import RepairTask
 from accord_repair.roles import SPECS
-from graphs.catalog import Workflow
-from graphs.compiler import Compiler, Gate
-from graphs.duties import roles_from_specs
-from graphs.oracle import Oracle
-from state.artifacts import CodeArtifact, ReviewReport, TestReport
-from state.graph_state import read
-from state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
-from state.stage import StageCall
 
-LIFECYCLE = with_budget(Lifecycle(
-    name="repair",
-    initial="initialized",
-    stages=(
-        Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
-        Stage(name="reproducing", roles=("runner",), duty="reproduce",
-              outcomes=("failing", "passing", "fail")),
-        Stage(name="fixing", roles=("fixer",), duty="fix", outcomes=("pass", "fail")),
-        Stage(name="verifying", roles=("runner",), duty="verify", outcomes=("pass", "failing", "exhausted",
-                                                                            "fail")),
-        Stage(name="reviewing", roles=("reviewer",), duty="review", outcomes=("approve", "changes",
-                                                                             "exhausted", "fail")),
-        Stage(name="completed", terminal=True, status="completed"),
-        Stage(name="failed", terminal=True, status="failed"),
+LIFECYCLE = with_budget(
+    Lifecycle(
+        name="repair",
+        initial="initialized",
+        stages=(
+            Stage(name="initialized", roles=("intake",), duty="intake", outcomes=("pass", "fail")),
+            Stage(
+                name="reproducing",
+                roles=("runner",),
+                duty="reproduce",
+                outcomes=("failing", "passing", "fail"),
+            ),
+            Stage(name="fixing", roles=("fixer",), duty="fix", outcomes=("pass", "fail")),
+            Stage(
+                name="verifying",
+                roles=("runner",),
+                duty="verify",
+                outcomes=("pass", "failing", "exhausted", "fail"),
+            ),
+            Stage(
+                name="reviewing",
+                roles=("reviewer",),
+                duty="review",
+                outcomes=("approve", "changes", "exhausted", "fail"),
+            ),
+            Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="failed", terminal=True, status="failed"),
+        ),
+        transitions=(
+            Transition(source="initialized", outcome="pass", target="reproducing"),
+            Transition(source="initialized", outcome="fail", target="failed"),
+            Transition(source="reproducing", outcome="failing", target="fixing"),
+            Transition(source="reproducing", outcome="passing", target="completed"),
+            Transition(source="reproducing", outcome="fail", target="failed"),
+            Transition(source="fixing", outcome="pass", target="verifying"),
+            Transition(source="fixing", outcome="fail", target="failed"),
+            Transition(source="verifying", outcome="pass", target="reviewing"),
+            Transition(source="verifying", outcome="failing", target="fixing", counter="attempt"),
+            Transition(source="verifying", outcome="exhausted", target="failed"),
+            Transition(source="verifying", outcome="fail", target="failed"),
+            Transition(source="reviewing", outcome="approve", target="completed"),
+            Transition(source="reviewing", outcome="changes", target="fixing", counter="attempt"),
+            Transition(source="reviewing", outcome="exhausted", target="completed"),
+            Transition(source="reviewing", outcome="fail", target="failed"),
+        ),
+        counters=(
+            Counter(name="attempt", start=1, limit=3, exhausted="exhausted", reason="fix attempts spent"),
+        ),
     ),
-    transitions=(
-        Transition(source="initialized", outcome="pass", target="reproducing"),
-        Transition(source="initialized", outcome="fail", target="failed"),
-        Transition(source="reproducing", outcome="failing", target="fixing"),
-        Transition(source="reproducing", outcome="passing", target="completed"),
-        Transition(source="reproducing", outcome="fail", target="failed"),
-        Transition(source="fixing", outcome="pass", target="verifying"),
-        Transition(source="fixing", outcome="fail", target="failed"),
-        Transition(source="verifying", outcome="pass", target="reviewing"),
-        Transition(source="verifying", outcome="failing", target="fixing", counter="attempt"),
-        Transition(source="verifying", outcome="exhausted", target="failed"),
-        Transition(source="verifying", outcome="fail", target="failed"),
-        Transition(source="reviewing", outcome="approve", target="completed"),
-        Transition(source="reviewing", outcome="changes", target="fixing", counter="attempt"),
-        Transition(source="reviewing", outcome="exhausted", target="completed"),
-        Transition(source="reviewing", outcome="fail", target="failed"),
-    ),
-    counters=(Counter(name="attempt", start=1, limit=3, exhausted="exhausted",
-                      reason="fix attempts spent"),),
-), target="failed")
+    target="failed",
+)
 
 
 def _tests_ran(state: Mapping[str, Any], passed: tuple[str, str]) -> tuple[str, str]:
@@ -104,8 +120,13 @@ def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
     return "changes", "; ".join(issue.description for issue in review.issues)[:300]
 
 
-GATES: dict[str, Gate] = {"initialized": gate_task, "reproducing": gate_reproduced, "fixing": gate_fixed,
-                          "verifying": gate_verified, "reviewing": gate_review}
+GATES: dict[str, Gate] = {
+    "initialized": gate_task,
+    "reproducing": gate_reproduced,
+    "fixing": gate_fixed,
+    "verifying": gate_verified,
+    "reviewing": gate_review,
+}
 WORK = {
     ("intake", "intake"): work.intake,
     ("runner", "reproduce"): work.run_tests,
@@ -129,11 +150,17 @@ PROJECT_TESTS = Oracle(name="project tests", judges={"code": _project_tests})
 """The live oracle: the project's own test command, run on the code at every checkpoint."""
 
 
-def build_graph(models: Mapping[str, BaseChatModel] | None = None, checkpointer: Checkpointer = None,
-                oracle: Oracle | None = PROJECT_TESTS) -> CompiledStateGraph[Any, Any, Any, Any]:
+def build_graph(
+    models: Mapping[str, BaseChatModel] | None = None,
+    checkpointer: Checkpointer = None,
+    oracle: Oracle | None = PROJECT_TESTS,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the repair graph (``models``: scripted models by role, for tests)."""
-    return Compiler(LIFECYCLE, ROLES, GATES, models, oracle).build().compile(checkpointer=checkpointer,
-                                                                            name="repair")
+    return (
+        Compiler(LIFECYCLE, ROLES, GATES, models, oracle)
+        .build()
+        .compile(checkpointer=checkpointer, name="repair")
+    )
 
 
 WORKFLOW = Workflow(name="repair", lifecycle=LIFECYCLE, specs=SPECS, build=build_graph)

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from runtime import local_model
-from state.roles import RoleSpec
+from accord.runtime import local_model
+from accord.state.roles import RoleSpec
 
 
 def describe(spec: RoleSpec) -> str:
@@ -24,19 +24,23 @@ def describe(spec: RoleSpec) -> str:
         inputs = ", ".join([*c.inputs, *(f"{k}?" for k in c.optional_inputs)]) or "-"
         outputs = ", ".join([*c.outputs, *(f"{k}?" for k in c.optional_outputs)]) or "-"
         hidden = f" (withheld: {', '.join(c.withheld)})" if c.withheld else ""
-        lines.append(f"  duty {duty.name}: {duty.description}\n    contract: {inputs}{hidden} → {outputs}; "
-                     f"actions: {', '.join(duty.actions)}")
+        lines.append(
+            f"  duty {duty.name}: {duty.description}\n    contract: {inputs}{hidden} → {outputs}; "
+            f"actions: {', '.join(duty.actions)}"
+        )
     for action in spec.actions:
         params = ", ".join(f"{p.name}: {p.type}{' = None' if p.optional else ''}" for p in action.params)
-        lines.append(f"  action {action.name} [{action.type.name}]({params}) -> {action.returns}: "
-                     f"{action.description}")
+        lines.append(
+            f"  action {action.name} [{action.type.name}]({params}) -> {action.returns}: {action.description}"
+        )
     for prop in spec.properties:
         lines.append(f"  {prop.kind.replace('_', ' ')}: {prop.statement} (enforced by {prop.enforced_by})")
     return "\n".join(lines)
 
 
-def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]],
-            names: Iterable[str]) -> dict[str, dict[str, Any]]:
+def runtime(
+    values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]], names: Iterable[str]
+) -> dict[str, dict[str, Any]]:
     """Return each role's runtime state in a thread (live or finished), from its checkpointed state.
 
     ``status``: ``working`` (the thread's current stage is the role's and the run goes on), ``done`` (it has
@@ -56,8 +60,10 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
             "status": "working" if working else "done" if mine else "waiting" if running else "unused",
             "stage": current if working else (last["stage"] if last else None),
             "round": last["round"] if last else None,
-            "llm_calls": len(llm), "tokens_in": sum(e["tokens_in"] for e in llm),
-            "tokens_out": sum(e["tokens_out"] for e in llm), "cost": round(sum(e["cost"] for e in llm), 6),
+            "llm_calls": len(llm),
+            "tokens_in": sum(e["tokens_in"] for e in llm),
+            "tokens_out": sum(e["tokens_out"] for e in llm),
+            "cost": round(sum(e["cost"] for e in llm), 6),
             "models": sorted({e["model"] for e in llm if e.get("model")}),
             "agents": sorted({e["agent"] for e in mine if e.get("agent")}),
             "sandbox_runs": sum(e["kind"] == "sandbox" for e in mine),
@@ -70,7 +76,7 @@ def runtime(values: Mapping[str, Any], stage_roles: Mapping[str, tuple[str, ...]
 
 def cmd_roles(args: argparse.Namespace) -> int:
     """Print every role of a workflow from its spec, or each role's state in a thread."""
-    from graphs.catalog import workflows
+    from accord.graphs.catalog import workflows
 
     if args.thread:
         return _thread_roles(args)
@@ -78,7 +84,7 @@ def cmd_roles(args: argparse.Namespace) -> int:
     if args.a2a:
         from google.protobuf.json_format import MessageToDict
 
-        from graphs.remote import agent_card
+        from accord.graphs.remote import agent_card
 
         print(json.dumps([MessageToDict(agent_card(spec)) for spec in specs.values()], indent=2))
     elif args.json:
@@ -90,8 +96,8 @@ def cmd_roles(args: argparse.Namespace) -> int:
 
 
 def _thread_roles(args: argparse.Namespace) -> int:
-    from graphs import store
-    from graphs.catalog import thread_workflow
+    from accord.graphs import store
+    from accord.graphs.catalog import thread_workflow
 
     with store.checkpointer() as saver:
         workflow = thread_workflow(saver, args.thread)
@@ -105,21 +111,24 @@ def _thread_roles(args: argparse.Namespace) -> int:
         return 0
     print(f"thread {args.thread}: {values.get('status', 'running')} at {values.get('stage', 'initialized')}")
     for name, st in states.items():
-        print(f"  {name:<9} {st['status']:<8} {st['stage'] or '-':<15} calls {st['llm_calls']:>3}  "
-              f"tokens {st['tokens_in'] + st['tokens_out']:>7,}  sandbox {st['sandbox_runs']:>3}  "
-              f"actions {st['actions']:>2}  violations {st['violations']}  {st['last']}"
-              + (f"  (played by {', '.join(st['agents'])})" if st["agents"] else ""))
+        print(
+            f"  {name:<9} {st['status']:<8} {st['stage'] or '-':<15} calls {st['llm_calls']:>3}  "
+            f"tokens {st['tokens_in'] + st['tokens_out']:>7,}  sandbox {st['sandbox_runs']:>3}  "
+            f"actions {st['actions']:>2}  violations {st['violations']}  {st['last']}"
+            + (f"  (played by {', '.join(st['agents'])})" if st["agents"] else "")
+        )
     return 0
 
 
 def add_roles_command(sub: Any) -> None:
     """Register ``accord roles`` on the CLI's subparsers."""
-    from graphs.catalog import DEFAULT, workflows
+    from accord.graphs.catalog import DEFAULT, workflows
 
     p = sub.add_parser("roles", help="every role: identity, duties, contracts, actions, safety properties")
     p.add_argument("--json", action="store_true", help="the role specs as JSON")
     p.add_argument("--a2a", action="store_true", help="each role's A2A Agent Card (JSON)")
     p.add_argument("--thread", help="each role's runtime state in this thread (live or finished)")
-    p.add_argument("--workflow", default=DEFAULT, choices=sorted(workflows()),
-                   help="whose roles (default: %(default)s)")
+    p.add_argument(
+        "--workflow", default=DEFAULT, choices=sorted(workflows()), help="whose roles (default: %(default)s)"
+    )
     p.set_defaults(func=cmd_roles)

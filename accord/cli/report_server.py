@@ -13,10 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import quote, unquote
 
-from accountability import page
-from graphs import store
-from graphs.catalog import blame_oracle, thread_workflow
-from state.history import from_graph
+from accord.accountability import page
+from accord.accountability.account import outcome
+from accord.graphs import store
+from accord.graphs.catalog import blame_oracle, thread_workflow
+from accord.state.history import from_graph
 
 LIVE_REFRESH_S = 5
 """How often a page of a run still going reloads itself."""
@@ -28,14 +29,18 @@ def index() -> str:
     with store.checkpointer() as saver:
         for thread in store.thread_ids(saver):
             graph = thread_workflow(saver, thread).build(checkpointer=saver)
-            info = store.summary(dict(graph.get_state(store.config(thread)).values))
-            rows.append(f"<tr><td><a href='/thread/{quote(thread, safe='')}'>{escape(thread)}</a></td>"
-                        f"<td>{escape(str(info['status']))}</td><td>{escape(str(info['stage']))}</td>"
-                        f"<td class=n>{info['round']}</td><td class=n>{info['llm_calls']}</td></tr>")
-    head = ("<tr><th>thread</th><th>status</th><th>stage</th><th>round</th><th>LLM calls</th></tr>")
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Runs · Accord</title>"
-            f"<style>{page.STYLE}</style></head><body><h1>Runs</h1><table>{head}{''.join(rows)}</table>"
-            "</body></html>\n")
+            info = outcome(dict(graph.get_state(store.config(thread)).values))
+            rows.append(
+                f"<tr><td><a href='/thread/{quote(thread, safe='')}'>{escape(thread)}</a></td>"
+                f"<td>{escape(str(info['status']))}</td><td>{escape(str(info['stage']))}</td>"
+                f"<td class=n>{info['round']}</td><td class=n>{info['llm_calls']}</td></tr>"
+            )
+    head = "<tr><th>thread</th><th>status</th><th>stage</th><th>round</th><th>LLM calls</th></tr>"
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Runs · Accord</title>"
+        f"<style>{page.STYLE}</style></head><body><h1>Runs</h1><table>{head}{''.join(rows)}</table>"
+        "</body></html>\n"
+    )
 
 
 def thread_page(thread: str) -> str | None:
@@ -46,8 +51,13 @@ def thread_page(thread: str) -> str | None:
     if not chain:
         return None
     live = chain[-1].values.get("status") not in ("completed", "failed")
-    return page.of_branch(thread, chain, workflow.lifecycle, blame_oracle(chain[-1].values),
-                          refresh_s=LIVE_REFRESH_S if live else None)
+    return page.of_branch(
+        thread,
+        chain,
+        workflow.lifecycle,
+        blame_oracle(chain[-1].values),
+        refresh_s=LIVE_REFRESH_S if live else None,
+    )
 
 
 class Pages(BaseHTTPRequestHandler):

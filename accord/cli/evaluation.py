@@ -18,15 +18,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from accord.doctor import require_sandbox
+from accord.cli.doctor import require_sandbox
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     """Run the eval (or ``compare``), then write the report for the output folder."""
-    from evals import configs, report, runner
-    from evals.benchmarks import BENCHMARKS, Benchmark, user_set
+    from accord.evals import configs, report, runner
+    from accord.evals.benchmarks import BENCHMARKS, Benchmark, user_set
 
     if args.benchmark == "compare":
         return _compare(args)
@@ -53,8 +53,10 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
         )
         return 2
     if args.config not in benchmark.configurations:
-        console.print(f"[red]{benchmark.name} has no configuration {args.config!r} "
-                      f"(it has: {', '.join(benchmark.configurations)})[/]")
+        console.print(
+            f"[red]{benchmark.name} has no configuration {args.config!r} "
+            f"(it has: {', '.join(benchmark.configurations)})[/]"
+        )
         return 2
     require_sandbox(console)
     judge = None
@@ -62,7 +64,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
         if args.backend == "celery":
             console.print("[red]--mast-judge runs with the local backend; leave out --backend celery[/]")
             return 2
-        from accountability import mast
+        from accord.accountability import mast
 
         judge = mast.judge_on(args.mast_judge)
     config = configs.on_models(benchmark.configurations[args.config], context)
@@ -74,7 +76,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             return 2
     ids = args.ids
     if args.split:
-        from evals import splits
+        from accord.evals import splits
 
         try:
             own = Path(args.file) if args.benchmark == "jsonl" else None  # a user's set: its split beside it
@@ -101,13 +103,29 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
 
         try:
             if args.backend == "celery":
-                from evals import distributed
+                from accord.evals import distributed
 
-                rows = distributed.submit(benchmark.name, config.name, tasks, out, context, progress,
-                                          timeout_s=args.wait_s or distributed.FOREVER)
+                rows = distributed.submit(
+                    benchmark.name,
+                    config.name,
+                    tasks,
+                    out,
+                    context,
+                    progress,
+                    timeout_s=args.wait_s or distributed.FOREVER,
+                )
             else:
-                rows = runner.run(benchmark, config, tasks, out, context, workers=args.workers,
-                                  progress=progress, judge=judge, marks={"split": args.split})
+                rows = runner.run(
+                    benchmark,
+                    config,
+                    tasks,
+                    out,
+                    context,
+                    workers=args.workers,
+                    progress=progress,
+                    judge=judge,
+                    marks={"split": args.split},
+                )
         except RuntimeError as exc:  # a task that did not finish, a missing broker, a timeout
             console.print(f"[red]{exc}[/]")
             return 1
@@ -124,20 +142,22 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
 
 def _tasks(benchmark: Any, ids: Any, limit: int | None, whole_split: bool) -> list[Any]:
     """Return the tasks a run takes; a whole split's that this machine cannot run are named and left out."""
-    from evals import runner
+    from accord.evals import runner
 
     if not whole_split:
         return runner.select(benchmark.tasks(), ids, limit)
     tasks, left_out = runner.select_split(benchmark.tasks(), ids, limit)
     if left_out:
-        console.print(f"[yellow]{len(left_out)} of the split's {len(ids)} tasks cannot run here and are left "
-                      f"out: {', '.join(left_out)}[/]")
+        console.print(
+            f"[yellow]{len(left_out)} of the split's {len(ids)} tasks cannot run here and are left "
+            f"out: {', '.join(left_out)}[/]"
+        )
     return tasks
 
 
 def _compare(args: argparse.Namespace) -> int:
     """Build one report from result folders, refusing rows that do not compare (``evals.comparable``)."""
-    from evals import comparable, report, runner
+    from accord.evals import comparable, report, runner
 
     if not args.dirs:
         console.print("[red]accord eval compare needs one or more result folders[/]")
@@ -152,12 +172,19 @@ def _compare(args: argparse.Namespace) -> int:
         rows = comparable.separately(rows)
     if found := comparable.problems(rows, dev=args.dev):
         if len(args.dirs) > 1:  # which folder holds which code
-            found.append("the folders hold: " + "; ".join(
-                f"{d} {', '.join(sorted({comparable.code_of(r) for r in runner.read_rows(Path(d))}))}"
-                for d in args.dirs))
-        console.print("[red]these rows do not compare side by side:[/]\n" + "\n".join(f"  {p}" for p in found)
-                      + "\n(--separate shows each commit's rows as columns of their own; --common keeps "
-                        "the tasks every configuration ran)")
+            found.append(
+                "the folders hold: "
+                + "; ".join(
+                    f"{d} {', '.join(sorted({comparable.code_of(r) for r in runner.read_rows(Path(d))}))}"
+                    for d in args.dirs
+                )
+            )
+        console.print(
+            "[red]these rows do not compare side by side:[/]\n"
+            + "\n".join(f"  {p}" for p in found)
+            + "\n(--separate shows each commit's rows as columns of their own; --common keeps "
+            "the tasks every configuration ran)"
+        )
         return 1
     paths = report.write(rows, out, pages=args.pages)
     console.print(f"report: {', '.join(str(p) for p in paths)}")
@@ -166,8 +193,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _run_declared(args: argparse.Namespace, base: Any) -> int:
     """Run every configuration of a declared experiment at this commit (``evals.declared``)."""
-    from evals import comparable, configs, declared, report, runner
-    from nodes import llm
+    from accord.evals import comparable, configs, declared, report, runner
+    from accord.nodes import llm
 
     if len(args.dirs) != 1:
         console.print("[red]accord eval run needs one experiment: a name in evals/experiments or a .toml[/]")
@@ -176,29 +203,41 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
         experiment = declared.load(args.dirs[0])
         benchmark = declared.benchmark_of(experiment)
         runs = [(run, declared.context_for(base, experiment, run)) for run in experiment.configurations]
-        tasks = _tasks(benchmark, declared.task_ids(experiment), experiment.limit,
-                       whole_split=bool(experiment.split and not experiment.ids))
+        tasks = _tasks(
+            benchmark,
+            declared.task_ids(experiment),
+            experiment.limit,
+            whole_split=bool(experiment.split and not experiment.ids),
+        )
         for run, _ in runs:  # a configuration missing what it runs stops the experiment before any task
             if (needs := benchmark.configurations[run.config].needs) is not None:
                 needs()
-        if unservable := [reason for _, context in runs for role in ("", *context.role_models)
-                          if (reason := llm.unservable(context.model_for(role)))]:
+        if unservable := [
+            reason
+            for _, context in runs
+            for role in ("", *context.role_models)
+            if (reason := llm.unservable(context.model_for(role)))
+        ]:
             raise ValueError(unservable[0])
     except (ValueError, KeyError, RuntimeError) as exc:
         console.print(f"[red]{exc}[/]")
         return 2
     if (changed := runner.changed_files()) and not args.dev:
-        console.print(f"[red]refusing to run {experiment.name} on code that differs from its commit: "
-                      f"{', '.join(changed[:10])}{' ...' if len(changed) > 10 else ''}[/]\n"
-                      "commit first, or pass --dev (its rows are marked dev and never published)")
+        console.print(
+            f"[red]refusing to run {experiment.name} on code that differs from its commit: "
+            f"{', '.join(changed[:10])}{' ...' if len(changed) > 10 else ''}[/]\n"
+            "commit first, or pass --dev (its rows are marked dev and never published)"
+        )
         return 2
     out = Path(args.out or Path("evals") / "results" / experiment.name)
-    if (out / runner.RESULTS).exists() and (other := {comparable.code_of(r) for r in runner.read_rows(out)}
-                                            - {comparable.code_of({"commit": runner.source_commit(),
-                                                                   "dirty": bool(changed)})}):
+    if (out / runner.RESULTS).exists() and (
+        other := {comparable.code_of(r) for r in runner.read_rows(out)}
+        - {comparable.code_of({"commit": runner.source_commit(), "dirty": bool(changed)})}
+    ):
         # A rerun at another commit goes to a folder of its own: rows of two commits never mix.
-        console.print(f"[red]{out} holds rows of other code ({', '.join(sorted(other))}); "
-                      "choose another --out[/]")
+        console.print(
+            f"[red]{out} holds rows of other code ({', '.join(sorted(other))}); choose another --out[/]"
+        )
         return 2
     require_sandbox(console)
     marks = {"experiment": experiment.name, "dev": bool(args.dev and changed), "split": experiment.split}
@@ -210,8 +249,9 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
             team, plain = (names[j] for j in declared.budget_pair(experiment.configurations[:i], run))
             own["best_of"] = declared.matched_best_of(runner.read_rows(out), team, plain)
             context = dataclasses.replace(context, best_of=own["best_of"])
-            console.print(f"{config.name}: best_of = {own['best_of']}, "
-                          f"{team}'s tokens per task over {plain}'s")
+            console.print(
+                f"{config.name}: best_of = {own['best_of']}, {team}'s tokens per task over {plain}'s"
+            )
         # What the experiment sets for this configuration alone is the configuration's own, as
         # no-diversity's max_candidates is: compare lets it differ between columns.
         config = dataclasses.replace(config, settings={**config.settings, **own})
@@ -229,14 +269,19 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
 
 
 def _experiment(benchmark: str, config: str, tasks: Any, rows: Any) -> None:
-    from evals import experiment
+    from accord.evals import experiment
 
     results = experiment.push(benchmark, config, tasks, rows)
     scores = [e.score for r in results for e in r["evaluation_results"]["results"] if e.key == "pass@1"]
-    where = ("uploaded to LangSmith" if experiment.uploading()
-             else "evaluated locally (no LANGSMITH_API_KEY): nothing was sent")
-    console.print(f"experiment {results.experiment_name}: pass@1 {sum(scores) / max(1, len(scores)):.1%} "
-                  f"over {len(scores)} tasks; {where}")
+    where = (
+        "uploaded to LangSmith"
+        if experiment.uploading()
+        else "evaluated locally (no LANGSMITH_API_KEY): nothing was sent"
+    )
+    console.print(
+        f"experiment {results.experiment_name}: pass@1 {sum(scores) / max(1, len(scores)):.1%} "
+        f"over {len(scores)} tasks; {where}"
+    )
 
 
 def add_eval_command(
@@ -245,42 +290,83 @@ def add_eval_command(
     context: Callable[[argparse.Namespace], Any],
 ) -> None:
     """Register ``accord eval`` on the CLI's subparsers; ``context`` builds the run Context from args."""
-    from evals.benchmarks import BENCHMARKS
+    from accord.evals.benchmarks import BENCHMARKS
 
     configurations = dict.fromkeys(name for b in BENCHMARKS.values() for name in b.configurations)
     p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
-    p.add_argument("benchmark", help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), compare, or run "
-                                     "(a declared experiment)")
-    p.add_argument("dirs", nargs="*", help="for compare: result folders; for run: the experiment's name "
-                                           "(evals/experiments/NAME.toml) or its file")
-    p.add_argument("--config", default="accountable", choices=list(configurations),
-                   help="which configuration of the benchmark's workflow")
-    p.add_argument("--file", help="for jsonl: your function tasks, one JSON object per line with id, "
-                                  "prompt, test (defining check(candidate)) and entry_point")
+    p.add_argument(
+        "benchmark",
+        help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), compare, or run (a declared experiment)",
+    )
+    p.add_argument(
+        "dirs",
+        nargs="*",
+        help="for compare: result folders; for run: the experiment's name "
+        "(evals/experiments/NAME.toml) or its file",
+    )
+    p.add_argument(
+        "--config",
+        default="accountable",
+        choices=list(configurations),
+        help="which configuration of the benchmark's workflow",
+    )
+    p.add_argument(
+        "--file",
+        help="for jsonl: your function tasks, one JSON object per line with id, "
+        "prompt, test (defining check(candidate)) and entry_point",
+    )
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
-    p.add_argument("--split", choices=["dev", "test"],
-                   help="only the tasks of this half of the set's frozen split (data/SET/SPLIT.json): dev "
-                        "for tuning, test for published figures")
-    p.add_argument("--common", action="store_true",
-                   help="for compare: report only the tasks that every configuration ran")
-    p.add_argument("--separate", action="store_true",
-                   help="for compare: rows of different commits as columns of their own (config@commit)")
-    p.add_argument("--pages", action="store_true",
-                   help="for compare: also write each task's run page into DIR/runs, linked from report.html")
-    p.add_argument("--dev", action="store_true",
-                   help="for run: run on changed code, its rows marked dev; for compare: accept them")
+    p.add_argument(
+        "--split",
+        choices=["dev", "test"],
+        help="only the tasks of this half of the set's frozen split (data/SET/SPLIT.json): dev "
+        "for tuning, test for published figures",
+    )
+    p.add_argument(
+        "--common",
+        action="store_true",
+        help="for compare: report only the tasks that every configuration ran",
+    )
+    p.add_argument(
+        "--separate",
+        action="store_true",
+        help="for compare: rows of different commits as columns of their own (config@commit)",
+    )
+    p.add_argument(
+        "--pages",
+        action="store_true",
+        help="for compare: also write each task's run page into DIR/runs, linked from report.html",
+    )
+    p.add_argument(
+        "--dev",
+        action="store_true",
+        help="for run: run on changed code, its rows marked dev; for compare: accept them",
+    )
     p.add_argument("--workers", type=int, default=1, help="tasks run concurrently against the endpoint")
-    p.add_argument("--backend", choices=["local", "celery"], default="local",
-                   help="celery: queue the tasks for `accord worker` processes (ACCORD_BROKER_URL, "
-                        "ACCORD_DATABASE_URL)")
-    p.add_argument("--wait-s", type=float, default=0.0,
-                   help="with --backend celery: give up waiting for the workers after this long (0: never)")
-    p.add_argument("--mast-judge", metavar="MODEL",
-                   help="also ask MAST's LLM judge on MODEL (embedded or an endpoint's) for the failure "
-                        "modes no detector found, on every configuration's trajectories alike")
-    p.add_argument("--langsmith", action="store_true",
-                   help="also record the results as a LangSmith experiment (local only without a key)")
+    p.add_argument(
+        "--backend",
+        choices=["local", "celery"],
+        default="local",
+        help="celery: queue the tasks for `accord worker` processes (ACCORD_BROKER_URL, ACCORD_DATABASE_URL)",
+    )
+    p.add_argument(
+        "--wait-s",
+        type=float,
+        default=0.0,
+        help="with --backend celery: give up waiting for the workers after this long (0: never)",
+    )
+    p.add_argument(
+        "--mast-judge",
+        metavar="MODEL",
+        help="also ask MAST's LLM judge on MODEL (embedded or an endpoint's) for the failure "
+        "modes no detector found, on every configuration's trajectories alike",
+    )
+    p.add_argument(
+        "--langsmith",
+        action="store_true",
+        help="also record the results as a LangSmith experiment (local only without a key)",
+    )
     model_options(p)
     p.set_defaults(func=lambda args: cmd_eval(args, context(args)))
 
@@ -291,7 +377,7 @@ def add_eval_command(
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """Run a Celery worker until it is stopped."""
-    from evals import distributed
+    from accord.evals import distributed
 
     try:
         distributed.worker(args.concurrency)

@@ -13,9 +13,9 @@ from typing import Literal
 import httpx
 from rich.console import Console
 
-from graphs import store
-from runtime import local_model, sandbox
-from state.settings import settings
+from accord.graphs import store
+from accord.runtime import local_model, sandbox
+from accord.state.settings import settings
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -42,8 +42,12 @@ def isolation() -> Check:
     except sandbox.SandboxUnavailable as exc:
         return Check("sandbox", "fail", str(exc).partition(": install")[0], sandbox.FIX)
     if mode == "rlimits":
-        return Check("sandbox", "warn", f"{sandbox.MODE_VARIABLE}={sandbox.UNSAFE}: model-written code runs "
-                     "with rlimits only", f"unset {sandbox.MODE_VARIABLE} once bubblewrap works here")
+        return Check(
+            "sandbox",
+            "warn",
+            f"{sandbox.MODE_VARIABLE}={sandbox.UNSAFE}: model-written code runs with rlimits only",
+            f"unset {sandbox.MODE_VARIABLE} once bubblewrap works here",
+        )
     return Check("sandbox", "ok", f"bubblewrap {sandbox.bubblewrap()}, namespaces created")
 
 
@@ -52,8 +56,12 @@ def process_limit() -> Check:
     if sandbox.process_limit_enforced():
         where = sandbox.pids_hierarchy()
         return Check("process limit", "ok", f"pids cgroup {where}" if where else "RLIMIT_NPROC (not root)")
-    return Check("process limit", "warn", "root without a writable pids cgroup: a fork bomb is bounded only "
-                 "by the timeout", "run as a normal user, or delegate the pids controller to this cgroup")
+    return Check(
+        "process limit",
+        "warn",
+        "root without a writable pids cgroup: a fork bomb is bounded only by the timeout",
+        "run as a normal user, or delegate the pids controller to this cgroup",
+    )
 
 
 def models() -> list[Check]:
@@ -63,18 +71,28 @@ def models() -> list[Check]:
         path = local_model.gguf_path(name)
         if not path.exists():
             if name in local_model.default_team():
-                found.append(Check(f"model {name}", "warn", f"not assembled at {path}",
-                                   f"accord model setup --name {name}"))
+                found.append(
+                    Check(
+                        f"model {name}",
+                        "warn",
+                        f"not assembled at {path}",
+                        f"accord model setup --name {name}",
+                    )
+                )
             continue
         digest = hashlib.sha256()
         with path.open("rb") as gguf:
             while chunk := gguf.read(1 << 22):
                 digest.update(chunk)
         if digest.hexdigest() != model.sha256:
-            found.append(Check(f"model {name}", "fail",
-                               f"{path}: SHA-256 {digest.hexdigest()[:16]}…, not the pinned "
-                               f"{model.sha256[:16]}…",
-                               f"rm {path} && accord model setup --name {name}"))
+            found.append(
+                Check(
+                    f"model {name}",
+                    "fail",
+                    f"{path}: SHA-256 {digest.hexdigest()[:16]}…, not the pinned {model.sha256[:16]}…",
+                    f"rm {path} && accord model setup --name {name}",
+                )
+            )
         else:
             found.append(Check(f"model {name}", "ok", f"{path} (SHA-256 verified)"))
     return found
@@ -86,19 +104,34 @@ def endpoint() -> Check:
     key = found.openai_api_key.get_secret_value() if found.openai_api_key else None
     if base_url := found.openai_base_url:
         try:
-            status = httpx.get(f"{base_url.rstrip('/')}/models", timeout=5.0,
-                               headers={"Authorization": f"Bearer {key or 'none'}"}).status_code
+            status = httpx.get(
+                f"{base_url.rstrip('/')}/models",
+                timeout=5.0,
+                headers={"Authorization": f"Bearer {key or 'none'}"},
+            ).status_code
         except httpx.HTTPError as exc:
-            return Check("endpoint", "fail", f"{base_url}: {type(exc).__name__}",
-                         "start the server, or unset OPENAI_BASE_URL to use the local model")
+            return Check(
+                "endpoint",
+                "fail",
+                f"{base_url}: {type(exc).__name__}",
+                "start the server, or unset OPENAI_BASE_URL to use the local model",
+            )
         level: Level = "ok" if status < 400 else "fail"
-        return Check("endpoint", level, f"{base_url}/models answered HTTP {status}",
-                     "" if level == "ok" else "check the URL and OPENAI_API_KEY")
+        return Check(
+            "endpoint",
+            level,
+            f"{base_url}/models answered HTTP {status}",
+            "" if level == "ok" else "check the URL and OPENAI_API_KEY",
+        )
     if key:
         return Check("endpoint", "ok", "OpenAI (OPENAI_API_KEY is set)")
     if importlib.util.find_spec("llama_cpp") is None:
-        return Check("endpoint", "fail", "no endpoint set and llama-cpp-python is not installed",
-                     "pip install -e '.[local]' (make setup), or set OPENAI_BASE_URL")
+        return Check(
+            "endpoint",
+            "fail",
+            "no endpoint set and llama-cpp-python is not installed",
+            "pip install -e '.[local]' (make setup), or set OPENAI_BASE_URL",
+        )
     return Check("endpoint", "ok", "the embedded local model (started on demand)")
 
 
@@ -121,12 +154,20 @@ def require_sandbox(console: Console) -> None:
         SandboxUnavailable: bubblewrap is missing or cannot create its namespaces; the CLI exits with 6.
     """
     if sandbox.isolation() == "rlimits":
-        console.print(f"[yellow bold]{sandbox.MODE_VARIABLE}={sandbox.UNSAFE}: model-written code runs "
-                      "with rlimits only, without filesystem, network or process isolation[/]")
+        console.print(
+            f"[yellow bold]{sandbox.MODE_VARIABLE}={sandbox.UNSAFE}: model-written code runs "
+            "with rlimits only, without filesystem, network or process isolation[/]"
+        )
 
 
-CHECKS: tuple[Callable[[], Check | list[Check]], ...] = (python, isolation, process_limit, models, endpoint,
-                                                         database)
+CHECKS: tuple[Callable[[], Check | list[Check]], ...] = (
+    python,
+    isolation,
+    process_limit,
+    models,
+    endpoint,
+    database,
+)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -137,8 +178,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         found += result if isinstance(result, list) else [result]
     marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
     for item in found:
-        print(f"{marks[item.level]}  {item.name:<26} {item.detail}" + (f"\n      fix: {item.fix}" if item.fix
-                                                                        else ""))
+        print(
+            f"{marks[item.level]}  {item.name:<26} {item.detail}"
+            + (f"\n      fix: {item.fix}" if item.fix else "")
+        )
     return 1 if any(item.level == "fail" for item in found) else 0
 
 

@@ -15,16 +15,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from accord.running import drive, one_line
-from accountability import cost, exports, mast, page
-from accountability.blame import Blame, blame
-from accountability.trace import steps
-from graphs import store
-from graphs.catalog import blame_oracle, thread_workflow, workflow_of
-from graphs.oracle import Oracle
-from runtime import model_server
-from state.history import Checkpoint, from_graph, from_server
-from state.lifecycle import Lifecycle
+from accord.accountability import cost, exports, mast, page
+from accord.accountability.account import Account, of_chain
+from accord.cli.running import drive, one_line
+from accord.graphs import store
+from accord.graphs.catalog import blame_oracle, thread_workflow, workflow_of
+from accord.graphs.oracle import Oracle
+from accord.runtime import model_server
+from accord.state.history import Checkpoint, from_graph, from_server
+from accord.state.lifecycle import Lifecycle
 
 
 @contextmanager
@@ -40,8 +39,10 @@ def _branch(args: argparse.Namespace) -> Iterator[list[Checkpoint]]:
 
 
 def _missing(args: argparse.Namespace) -> int:
-    print(f"no thread {args.thread!r}" + (f" at {args.url}" if getattr(args, "url", None)
-                                          else f" in {store.db_path()}"))
+    print(
+        f"no thread {args.thread!r}"
+        + (f" at {args.url}" if getattr(args, "url", None) else f" in {store.db_path()}")
+    )
     return 2
 
 
@@ -55,13 +56,13 @@ def _oracle(args: argparse.Namespace, chain: list[Checkpoint]) -> Oracle | None:
     workflow blames an ended thread by (``catalog.blame_oracle``), else None: the stored judgments."""
     if not getattr(args, "hidden", None):
         return blame_oracle(chain[-1].values)
-    from evals.humaneval import hidden_tests_oracle, problems
+    from accord.evals.humaneval import hidden_tests_oracle, problems
 
     return hidden_tests_oracle(problems()[args.hidden])
 
 
-def _blame(args: argparse.Namespace, chain: list[Checkpoint]) -> Blame:
-    return blame(chain, _lifecycle(chain), _oracle(args, chain))
+def _account(args: argparse.Namespace, chain: list[Checkpoint], judge: mast.Judge | None = None) -> Account:
+    return of_chain(chain, _lifecycle(chain), _oracle(args, chain), judge)
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
@@ -84,40 +85,66 @@ def cmd_blame(args: argparse.Namespace) -> int:
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
-        result = _blame(args, chain)
         judge = mast.judge_on(args.judge_model) if args.judge else None
         try:
-            findings = mast.classify(steps(chain, _lifecycle(chain)), chain[-1].values, judge)
+            told = _account(args, chain, judge)
         finally:
             model_server.stop_owned()
+    result, findings = told.blame, list(told.findings)
     if args.json:
-        print(json.dumps({"thread": args.thread, **result.model_dump(), "rates": result.rates(),
-                          "failures": [f.model_dump() for f in findings],
-                          "failure_summary": mast.summary(findings)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "thread": args.thread,
+                    **result.model_dump(),
+                    "rates": result.rates(),
+                    "failures": [f.model_dump() for f in findings],
+                    "failure_summary": mast.summary(findings),
+                },
+                indent=2,
+            )
+        )
         return 0
-    print(f"thread {args.thread}: final result "
-          + {True: "correct", False: "wrong", None: "not judged"}[result.final_correct])
+    print(
+        f"thread {args.thread}: final result "
+        + {True: "correct", False: "wrong", None: "not judged"}[result.final_correct]
+    )
     for s in result.stages:
         mark = "right" if s.correct else "WRONG"
         by = f" [played by {s.agent}]" if s.agent else ""
-        print(f"  step {s.step:>3} round {s.round} {s.stage:<12} {s.role:<9} {mark:<5} "
-              f"{s.flag or '':<6} {one_line(s.evidence, 110)}{by}")
+        print(
+            f"  step {s.step:>3} round {s.round} {s.stage:<12} {s.role:<9} {mark:<5} "
+            f"{s.flag or '':<6} {one_line(s.evidence, 110)}{by}"
+        )
     origin = result.origin
-    print("error origin: " + (f"step {origin.step} {origin.stage} ({origin.role}"
-                              + (f", played by {origin.agent}" if origin.agent else "")
-                              + f", round {origin.round}): "
-                              f"{one_line(origin.evidence, 200)}" if origin else "NONE"))
-    print("per role: " + ", ".join(
-        f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"
-        for role, c in result.rates().items()))
+    print(
+        "error origin: "
+        + (
+            f"step {origin.step} {origin.stage} ({origin.role}"
+            + (f", played by {origin.agent}" if origin.agent else "")
+            + f", round {origin.round}): "
+            f"{one_line(origin.evidence, 200)}"
+            if origin
+            else "NONE"
+        )
+    )
+    print(
+        "per role: "
+        + ", ".join(
+            f"{role} repaired {c['repairs']}/{c['wrong_inputs']} harmed {c['harms']}/{c['right_inputs']}"
+            for role, c in result.rates().items()
+        )
+    )
     counts = mast.summary(findings)
     per_category = "".join(f"; {k}: {v}" for k, v in counts["by_category"].items())
     per_round = ", ".join(f"round {k}: {v}" for k, v in counts["by_round"].items())
     print(f"failures (MAST): {len(findings)}{per_category}" + (f" ({per_round})" if per_round else ""))
     for f in findings:
         judged = " (judged)" if f.judged else ""
-        print(f"  {f.mode} {f.name}{judged} [{f.category}] step {f.step} round {f.round} {f.role}: "
-              f"{one_line(f.evidence, 100)}")
+        print(
+            f"  {f.mode} {f.name}{judged} [{f.category}] step {f.step} round {f.round} {f.role}: "
+            f"{one_line(f.evidence, 100)}"
+        )
     return 0
 
 
@@ -160,8 +187,10 @@ def cmd_fork(args: argparse.Namespace) -> int:
         except KeyError as exc:
             print(exc.args[0])
             return 2
-        print(f"forked {args.thread} at {args.checkpoint}: new branch head "
-              f"{config['configurable']['checkpoint_id']}")
+        print(
+            f"forked {args.thread} at {args.checkpoint}: new branch head "
+            f"{config['configurable']['checkpoint_id']}"
+        )
         return drive(graph, None, config, args, args.thread, started)
 
 
@@ -170,14 +199,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     with _branch(args) as chain:
         if not chain:
             return _missing(args)
-        values = chain[-1].values
-        trace = steps(chain, _lifecycle(chain))
+        told = _account(args, chain)
+        values, trace = told.values, list(told.trace)
         if args.format == "whowhen":
-            record: dict[str, Any] = exports.whowhen(args.thread, values, trace, _blame(args, chain),
-                                                     workflow_of(values).system_prompts)
+            record: dict[str, Any] = exports.whowhen(
+                args.thread, values, trace, told.blame, workflow_of(values).system_prompts
+            )
         elif args.format == "mad":
             models = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm"})
-            record = exports.mad(args.thread, values, trace, mast.detect(trace, values), ", ".join(models))
+            record = exports.mad(args.thread, values, trace, list(told.findings), ", ".join(models))
         else:
             times = {c.step: (p.created_at, c.created_at) for p, c in itertools.pairwise(chain)}
             if args.collector:
@@ -196,14 +226,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the run's page: one self-contained HTML file (``accountability.page``); or, with ``--serve``,
-    serve every thread's page (``accord.serving``)."""
+    serve every thread's page (``accord.cli.report_server``)."""
     if args.serve:
-        from accord import serving
+        from accord.cli import report_server
 
-        pages = serving.server(args.host, args.port)
+        pages = report_server.server(args.host, args.port)
         host, port = pages.server_address[:2]
-        print(f"serving the run store's pages at http://{host!s}:{port}/ (read-only; Ctrl-C stops)",
-              flush=True)
+        print(
+            f"serving the run store's pages at http://{host!s}:{port}/ (read-only; Ctrl-C stops)", flush=True
+        )
         try:
             pages.serve_forever()
         except KeyboardInterrupt:
@@ -241,10 +272,14 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p = sub.add_parser("blame", help="per-stage verdicts, repair/harm, error origin, MAST failures")
     source(p)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--hidden", metavar="TASK_ID",
-                   help="judge offline with a HumanEval problem's hidden tests")
-    p.add_argument("--judge", action="store_true",
-                   help="ask an LLM about the MAST modes no detector found (marked judged)")
+    p.add_argument(
+        "--hidden", metavar="TASK_ID", help="judge offline with a HumanEval problem's hidden tests"
+    )
+    p.add_argument(
+        "--judge",
+        action="store_true",
+        help="ask an LLM about the MAST modes no detector found (marked judged)",
+    )
     p.add_argument("--judge-model", help="the judge's model (default: the run's default endpoint)")
     p.set_defaults(func=cmd_blame)
 
@@ -264,9 +299,12 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p.add_argument("--format", choices=["whowhen", "mad", "otel"], required=True)
     p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
     p.add_argument("--output", "-o", help="write here instead of stdout")
-    p.add_argument("--collector", metavar="URL",
-                   help="with --format otel: send the spans to this OTLP/HTTP collector "
-                        "(e.g. http://127.0.0.1:4318/v1/traces) instead")
+    p.add_argument(
+        "--collector",
+        metavar="URL",
+        help="with --format otel: send the spans to this OTLP/HTTP collector "
+        "(e.g. http://127.0.0.1:4318/v1/traces) instead",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="write a run's page: one HTML file with its path, blame, cost and code")
@@ -275,8 +313,11 @@ def add_commands(sub: Any, model_options: Any) -> None:
     p.add_argument("--checkpoint", help="the branch's head checkpoint (default: the newest)")
     p.add_argument("--hidden", metavar="TASK_ID", help="blame with a HumanEval problem's hidden tests")
     p.add_argument("--output", "-o", help="the file to write (default: THREAD.html here)")
-    p.add_argument("--serve", action="store_true",
-                   help="serve every thread's page from the run store instead, live runs reloading")
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve every thread's page from the run store instead, live runs reloading",
+    )
     p.add_argument("--host", default="127.0.0.1", help="with --serve: the address to bind (default loopback)")
     p.add_argument("--port", type=int, default=8765, help="with --serve: the port (0: any free one)")
     p.set_defaults(func=cmd_report)

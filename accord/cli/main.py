@@ -12,14 +12,15 @@ from typing import Any
 
 from langgraph.types import Command
 
-from accord import approval
-from accord.accounts import add_commands
-from accord.agents import add_serve_command
-from accord.audit import add_audit_command
-from accord.doctor import add_doctor_command, require_sandbox
-from accord.evaluation import add_eval_command
-from accord.introspect import add_roles_command
-from accord.running import (
+from accord.accountability import cost
+from accord.accountability.account import outcome
+from accord.cli import approval
+from accord.cli.accounts import add_commands
+from accord.cli.audit import add_audit_command
+from accord.cli.doctor import add_doctor_command, require_sandbox
+from accord.cli.evaluation import add_eval_command
+from accord.cli.introspect import add_roles_command
+from accord.cli.running import (
     console,
     context_options,
     drive,
@@ -29,11 +30,11 @@ from accord.running import (
     stream,
     usage_error,
 )
-from accountability import cost
-from graphs import store
-from graphs.catalog import DEFAULT, RegistrationError, thread_workflow, workflows
-from runtime import local_model, model_server, sandbox
-from state.graph_state import handoffs
+from accord.cli.serve import add_serve_command
+from accord.graphs import store
+from accord.graphs.catalog import DEFAULT, RegistrationError, thread_workflow, workflows
+from accord.runtime import local_model, model_server, sandbox
+from accord.state.graph_state import handoffs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -72,8 +73,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         # task with no ``next``: the run has not ended, and resuming applies those writes.
         if not snapshot.next and not snapshot.tasks:
             console.print(f"thread {args.thread} already ended: {snapshot.values.get('status')}")
-            return finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None,
-                           started)
+            return finish(dict(snapshot.values), args.thread, Path(args.out) if args.out else None, started)
         args.graph = thread_workflow(saver, args.thread).name  # what a --team file is checked against
         where = ", ".join(snapshot.next) or f"the stage after {', '.join(t.name for t in snapshot.tasks)}"
         try:
@@ -94,10 +94,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
         for thread in store.thread_ids(saver):
             graph = thread_workflow(saver, thread).build(checkpointer=saver)
             values = dict(graph.get_state(store.config(thread)).values)
-            info = store.summary(values)
+            info = outcome(values)
             request = " ".join(str(values.get("request", "")).split())[:60]
-            print(f"{thread}  {info['status']:<9} {info['stage']:<12} round {info['round']}  "
-                  f"{info['tokens_in'] + info['tokens_out']:>7,} tokens  {request}")
+            print(
+                f"{thread}  {info['status']:<9} {info['stage']:<12} round {info['round']}  "
+                f"{info['tokens_in'] + info['tokens_out']:>7,} tokens  {request}"
+            )
     return 0
 
 
@@ -109,27 +111,42 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not values:
         console.print(f"[red]no thread {args.thread!r} in {store.db_path()}[/]")
         return 2
-    info = store.summary(values)
+    info = outcome(values)
     if args.json:
-        print(json.dumps({"thread": args.thread, **info, "state": values}, indent=2,
-                         default=lambda o: o.model_dump() if hasattr(o, "model_dump") else str(o)))
+        print(
+            json.dumps(
+                {"thread": args.thread, **info, "state": values},
+                indent=2,
+                default=lambda o: o.model_dump() if hasattr(o, "model_dump") else str(o),
+            )
+        )
         return 0
-    print(f"thread {args.thread}: {info['status']} at {info['stage']} (round {info['round']})"
-          + (f" — {info['reason']}" if info["reason"] else ""))
+    print(
+        f"thread {args.thread}: {info['status']} at {info['stage']} (round {info['round']})"
+        + (f" — {info['reason']}" if info["reason"] else "")
+    )
     print("path: " + " → ".join(info["path"]))
-    print(f"LLM calls {info['llm_calls']}, tokens {info['tokens_in']:,} in / {info['tokens_out']:,} out, "
-          f"cost {info['cost']}")
+    print(
+        f"LLM calls {info['llm_calls']}, tokens {info['tokens_in']:,} in / {info['tokens_out']:,} out, "
+        f"cost {info['cost']}"
+    )
     ledger = cost.breakdown(values.get("ledger", []))
-    print("\n" + cost.table(ledger["by_role"], "ledger by role") + "\n\n"
-          + cost.table(ledger["by_model"], "ledger by model"))
+    print(
+        "\n"
+        + cost.table(ledger["by_role"], "ledger by role")
+        + "\n\n"
+        + cost.table(ledger["by_model"], "ledger by model")
+    )
     played = sorted({(e["role"], e["agent"]) for e in values.get("ledger", []) if e.get("agent")})
     for role, agent in played:
         print(f"{role} played by {agent}")
     print("\ngate decisions:")
     for v in values.get("verdicts", []):
         target = f" → {v['target']}" if v.get("target") else " (vote)"
-        print(f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}"
-              f"  {one_line(v['evidence'], 100)}")
+        print(
+            f"  round {v['round']} {v['stage']:<12} {v['role']:<9} {v['outcome']:<12}{target}"
+            f"  {one_line(v['evidence'], 100)}"
+        )
     for e in values.get("ledger", []):  # a new output set aside, the role's standing one kept
         if e["kind"] == "action" and e["outcome"] == "kept":
             print(f"  round {e['round']} {e['stage']:<12} {e['role']:<9} kept: {one_line(e['detail'], 100)}")
@@ -171,8 +188,9 @@ def cmd_model(args: argparse.Namespace) -> int:
             return 0
         name = args.name or local_model.DEFAULT_MODEL
         server = model_server.start_server(name, port=args.port, detach=True)
-        console.print(f"serving {server.model} at {server.base_url} (pid {server.pid}); "
-                      f"stop with: accord model stop")
+        console.print(
+            f"serving {server.model} at {server.base_url} (pid {server.pid}); stop with: accord model stop"
+        )
         return 0
     if args.action == "stop":
         if (server := model_server.detached_server()) is None:
@@ -196,30 +214,56 @@ def parser() -> argparse.ArgumentParser:
     sub = root.add_subparsers(dest="command", required=True)
 
     def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", action="append", metavar="[ROLE=]NAME",
-                       help="model for every role, or ROLE=NAME for one role (repeatable); a letter of "
-                            "--mix names an embedded model")
+        p.add_argument(
+            "--model",
+            action="append",
+            metavar="[ROLE=]NAME",
+            help="model for every role, or ROLE=NAME for one role (repeatable); a letter of "
+            "--mix names an embedded model",
+        )
         letters = ", ".join(f"{letter} = {name}" for letter, name in local_model.MIX.items())
-        p.add_argument("--mix", metavar="ABC|ROLE=MODEL,...",
-                       help=f"models by role: letters for the pipeline's planner, executor and critic "
-                            f"({letters}), or role=letter-or-name pairs for any workflow")
-        p.add_argument("--style", action="append", metavar="ROLE=FIELD=VALUE",
-                       help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
-                            "languages (prose first, e.g. de,python); repeatable")
-        p.add_argument("--team", metavar="FILE",
-                       help="a team file (YAML): agents, each a model or an A2A agent's URL and the roles it "
-                            "may play, cast onto the workflow's roles (docs/roles.md)")
-        p.add_argument("--remote", action="append", metavar="ROLE=URL",
-                       help="a role played by the A2A agent at URL (accord serve --a2a --role ROLE serves "
-                            "one); repeatable")
+        p.add_argument(
+            "--mix",
+            metavar="ABC|ROLE=MODEL,...",
+            help=f"models by role: letters for the pipeline's planner, executor and critic "
+            f"({letters}), or role=letter-or-name pairs for any workflow",
+        )
+        p.add_argument(
+            "--style",
+            action="append",
+            metavar="ROLE=FIELD=VALUE",
+            help="a role's communication style: tone, verbosity (terse, normal, detailed) or "
+            "languages (prose first, e.g. de,python); repeatable",
+        )
+        p.add_argument(
+            "--team",
+            metavar="FILE",
+            help="a team file (YAML): agents, each a model or an A2A agent's URL and the roles it "
+            "may play, cast onto the workflow's roles (docs/roles.md)",
+        )
+        p.add_argument(
+            "--remote",
+            action="append",
+            metavar="ROLE=URL",
+            help="a role played by the A2A agent at URL (accord serve --a2a --role ROLE serves "
+            "one); repeatable",
+        )
         context_options(p.add_argument_group("run settings (the Context; budgets at 0 mean no limit)"))
         p.add_argument("--out", help="write the produced files here")
 
     run = sub.add_parser("run", help="run a workflow (the development graph by default) on a task")
-    run.add_argument("task", nargs="?", help="the task, in words (for the pipeline: a question, then its "
-                                             "options one per line: A. ..., B. ...)")
-    run.add_argument("--graph", choices=sorted(workflows()), default=DEFAULT,
-                     help="the workflow to run (default: %(default)s)")
+    run.add_argument(
+        "task",
+        nargs="?",
+        help="the task, in words (for the pipeline: a question, then its "
+        "options one per line: A. ..., B. ...)",
+    )
+    run.add_argument(
+        "--graph",
+        choices=sorted(workflows()),
+        default=DEFAULT,
+        help="the workflow to run (default: %(default)s)",
+    )
     run.add_argument("--file", help="a file holding the task (e.g. a Python function stub)")
     run.add_argument("--thread", help="thread id (default: a new one)")
     model_options(run)
@@ -247,9 +291,12 @@ def parser() -> argparse.ArgumentParser:
 
     model = sub.add_parser("model", help="the embedded local model")
     model.add_argument("action", choices=["setup", "serve", "stop", "status"])
-    model.add_argument("--name", choices=sorted(local_model.MODELS),
-                       help="one embedded model (default: setup and status the default team's, "
-                            f"serve {local_model.DEFAULT_MODEL})")
+    model.add_argument(
+        "--name",
+        choices=sorted(local_model.MODELS),
+        help="one embedded model (default: setup and status the default team's, "
+        f"serve {local_model.DEFAULT_MODEL})",
+    )
     model.add_argument("--all", action="store_true", help="with setup: every embedded model")
     model.add_argument("--port", type=int)
     model.set_defaults(func=cmd_model)

@@ -16,8 +16,9 @@ from typing import Any
 
 from rich.console import Console
 
-from graphs import store
-from runtime import local_model, model_server
+from accord.accountability import cost
+from accord.graphs import store
+from accord.runtime import local_model, model_server
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 SAFE, VULNERABLE, NO_VERDICT = 0, 3, 1
@@ -44,15 +45,23 @@ def read_source(path: Path) -> str:
 
 def report(values: Mapping[str, Any], thread: str) -> dict[str, Any]:
     """Return an audit thread's outcome: the verdict, each analyst's finding and votes, the cost."""
-    from graphs.audit import verdict
+    from accord.graphs.audit import verdict
 
     decided = verdict(values) if values.get("status") == "completed" else None
-    votes = [{k: v[k] for k in ("stage", "round", "role", "outcome", "evidence")}
-             for v in values.get("verdicts", []) if v["stage"] != "initialized"]
-    return {"thread": thread, "status": values.get("status", "running"), "reason": values.get("reason", ""),
-            "verdict": None if decided is None else ("vulnerable" if decided else "safe"),
-            "findings": (values.get("findings") or {}).get("by_role", {}), "votes": votes,
-            "cost": store.totals(values.get("ledger", []))}
+    votes = [
+        {k: v[k] for k in ("stage", "round", "role", "outcome", "evidence")}
+        for v in values.get("verdicts", [])
+        if v["stage"] != "initialized"
+    ]
+    return {
+        "thread": thread,
+        "status": values.get("status", "running"),
+        "reason": values.get("reason", ""),
+        "verdict": None if decided is None else ("vulnerable" if decided else "safe"),
+        "findings": (values.get("findings") or {}).get("by_role", {}),
+        "votes": votes,
+        "cost": cost.breakdown(values.get("ledger", []))["total"],
+    }
 
 
 def show(result: Mapping[str, Any]) -> None:
@@ -63,26 +72,37 @@ def show(result: Mapping[str, Any]) -> None:
     console.print(f"[{colour} bold]{word.upper()}[/]{reason}")
     for role, found in result["findings"].items():
         said = "vulnerable" if found["vulnerable"] else "safe"
-        where = " ".join([found["cwe"] or "", f"lines {','.join(map(str, found['lines']))}" if found["lines"]
-                          else ""]).strip()
-        console.print(f"  [bold]{role:<8}[/] {said:<10} {where:<20} confidence {found['confidence']:.1f}\n"
-                      f"           {found['evidence'][:400]}")
+        where = " ".join(
+            [found["cwe"] or "", f"lines {','.join(map(str, found['lines']))}" if found["lines"] else ""]
+        ).strip()
+        console.print(
+            f"  [bold]{role:<8}[/] {said:<10} {where:<20} confidence {found['confidence']:.1f}\n"
+            f"           {found['evidence'][:400]}"
+        )
         for tool in found.get("tools", []):
-            said = ("; ".join(tool["issues"][:5]) or "no issues") if tool["available"] else (
-                "; ".join(tool["issues"]) or "not installed")
+            said = (
+                ("; ".join(tool["issues"][:5]) or "no issues")
+                if tool["available"]
+                else ("; ".join(tool["issues"]) or "not installed")
+            )
             console.print(f"           [dim]{tool['tool']}: {said}[/]")
     for vote in result["votes"]:
         if vote["role"] == "vote":
             console.print(f"  vote ({vote['stage']}): {vote['outcome']} — {vote['evidence'][:200]}")
     cost = result["cost"]
-    console.print(f"thread {result['thread']}: {cost['llm_calls']} LLM calls, {cost['tokens_in']:,} tokens "
-                  f"in / {cost['tokens_out']:,} out, cost {cost['cost']}")
+    console.print(
+        f"thread {result['thread']}: {cost['llm_calls']} LLM calls, {cost['tokens_in']:,} tokens "
+        f"in / {cost['tokens_out']:,} out, cost {cost['cost']}"
+    )
 
 
-def cmd_audit(args: argparse.Namespace, context: Callable[[argparse.Namespace], Any],
-              stream: Callable[..., dict[str, Any]]) -> int:
+def cmd_audit(
+    args: argparse.Namespace,
+    context: Callable[[argparse.Namespace], Any],
+    stream: Callable[..., dict[str, Any]],
+) -> int:
     """Audit a file; return 0 safe, 3 vulnerable, 1 no verdict."""
-    from graphs.audit import build_graph
+    from accord.graphs.audit import build_graph
 
     try:
         code = read_source(Path(args.file))
@@ -91,8 +111,11 @@ def cmd_audit(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
         return 2
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
-    inputs = {"request": code, "source": Path(args.file).name,
-              **({"function": args.function} if args.function else {})}
+    inputs = {
+        "request": code,
+        "source": Path(args.file).name,
+        **({"function": args.function} if args.function else {}),
+    }
     with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
@@ -105,8 +128,10 @@ def cmd_audit(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
             console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
             return 130
         except Exception as exc:  # the audit stays at its last checkpoint, whatever broke
-            console.print(f"[red]audit stopped by {type(exc).__name__}: {exc}[/]\n"
-                          f"its last checkpoint is kept; resume with: accord resume {thread}")
+            console.print(
+                f"[red]audit stopped by {type(exc).__name__}: {exc}[/]\n"
+                f"its last checkpoint is kept; resume with: accord resume {thread}"
+            )
             return 4
         finally:
             model_server.stop_owned()
@@ -119,12 +144,17 @@ def cmd_audit(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
     return {"vulnerable": VULNERABLE, "safe": SAFE}.get(result["verdict"] or "", NO_VERDICT)
 
 
-def add_audit_command(sub: Any, model_options: Callable[[argparse.ArgumentParser], None],
-                      context: Callable[[argparse.Namespace], Any],
-                      stream: Callable[..., dict[str, Any]]) -> None:
+def add_audit_command(
+    sub: Any,
+    model_options: Callable[[argparse.ArgumentParser], None],
+    context: Callable[[argparse.Namespace], Any],
+    stream: Callable[..., dict[str, Any]],
+) -> None:
     """Register ``accord audit`` on the CLI's subparsers."""
-    p = sub.add_parser("audit", help="audit C, C++ or Python code for vulnerabilities (exit 0 safe, 3 "
-                                     "vulnerable, 1 no verdict)")
+    p = sub.add_parser(
+        "audit",
+        help="audit C, C++ or Python code for vulnerabilities (exit 0 safe, 3 vulnerable, 1 no verdict)",
+    )
     p.add_argument("file", help="the source file")
     p.add_argument("--function", help="audit only this function of the file")
     p.add_argument("--thread", help="thread id (default: a new one)")

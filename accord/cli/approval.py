@@ -19,14 +19,20 @@ WAITING = 7
 
 def add_options(run: argparse.ArgumentParser, resume: argparse.ArgumentParser) -> None:
     """Add the approval options to ``accord run`` and ``accord resume``."""
-    run.add_argument("--approve-plan", action="store_true",
-                     help="stop after planning until a person approves, rejects or edits the plan "
-                          f"(exit {WAITING}; answer with accord resume THREAD --approve | --reject | --edit)")
+    run.add_argument(
+        "--approve-plan",
+        action="store_true",
+        help="stop after planning until a person approves, rejects or edits the plan "
+        f"(exit {WAITING}; answer with accord resume THREAD --approve | --reject | --edit)",
+    )
     answer = resume.add_mutually_exclusive_group()
     answer.add_argument("--approve", action="store_true", help="approve the plan the run waits on")
     answer.add_argument("--reject", metavar="REASON", help="reject the plan: the Planner plans again with it")
-    answer.add_argument("--edit", metavar="PLAN.json", help="replace the plan by this one (the plan's JSON, "
-                                                            "as `accord show THREAD --json` prints it)")
+    answer.add_argument(
+        "--edit",
+        metavar="PLAN.json",
+        help="replace the plan by this one (the plan's JSON, as `accord show THREAD --json` prints it)",
+    )
     resume.add_argument("--by", help="who answers (default: the user name)")
 
 
@@ -65,6 +71,8 @@ def show(console: Console, asked: list[Any], thread: str) -> int:
                 console.print(f"[red]the last answer was refused: {question['refused']}[/]")
         else:
             console.print(f"waiting on: {question}")
-    console.print(f"thread [bold]{thread}[/] waits for a person: accord resume {thread} --approve | "
-                  f"--reject REASON | --edit PLAN.json")
+    console.print(
+        f"thread [bold]{thread}[/] waits for a person: accord resume {thread} --approve | "
+        f"--reject REASON | --edit PLAN.json"
+    )
     return WAITING

@@ -12,11 +12,11 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from accord.running import console, usage_error
-from graphs import remote
-from graphs.catalog import DEFAULT, workflows
-from runtime import model_server
-from state.settings import settings
+from accord.cli.running import console, usage_error
+from accord.graphs import remote
+from accord.graphs.catalog import DEFAULT, workflows
+from accord.runtime import model_server
+from accord.state.settings import settings
 
 
 def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], Any]) -> int:
@@ -33,9 +33,10 @@ def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
     secret = settings().a2a_token
     token = secret.get_secret_value() if secret else None
     app = remote.app(workflow.roles[args.role], url, context(args), token)
-    console.print(f"serving the {args.workflow} workflow's {args.role} as an A2A agent at {url} "
-                  f"(card: {url}.well-known/agent-card.json"
-                  + ("; a bearer token is required" if token else "") + ")")
+    console.print(
+        f"serving the {args.workflow} workflow's {args.role} as an A2A agent at {url} "
+        f"(card: {url}.well-known/agent-card.json" + ("; a bearer token is required" if token else "") + ")"
+    )
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
@@ -43,14 +44,18 @@ def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
     return 0
 
 
-def add_serve_command(sub: Any, model_options: Callable[[argparse.ArgumentParser], None],
-                      context: Callable[[argparse.Namespace], Any]) -> None:
+def add_serve_command(
+    sub: Any,
+    model_options: Callable[[argparse.ArgumentParser], None],
+    context: Callable[[argparse.Namespace], Any],
+) -> None:
     """Register ``accord serve`` on the CLI's subparsers."""
     p = sub.add_parser("serve", help="serve a role as an A2A agent (--a2a --role NAME)")
     p.add_argument("--a2a", action="store_true", help="serve over A2A (JSON-RPC message/send)")
     p.add_argument("--role", required=True, help="the role to serve, e.g. reviewer")
-    p.add_argument("--workflow", default=DEFAULT, choices=sorted(workflows()),
-                   help="whose role (default: %(default)s)")
+    p.add_argument(
+        "--workflow", default=DEFAULT, choices=sorted(workflows()), help="whose role (default: %(default)s)"
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     p.add_argument("--port", type=int, default=8931, help="port (default: %(default)s)")
     model_options(p)

@@ -19,15 +19,16 @@ from typing import Any, NoReturn, get_args, get_type_hints
 from rich.console import Console
 from rich.markup import escape
 
-from accord import approval
-from graphs import store
-from graphs.catalog import DEFAULT, workflows
-from nodes import llm
-from nodes.pipeline.roles import TEAM as PIPELINE_TEAM
-from runtime import local_model, model_server
-from state.context import Context
-from state.settings import run_defaults
-from state.team import Team, load_team
+from accord.accountability.account import outcome
+from accord.cli import approval
+from accord.graphs import store
+from accord.graphs.catalog import DEFAULT, workflows
+from accord.nodes import llm
+from accord.nodes.pipeline.roles import TEAM as PIPELINE_TEAM
+from accord.runtime import local_model, model_server
+from accord.state.context import Context
+from accord.state.settings import run_defaults
+from accord.state.team import Team, load_team
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -36,7 +37,7 @@ def one_line(text: str, width: int) -> str:
     """Return ``text`` on one line (whitespace runs collapsed), cut to ``width`` with an ellipsis: a table
     row stays a row however many lines a test's output has (``--json`` keeps the full text)."""
     flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[:width - 1] + "…"
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 ROLE_OPTIONS = ("model", "role_models", "role_styles", "remote_roles", "role_agents")
@@ -50,8 +51,12 @@ def field_docs(cls: type) -> dict[str, str]:
     assert isinstance(body, ast.ClassDef)
     docs = {}
     for target, doc in itertools.pairwise(body.body):
-        if (isinstance(target, ast.AnnAssign) and isinstance(target.target, ast.Name)
-                and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)):
+        if (
+            isinstance(target, ast.AnnAssign)
+            and isinstance(target.target, ast.Name)
+            and isinstance(doc, ast.Expr)
+            and isinstance(doc.value, ast.Constant)
+        ):
             docs[target.target.id] = " ".join(str(doc.value.value).replace("``", "").split()).rstrip(".")
     return docs
 
@@ -84,7 +89,8 @@ def run_context(args: argparse.Namespace) -> Context:
         for role, agent in ((role, team.agent_of(role)) for role in team.cast):
             role_agents[role] = agent.name
             role_models.setdefault(role, {}).update(
-                {k: v for k, v in (("model", agent.model), ("base_url", agent.base_url)) if v})
+                {k: v for k, v in (("model", agent.model), ("base_url", agent.base_url)) if v}
+            )
             if agent.url:
                 remote_roles[role] = agent.url
     default_model = base.model
@@ -109,12 +115,21 @@ def run_context(args: argparse.Namespace) -> Context:
         if not (role and url.startswith(("http://", "https://"))):
             usage_error(f"--remote wants ROLE=URL (an http or https URL), got {spec!r}")
         remote_roles[role.lower()] = url
-    options = {f.name: getattr(args, f.name) for f in dataclasses.fields(Context)
-               if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None}
+    options = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(Context)
+        if f.name not in ROLE_OPTIONS and getattr(args, f.name, None) is not None
+    }
     try:  # a bad style value is refused here, before anything runs
-        context = dataclasses.replace(base, model=default_model, role_models=role_models,
-                                      role_styles=role_styles, remote_roles=remote_roles,
-                                      role_agents=role_agents, **options)
+        context = dataclasses.replace(
+            base,
+            model=default_model,
+            role_models=role_models,
+            role_styles=role_styles,
+            remote_roles=remote_roles,
+            role_agents=role_agents,
+            **options,
+        )
     except ValueError as exc:
         usage_error(str(exc))
     for role in ("", *context.role_models):  # a model no endpoint serves, refused before anything runs
@@ -134,8 +149,9 @@ def cast(args: argparse.Namespace) -> Team | None:
     except ValueError as exc:
         usage_error(str(exc))
     if problems := team.problems(workflows()[workflow].specs):
-        usage_error(f"team file {args.team}: the {workflow} workflow cannot run this cast: "
-                    + "; ".join(problems))
+        usage_error(
+            f"team file {args.team}: the {workflow} workflow cannot run this cast: " + "; ".join(problems)
+        )
     return team
 
 
@@ -190,11 +206,14 @@ def stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
                 console.print(
                     f"[dim]{elapsed:7.1f}s[/] round {v['round']}  [bold]{v['stage']:<12}[/] "
                     f"{v['role']:<9} [{colour}]{v['outcome']:<12}[/] → {v['target']:<12} "
-                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {evidence}[/]")
+                    f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {evidence}[/]"
+                )
             elif "status" in update:
                 colour = "green" if update["status"] == "completed" else "red"
-                console.print(f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
-                              f"{escape(one_line(update.get('reason', ''), 200))}")
+                console.print(
+                    f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
+                    f"{escape(one_line(update.get('reason', ''), 200))}"
+                )
     # The thread's head, not ``cfg``'s checkpoint: a fork's config names the checkpoint it started from.
     return dict(graph.get_state(store.config(cfg["configurable"]["thread_id"])).values)
 
@@ -213,7 +232,7 @@ def write_files(values: dict[str, Any], out: Path) -> None:
 
 
 def finish(values: dict[str, Any], thread: str, out: Path | None, started: float) -> int:
-    info = store.summary(values)
+    info = outcome(values)
     if out is not None:
         write_files(values, out)
     if answer := values.get("answer"):
@@ -221,13 +240,16 @@ def finish(values: dict[str, Any], thread: str, out: Path | None, started: float
     console.print(
         f"thread [bold]{thread}[/]: {info['status']} after {time.monotonic() - started:.1f}s, "
         f"{info['llm_calls']} LLM calls, {info['tokens_in']:,} tokens in / {info['tokens_out']:,} out"
-        + (f" — {info['reason']}" if info["reason"] else ""))
+        + (f" — {info['reason']}" if info["reason"] else "")
+    )
     return 0 if info["status"] == "completed" else 1
 
 
 def stopped(thread: str, exc: Exception) -> int:
-    console.print(f"[red]run stopped by {type(exc).__name__}: {exc}[/]\n"
-                  f"its last checkpoint is kept; resume with: accord resume {thread}")
+    console.print(
+        f"[red]run stopped by {type(exc).__name__}: {exc}[/]\n"
+        f"its last checkpoint is kept; resume with: accord resume {thread}"
+    )
     return 4
 
 
