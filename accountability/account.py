@@ -28,7 +28,7 @@ class Account:
     """The branch's last state."""
     trace: Sequence[Step]
     """The working steps, oldest first."""
-    findings: Sequence[mast.Finding]
+    failures: Sequence[mast.Finding]
     """The MAST failure modes found in the steps (by the detectors; by the judge too, where one was given)."""
     blame: Blame
     """Each step's verdict, repairs and harms, and the error's origin."""
@@ -70,7 +70,7 @@ def of_chain(
     return Account(
         values=values,
         trace=trace,
-        findings=mast.classify(trace, values, judge),
+        failures=mast.classify(trace, values, judge),
         blame=blame(branch, lifecycle, oracle),
         cost=cost.breakdown(values.get("ledger", [])),
     )

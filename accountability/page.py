@@ -73,7 +73,7 @@ def of_branch(
     """Return the page of a stored branch (oldest checkpoint first): its steps, blame (by the stored
     judgments, or by ``oracle`` given now) and MAST's findings, read from the checkpoints."""
     told = of_chain(chain, lifecycle, oracle)
-    return render(thread, told.values, told.trace, lifecycle, told.blame, told.findings, refresh_s)
+    return render(thread, told.values, told.trace, lifecycle, told.blame, told.failures, refresh_s)
 
 
 def render(

@@ -131,6 +131,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             {"initialized": audit.gate_task, "judging": gate_judged},
             contracts=False,
             typed_messages=False,
+            inputs=audit.INPUTS,
         ),
         Configuration(
             "simple",
@@ -140,6 +141,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             {"initialized": audit.gate_task, "analysing": gate_once},
             contracts=False,
             typed_messages=False,
+            inputs=audit.INPUTS,
         ),
         Configuration(
             "accountable",
@@ -147,6 +149,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             audit.LIFECYCLE,
             audit.ROLES,
             GATES,
+            inputs=audit.INPUTS,
         ),
         Configuration(
             "no-tools",
@@ -154,6 +157,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             audit.LIFECYCLE,
             _roles(tools=False),
             GATES,
+            inputs=audit.INPUTS,
         ),
         Configuration(
             "tool-calling",
@@ -163,6 +167,7 @@ CONFIGURATIONS: dict[str, Configuration] = {
             audit.LIFECYCLE,
             _roles(tool_calling=True),
             GATES,
+            inputs=audit.INPUTS,
         ),
     )
 }

@@ -24,19 +24,16 @@ from accord.graphs.compiler import Compiler
 from accord.graphs.development import GATES, LIFECYCLE, ROLES, build_graph
 from accord.graphs.duties import Duty, Role
 from accord.graphs.oracle import Oracle
+from accord.nodes.development.artifacts import Approval, CandidateScore, Selection, TestSuite
 from accord.state.artifacts import (
-    Approval,
-    CandidateScore,
     CaseResult,
     CodeArtifact,
     Example,
     Plan,
     ReviewIssue,
     ReviewReport,
-    Selection,
     Subtask,
     TestReport,
-    TestSuite,
 )
 from accord.state.context import Context
 from accord.state.graph_state import AccordState, dump

@@ -155,6 +155,8 @@ class Configuration:
     gates: Mapping[str, Gate]
     contracts: bool = True
     typed_messages: bool = True
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    """The state keys, beyond ``request``, the workflow takes from a task (its graph module's ``INPUTS``)."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Context fields this configuration fixes, e.g. ``{"max_candidates": 1}``."""
     needs: Callable[[], object] | None = None
@@ -181,6 +183,7 @@ class Configuration:
             oracle,
             contracts=self.contracts,
             typed_messages=self.typed_messages,
+            inputs=self.inputs,
         )
         return compiler.build().compile(checkpointer=checkpointer, name=f"{self.lifecycle.name}-{self.name}")
 

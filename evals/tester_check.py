@@ -24,9 +24,10 @@ from accord.evals import stats
 from accord.evals.runner import CHECKPOINTS, read_rows
 from accord.graphs import store
 from accord.nodes import testing
+from accord.nodes.development.artifacts import TestSuite
 from accord.nodes.views import FUNCTION_FILE
 from accord.runtime import sandbox
-from accord.state.artifacts import CodeArtifact, TestSuite
+from accord.state.artifacts import CodeArtifact
 
 FIGURES = "tester_check.json"
 

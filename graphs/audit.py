@@ -21,14 +21,15 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from accord.graphs.catalog import Workflow
 from accord.graphs.compiler import Compiler, Gate
 from accord.graphs.duties import roles_from_specs
 from accord.graphs.oracle import Oracle
 from accord.nodes.audit import analysts
+from accord.nodes.audit.artifacts import AuditTask
 from accord.nodes.audit.intake import parse_audit_request
 from accord.nodes.audit.roles import ANALYSTS, SPECS
 from accord.nodes.intake import request_of
-from accord.state.artifacts import AuditTask
 from accord.state.graph_state import ballot, dump, read
 from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 from accord.state.stage import StageCall
@@ -129,6 +130,9 @@ WORK = {
     **{(role, duty): work for role, work in analysts.work().items() for duty in DUTIES},
 }
 ROLES = roles_from_specs(SPECS, WORK)
+INPUTS = {"source": str, "function": str}
+"""What a caller may give beside the request: where the code came from (the audited file's name, whose
+suffix tells the language) and the function to pick out of it (absent: all of it)."""
 GATES: dict[str, Gate] = {"initialized": gate_task, "analysing": gate_votes, "deliberating": gate_votes}
 
 
@@ -178,7 +182,7 @@ def build_graph(
         oracle: judges every finding and vote for blame (evals pass the sample's label).
     """
     return (
-        Compiler(LIFECYCLE, ROLES, GATES, models, oracle)
+        Compiler(LIFECYCLE, ROLES, GATES, models, oracle, inputs=INPUTS)
         .build()
         .compile(checkpointer=checkpointer, name="audit")
     )
@@ -186,3 +190,13 @@ def build_graph(
 
 graph = build_graph()
 """The graph ``langgraph dev`` serves (no checkpointer: the server brings its own)."""
+
+WORKFLOW = Workflow(
+    "audit",
+    LIFECYCLE,
+    SPECS,
+    lambda **options: build_graph(**options),  # looked up when called: a test may replace build_graph
+    roles=ROLES,
+    judged_after=votes_word,
+)
+"""The audit workflow as Accord registers it (``accord.workflows`` entry point ``audit``)."""

@@ -1,4 +1,5 @@
-"""Every workflow Accord runs, by name: Accord's own, and those registered by a package or a setting.
+"""Every workflow Accord runs, by name, each registered by a package or a setting: Accord's own three
+(``development``, ``audit``, ``pipeline``) through its own entry points, exactly as any other package's.
 
 A workflow is a lifecycle table, its roles' specs and a function that compiles its graph (``Workflow``).
 A package registers one under the ``accord.workflows`` entry point group (``repair =
@@ -16,17 +17,14 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from types import ModuleType
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from accord.graphs import audit, development, pipeline, store
+from accord.graphs import store
 from accord.graphs.duties import Role
 from accord.graphs.oracle import Oracle
-from accord.nodes.audit.roles import SPECS as AUDIT_SPECS
-from accord.nodes.pipeline.roles import SPECS as PIPELINE_SPECS
 from accord.state.lifecycle import Lifecycle
 from accord.state.roles import RoleSpec
 from accord.state.settings import settings
@@ -70,46 +68,8 @@ class Workflow:
             raise ValueError(f"workflow {self.name!r}: no spec for the roles {missing}")
 
 
-def _built_by(module: ModuleType) -> Callable[..., CompiledStateGraph[Any, Any, Any, Any]]:
-    """Return a builder that looks ``module.build_graph`` up when called (a test may replace it)."""
-
-    def build(**options: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
-        graph: CompiledStateGraph[Any, Any, Any, Any] = module.build_graph(**options)
-        return graph
-
-    return build
-
-
-BUILT_IN = {
-    w.name: w
-    for w in (
-        Workflow(
-            "development",
-            development.LIFECYCLE,
-            development.SPECS,
-            _built_by(development),
-            development.SYSTEM_PROMPTS,
-            development.ROLES,
-        ),
-        Workflow(
-            "audit",
-            audit.LIFECYCLE,
-            AUDIT_SPECS,
-            _built_by(audit),
-            roles=audit.ROLES,
-            judged_after=audit.votes_word,
-        ),
-        Workflow(
-            "pipeline",
-            pipeline.LIFECYCLE,
-            PIPELINE_SPECS,
-            _built_by(pipeline),
-            roles=pipeline.ROLES,
-            judged_after=pipeline.critics_word,
-        ),
-    )
-}
 DEFAULT = "development"
+"""The workflow a run takes when it names none."""
 
 
 def _load(reference: str, source: str) -> Workflow:
@@ -136,7 +96,7 @@ def workflows() -> dict[str, Workflow]:
     Raises:
         RegistrationError: a registration does not load, or takes a name already used.
     """
-    found = dict(BUILT_IN)
+    found: dict[str, Workflow] = {}
     registered = [
         (_load(ep.value, f"entry point {ep.name!r}"), f"entry point {ep.name!r}")
         for ep in entry_points(group=ENTRY_POINTS)
@@ -150,6 +110,11 @@ def workflows() -> dict[str, Workflow]:
         if workflow.name in found and found[workflow.name] is not workflow:
             raise RegistrationError(f"{source}: a workflow named {workflow.name!r} is already registered")
         found[workflow.name] = workflow
+    if DEFAULT not in found:
+        raise RegistrationError(
+            f"no workflow {DEFAULT!r}: Accord's own workflows register through its installed entry points "
+            "(pip install -e . in the checkout, or pip install accord)"
+        )
     return found
 
 

@@ -40,13 +40,13 @@ from accord.state.contracts import (
     check_preconditions,
 )
 from accord.state.graph_state import (
-    REDUCERS,
     AccordState,
     Judgment,
     LedgerEntry,
     Verdict,
     ballot,
     records,
+    reducers,
     state_for,
     updated,
 )
@@ -114,14 +114,17 @@ class Compiler:
         oracle: Oracle | None = None,
         contracts: bool = True,
         typed_messages: bool = True,
+        inputs: Mapping[str, Any] | None = None,
     ) -> None:
         """Args beyond the table: ``contracts=False`` runs each duty once, unchecked (a role that
         produces nothing still fails its stage); ``typed_messages=False`` hands over free text, recorded
-        in the ledger and checked against no one. Both exist for the evals' ablations."""
+        in the ledger and checked against no one (both exist for the evals' ablations); ``inputs`` names
+        the state keys, beyond ``request``, that the workflow takes from its caller (name -> type)."""
         self.lifecycle, self.roles, self.gates = lifecycle, roles, gates
         self.models = dict(models or {})
         self.oracle = oracle
         self.contracts, self.typed_messages = contracts, typed_messages
+        self.inputs = dict(inputs or {})
         self.accepted = accepted_kinds(
             [duty.contract for role in roles.values() for duty in role.duties.values()]
         )
@@ -145,7 +148,8 @@ class Compiler:
                 problems.append(f"stage {stage.name!r} has no gate")
             if len(stage.roles) > 1:
                 contracts = [self.roles[r].duties[stage.duty].contract for r in stage.roles]
-                outputs = [k for c in contracts for k in c.outputs if k != "vote" and k not in REDUCERS]
+                merging = reducers()
+                outputs = [k for c in contracts for k in c.outputs if k != "vote" and k not in merging]
                 if len(outputs) != len(set(outputs)):
                     problems.append(f"fan-out stage {stage.name!r}: roles write the same artifact")
                 problems += [
@@ -165,7 +169,7 @@ class Compiler:
             for kind in (*duty.contract.outputs, *duty.contract.optional_outputs)
         ]
         # A workflow's own artifact kinds (state.artifacts.register_artifact) get state keys of their own.
-        builder: Builder = StateGraph(state_for(kinds), context_schema=Context)
+        builder: Builder = StateGraph(state_for(kinds, self.inputs), context_schema=Context)
         builder.add_edge(START, self.lifecycle.initial)
         for stage in self.lifecycle.stages:
             if stage.terminal:

@@ -27,25 +27,17 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from accord.graphs.catalog import Workflow
 from accord.graphs.compiler import Compiler, Gate
 from accord.graphs.duties import roles_from_specs
 from accord.graphs.oracle import Oracle
 from accord.nodes import verification
 from accord.nodes.development import approval, coder, debugger, planner, reviewer, tester
+from accord.nodes.development.artifacts import Approval, Candidates, Selection, TestSuite
 from accord.nodes.development.roles import SPECS as ROLE_SPECS
 from accord.nodes.intake import parse_request, request_of
 from accord.nodes.views import artifacts
-from accord.state.artifacts import (
-    Approval,
-    Candidates,
-    CodeArtifact,
-    Plan,
-    ReviewReport,
-    Selection,
-    TaskSpec,
-    TestReport,
-    TestSuite,
-)
+from accord.state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
 from accord.state.graph_state import code_versions, dump, read
 from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 from accord.state.stage import StageCall
@@ -358,6 +350,10 @@ SPECS = {**ROLE_SPECS, approval.SPEC.name: approval.SPEC}
 """The team's specs (``nodes/development/roles.py``), and the person who may approve the plan
 (``nodes/development/approval.py``)."""
 ROLES = roles_from_specs(SPECS, WORK)
+INPUTS = {"approve_plan": bool}
+"""What a caller may give beside the request: whether a person approves the plan before work goes on
+(``accord run --approve-plan``; in Studio, ``true`` in the input), when the planning gate hands the plan to
+the ``human`` role."""
 """The graph's roles, built from their specs: contracts come from nowhere else."""
 SYSTEM_PROMPTS = {
     role: SPECS[role].system_prompt(module.SYSTEM)
@@ -420,9 +416,19 @@ def build_graph(
         checkpointer: where checkpoints go (None for ``langgraph dev``, which brings its own).
         oracle: judges the candidate at every checkpoint for blame (None: no judging).
     """
-    builder = Compiler(LIFECYCLE, ROLES, GATES, models, oracle).build()
+    builder = Compiler(LIFECYCLE, ROLES, GATES, models, oracle, inputs=INPUTS).build()
     return builder.compile(checkpointer=checkpointer, name="development")
 
 
 graph = build_graph()
 """The graph ``langgraph dev`` serves (no checkpointer: the server brings its own)."""
+
+WORKFLOW = Workflow(
+    "development",
+    LIFECYCLE,
+    SPECS,
+    lambda **options: build_graph(**options),  # looked up when called: a test may replace build_graph
+    SYSTEM_PROMPTS,
+    ROLES,
+)
+"""The development workflow as Accord registers it (``accord.workflows`` entry point ``development``)."""

@@ -24,14 +24,16 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from accord.graphs.catalog import Workflow
 from accord.graphs.compiler import Compiler, Gate
 from accord.graphs.duties import roles_from_specs
 from accord.graphs.oracle import Oracle
 from accord.nodes.intake import request_of
 from accord.nodes.pipeline import coding, work
+from accord.nodes.pipeline.artifacts import Answer, Critique, Question, Reasoning
 from accord.nodes.pipeline.intake import parse_pipeline_request
 from accord.nodes.pipeline.roles import SPECS
-from accord.state.artifacts import Answer, CodeArtifact, Critique, Question, Reasoning, TaskSpec
+from accord.state.artifacts import CodeArtifact, TaskSpec
 from accord.state.graph_state import dump, read
 from accord.state.lifecycle import Lifecycle, Stage, Transition, with_budget
 from accord.state.stage import StageCall, Work
@@ -220,3 +222,13 @@ def build_graph(
 
 graph = build_graph()
 """The graph ``langgraph dev`` serves (no checkpointer: the server brings its own)."""
+
+WORKFLOW = Workflow(
+    "pipeline",
+    LIFECYCLE,
+    SPECS,
+    lambda **options: build_graph(**options),  # looked up when called: a test may replace build_graph
+    roles=ROLES,
+    judged_after=critics_word,
+)
+"""The pipeline workflow as Accord registers it (``accord.workflows`` entry point ``pipeline``)."""

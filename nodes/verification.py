@@ -9,9 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.nodes import sessions, static_check, testing
+from accord.nodes.development.artifacts import Selection, TestSuite
 from accord.nodes.views import FUNCTION_FILE
 from accord.runtime import sandbox
-from accord.state.artifacts import CodeArtifact, Design, Example, Selection, TaskSpec, TestReport, TestSuite
+from accord.state.artifacts import CodeArtifact, Design, Example, TaskSpec, TestReport
 from accord.state.graph_state import read
 from accord.state.stage import StageCall
 

@@ -1,6 +1,5 @@
-"""Typed artifacts that roles exchange: task, plan, code, test report, review report, audit task, findings,
-question, reasoning, answer, critique, and a person's approval; a workflow adds its own with
-``register_artifact``.
+"""The artifacts every workflow may share: task, plan, code, test report, review report and a fan-out
+stage's vote. A workflow registers its own kinds with ``register_artifact`` in its own folder.
 
 Artifacts are frozen pydantic models. Graph state stores their JSON form (see `state.graph_state`), so
 checkpoints stay portable across SQLite, Postgres and a LangGraph server; every write is validated by the
@@ -9,8 +8,8 @@ contract wrapper before it reaches state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar, overload
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny
 
@@ -22,6 +21,56 @@ class Frozen(BaseModel):
 
 
 F = TypeVar("F", bound=Frozen)
+
+
+ARTIFACT_MODELS: dict[str, type[Frozen]] = {}
+"""Artifact kind -> model, filled by ``register_artifact``. The kind is also the state key the artifact
+lives under."""
+ARTIFACT_REDUCERS: dict[str, Callable[[Any, Any], Any]] = {}
+"""Artifact kind -> how the state merges what several roles write under it in one step (a LangGraph
+reducer), for the kinds registered with one; any other kind is replaced by each write."""
+
+
+@overload
+def register_artifact(model: type[F], /) -> type[F]: ...
+
+
+@overload
+def register_artifact(*, reducer: Callable[[Any, Any], Any]) -> Callable[[type[F]], type[F]]: ...
+
+
+def register_artifact(
+    model: type[F] | None = None, /, *, reducer: Callable[[Any, Any], Any] | None = None
+) -> type[F] | Callable[[type[F]], type[F]]:
+    """Make an artifact model known by its ``kind`` (use it as a class decorator, bare or with a
+    ``reducer`` for a kind that parallel roles write together).
+
+    Contracts may then name the kind, messages carry it, the graph state keeps it under that key, and
+    traces show it (through the model's ``text()`` where it has one). Accord's shared vocabulary registers
+    here; each workflow registers its own kinds in its own folder.
+
+    Raises:
+        TypeError: the model declares no ``kind: Literal["..."] = "..."`` field.
+        ValueError: another model already has that kind.
+    """
+    if model is None:
+        return lambda given: _register(given, reducer)
+    return _register(model, reducer)
+
+
+def _register(model: type[F], reducer: Callable[[Any, Any], Any] | None) -> type[F]:
+    field = model.model_fields.get("kind")
+    kind = field.default if field is not None else None
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f"{model.__name__}: an artifact declares its kind, e.g. kind: Literal['x'] = 'x'")
+    known = ARTIFACT_MODELS.get(kind)
+    # The same class imported again (a module loaded by path and by name) replaces itself.
+    if known is not None and (known.__module__, known.__qualname__) != (model.__module__, model.__qualname__):
+        raise ValueError(f"the artifact kind {kind!r} is {known.__module__}.{known.__qualname__}'s already")
+    ARTIFACT_MODELS[kind] = model
+    if reducer is not None:
+        ARTIFACT_REDUCERS[kind] = reducer
+    return model
 
 
 class Example(Frozen):
@@ -39,6 +88,7 @@ class Example(Frozen):
         return "; ".join((*self.setup, f"{self.call} == {self.expected}"))
 
 
+@register_artifact
 class TaskSpec(Frozen):
     """What the user asked for, normalised by the intake stage."""
 
@@ -100,6 +150,7 @@ class Design(Frozen):
     is played with that file beside it (the design states it; code never comes from it)."""
 
 
+@register_artifact
 class Plan(Frozen):
     """The Planner's decomposition of the task."""
 
@@ -116,6 +167,7 @@ class Plan(Frozen):
         return self.design.shape if self.design else "records"
 
 
+@register_artifact
 class CodeArtifact(Frozen):
     """The shared project state: a file map plus what to run."""
 
@@ -146,6 +198,7 @@ RunEnding = Literal["passed", "failed", "error", "timeout"]
 SandboxLimit = Literal["", "timeout", "cpu_limit", "memory_limit", "file_limit", "process_limit", "killed"]
 
 
+@register_artifact
 class TestReport(Frozen):
     """What running the tests in the sandbox showed."""
 
@@ -182,6 +235,7 @@ class ReviewIssue(Frozen):
     description: str
 
 
+@register_artifact
 class ReviewReport(Frozen):
     """The Reviewer's decision on the whole codebase."""
 
@@ -192,215 +246,13 @@ class ReviewReport(Frozen):
     """The integration run the Reviewer made before deciding."""
 
 
-class TestSuite(Frozen):
-    """The Tester's cases for a function, written from its specification alone, never from the code."""
-
-    __test__ = False  # not a pytest test class
-    kind: Literal["tests"] = "tests"
-    cases: tuple[Example, ...] = Field(min_length=1)
-
-
-class Candidates(Frozen):
-    """Alternative implementations of one task, for a selection on executed evidence."""
-
-    kind: Literal["candidates"] = "candidates"
-    items: tuple[CodeArtifact, ...] = Field(min_length=1)
-
-
-class CandidateScore(Frozen):
-    """What running one candidate showed."""
-
-    index: int
-    examples_passed: int
-    """The task's own examples it passes (the strongest evidence)."""
-    tests_passed: int
-    """The Tester's cases it passes."""
-    agreeing: int
-    """Candidates (itself included) that return the same on every Tester case."""
-
-
-class Selection(Frozen):
-    """Which candidate was chosen, on what evidence, and which Tester cases the choice disputes."""
-
-    kind: Literal["selection"] = "selection"
-    chosen: int
-    scores: tuple[CandidateScore, ...] = Field(min_length=1)
-    flagged: tuple[Example, ...] = ()
-    """Tester cases the chosen code disagrees with: disputed, so not used as tests."""
-
-
-Language = Literal["c", "cpp", "python"]
-
-
-class AuditTask(Frozen):
-    """Code to audit for vulnerabilities, normalised by the audit intake: one function or one file."""
-
-    kind: Literal["audit_task"] = "audit_task"
-    language: Language
-    code: str = Field(min_length=1)
-    first_line: int = Field(default=1, ge=1)
-    """The line number of the code's first line in its file, so findings cite the file's lines."""
-    function: str | None = None
-    """The function audited, when one was picked out of a file."""
-    source: str = ""
-    """Where the code came from (a file name), for the reader; never a label."""
-
-    def numbered(self) -> str:
-        """Return the code with its file's line numbers, as the roles read it."""
-        width = len(str(self.first_line + self.code.count("\n")))
-        return "\n".join(
-            f"{n:>{width}} | {line}" for n, line in enumerate(self.code.splitlines(), start=self.first_line)
-        )
-
-
-Cwe = Annotated[str, Field(pattern=r"^CWE-[0-9]{1,4}$")]
-
-
-class ToolReport(Frozen):
-    """What one static analyser said about the code, or that it could not run here."""
-
-    tool: str
-    available: bool
-    """False when the analyser is not installed, or a proof cannot run isolated here (its issue says why);
-    the finding then rests on the other reports and the model's reading."""
-    issues: tuple[str, ...] = ()
-    """One line per issue: line, rule or CWE, message."""
-
-
-class Finding(Frozen):
-    """One role's judgement of the code: vulnerable or not, where, why, how sure."""
-
-    vulnerable: bool
-    cwe: Cwe | None = None
-    lines: tuple[int, ...] = ()
-    """Lines of the file the evidence is about."""
-    evidence: str = Field(min_length=1)
-    confidence: float = Field(ge=0.0, le=1.0)
-    tools: tuple[ToolReport, ...] = ()
-    """The analysers' reports the finding cites (the Tester's)."""
-
-
-class Findings(Frozen):
-    """The findings of a fan-out stage's roles, by role: each role writes its own, the state merges them."""
-
-    kind: Literal["findings"] = "findings"
-    by_role: dict[str, Finding] = Field(min_length=1)
-
-
+@register_artifact
 class Vote(Frozen):
     """One role's vote in a fan-out stage; a voting gate joins the votes."""
 
     kind: Literal["vote"] = "vote"
     outcome: str
     rationale: str = ""
-
-
-Letter = Annotated[str, Field(pattern=r"^[A-J]$")]
-"""An option's letter."""
-
-
-class Question(Frozen):
-    """A multiple-choice question, normalised by the pipeline's intake: the text, then options A, B, ..."""
-
-    kind: Literal["question"] = "question"
-    text: str = Field(min_length=1)
-    """The passage and the question, without the options."""
-    options: tuple[str, ...] = Field(min_length=2, max_length=10)
-
-    @property
-    def letters(self) -> str:
-        """Return the options' letters, in order (``ABCD``)."""
-        return "ABCDEFGHIJ"[: len(self.options)]
-
-    def shown(self) -> str:
-        """Return the question as the roles read it: the text, then one lettered option per line."""
-        lettered = zip(self.letters, self.options, strict=True)
-        return self.text + "\n\n" + "\n".join(f"{letter}. {option}" for letter, option in lettered)
-
-
-class Reasoning(Frozen):
-    """The pipeline Planner's plan: the steps, and what they commit to (for a question, the option they
-    lead to; for code, examples of the behaviour they lead to)."""
-
-    kind: Literal["reasoning"] = "reasoning"
-    steps: tuple[str, ...] = Field(min_length=1)
-    leads_to: Letter | None = None
-    """The option the steps lead to: what a question's plan is judged by (None: a free-text plan that names
-    none, judged wrong)."""
-    examples: tuple[Example, ...] = ()
-    """For code: calls and the values the steps lead them to return, what a code plan is judged by."""
-
-
-class Answer(Frozen):
-    """An option chosen, with why."""
-
-    kind: Literal["answer"] = "answer"
-    choice: Letter
-    justification: str = Field(min_length=1)
-
-
-class Critique(Frozen):
-    """The Critic's check of an answer: approved as it is, or corrected (the ``answer`` then changes)."""
-
-    kind: Literal["critique"] = "critique"
-    approved: bool
-    reason: str = Field(min_length=1)
-
-
-class Approval(Frozen):
-    """A person's decision on an artifact put to them (the plan): approved, edited, or rejected with the
-    reason the next attempt must answer."""
-
-    kind: Literal["approval"] = "approval"
-    decision: Literal["approved", "edited", "rejected"]
-    reason: str = ""
-    by: str = Field(min_length=1)
-    """Who decided, as they gave their name (the ledger and blame name the role ``human``)."""
-    at: str
-    """When, as an ISO 8601 UTC time."""
-
-
-ARTIFACT_MODELS: dict[str, type[Frozen]] = {
-    "task": TaskSpec,
-    "plan": Plan,
-    "code": CodeArtifact,
-    "test_report": TestReport,
-    "review": ReviewReport,
-    "tests": TestSuite,
-    "candidates": Candidates,
-    "selection": Selection,
-    "vote": Vote,
-    "audit_task": AuditTask,
-    "findings": Findings,
-    "question": Question,
-    "reasoning": Reasoning,
-    "answer": Answer,
-    "critique": Critique,
-    "approval": Approval,
-}
-"""Artifact kind -> model. The kind is also the state key the artifact lives under."""
-
-
-def register_artifact(model: type[F]) -> type[F]:
-    """Make a workflow's own artifact model known by its ``kind`` (use it as a class decorator).
-
-    Contracts may then name the kind, messages carry it, the graph state keeps it under that key, and
-    traces show it (through the model's ``text()`` where it has one).
-
-    Raises:
-        TypeError: the model declares no ``kind: Literal["..."] = "..."`` field.
-        ValueError: another model already has that kind.
-    """
-    field = model.model_fields.get("kind")
-    kind = field.default if field is not None else None
-    if not isinstance(kind, str) or not kind:
-        raise TypeError(f"{model.__name__}: an artifact declares its kind, e.g. kind: Literal['x'] = 'x'")
-    known = ARTIFACT_MODELS.get(kind)
-    # The same class imported again (a module loaded by path and by name) replaces itself.
-    if known is not None and (known.__module__, known.__qualname__) != (model.__module__, model.__qualname__):
-        raise ValueError(f"the artifact kind {kind!r} is {known.__module__}.{known.__qualname__}'s already")
-    ARTIFACT_MODELS[kind] = model
-    return model
 
 
 def _registered(kind: str) -> str:
@@ -428,7 +280,8 @@ Artifact = Annotated[SerializeAsAny[Frozen], BeforeValidator(_as_artifact)]
 
 
 def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
-    """Return a one-paragraph text view of an artifact's JSON form (traces, free-text handoffs)."""
+    """Return a one-paragraph text view of an artifact's JSON form (traces, free-text handoffs): a shared
+    kind's here, any other through its model's ``text()`` (or ``shown()``)."""
     if kind == "plan":
         return "; ".join(s["title"] for s in artifact["subtasks"])
     if kind == "code":
@@ -439,34 +292,11 @@ def artifact_text(kind: str, artifact: Mapping[str, Any]) -> str:
     if kind == "review":
         issues = "; ".join(f"[{i['severity']}] {i['description']}" for i in artifact["issues"])
         return f"{artifact['decision']} {issues}".strip()
-    if kind == "tests":
-        return "; ".join(f"{c['call']} == {c['expected']}" for c in artifact["cases"])
-    if kind == "candidates":
-        return f"{len(artifact['items'])} candidates"
-    if kind == "selection":
-        return f"candidate {artifact['chosen'] + 1} of {len(artifact['scores'])}"
-    if kind == "audit_task":
-        return f"{artifact['language']} code, {artifact['code'].count(chr(10)) + 1} lines"
-    if kind == "findings":
-        return "; ".join(
-            f"{role}: {'vulnerable' if f['vulnerable'] else 'safe'}"
-            + (f" ({f['cwe']})" if f.get("cwe") else "")
-            + f", {f['evidence']}"
-            for role, f in artifact["by_role"].items()
-        )
-    if kind == "question":
-        return Question.model_validate(artifact).shown()
-    if kind == "reasoning":
-        examples = "; ".join(f"{e['call']} == {e['expected']}" for e in artifact.get("examples", ()))
-        leads_to = f" So: {artifact['leads_to']}." if artifact["leads_to"] else ""
-        return " ".join(artifact["steps"]) + leads_to + (f" Examples: {examples}." if examples else "")
-    if kind == "answer":
-        return f"{artifact['choice']}: {artifact['justification']}"
-    if kind == "critique":
-        return ("approved: " if artifact["approved"] else "corrected: ") + str(artifact["reason"])
-    if kind == "approval":
-        reason = f": {artifact['reason']}" if artifact["reason"] else ""
-        return f"{artifact['decision']} by {artifact['by']}{reason}"
     model = ARTIFACT_MODELS.get(kind)
-    shown = getattr(model.model_validate(artifact), "text", None) if model is not None else None
-    return str(shown()) if callable(shown) else str(artifact)[:300]
+    if model is None:
+        return str(artifact)[:300]
+    valid = model.model_validate(artifact)
+    # ``shown()`` for a model whose data has a field named ``text`` (a question's)
+    views = (getattr(valid, "text", None), getattr(valid, "shown", None))
+    view = next((m for m in views if callable(m)), None)
+    return str(view()) if view is not None else str(artifact)[:300]

@@ -1,8 +1,9 @@
 """The graph state: artifacts by kind, plus appended records of what happened.
 
 Artifacts are stored as their JSON form under their kind (``task``, ``plan``, ``code``, ``test_report``,
-``review``, ``findings``); ``read`` turns them back into models. Keys that parallel fan-out roles write in
-one super-step carry reducers: lists append (``operator.add``), role-keyed artifacts merge by role.
+``review``, and each workflow's own); ``read`` turns them back into models. Keys that parallel fan-out
+roles write in one super-step carry reducers: lists append (``operator.add``), and a kind registered with a
+reducer (``merge_by_role``: each role's entry under its name) merges as it says.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from accord.state.artifacts import Frozen
+from accord.state.artifacts import ARTIFACT_REDUCERS, Frozen
 from accord.state.contracts import Violation
 
 M = TypeVar("M", bound=Frozen)
@@ -88,31 +89,13 @@ class AccordState(TypedDict, total=False):
     """State shared by every stage of a lifecycle."""
 
     request: str
-    """The user's task as given (free text, a Python stub, or code to audit); the intake stage turns it
-    into ``task`` (or ``audit_task``)."""
-    source: str
-    """Where the request came from, e.g. the audited file's name (its suffix tells the language)."""
-    function: str
-    """For an audit: the function to pick out of the request's code (absent: all of it)."""
+    """The user's task as given (free text, a Python stub, code); the intake stage turns it into the
+    workflow's task artifact."""
     task: dict[str, Any]
     plan: dict[str, Any]
     code: dict[str, Any]
     test_report: dict[str, Any]
-    tests: dict[str, Any]
-    candidates: dict[str, Any]
-    selection: dict[str, Any]
     review: dict[str, Any]
-    audit_task: dict[str, Any]
-    question: dict[str, Any]
-    reasoning: dict[str, Any]
-    answer: dict[str, Any]
-    critique: dict[str, Any]
-    approval: dict[str, Any]
-    approve_plan: bool
-    """Whether a person approves the plan before work goes on (``accord run --approve-plan``; in Studio,
-    ``true`` in the input): the planning gate then hands the plan to the ``human`` role."""
-    findings: Annotated[dict[str, Any], merge_by_role]
-    """The analysts' findings by role (``Findings`` JSON); parallel roles each add their own."""
     handoffs: Annotated[list[dict[str, Any]], operator.add]
     """Typed messages between roles (``state.messages.Message`` JSON)."""
     messages: Annotated[list[AnyMessage], add_messages]
@@ -131,40 +114,49 @@ class AccordState(TypedDict, total=False):
     stage: str
     """The stage the lifecycle is in (the target of the last gate)."""
     workflow: str
-    """The lifecycle the thread runs (``development``, ``audit``), written by every gate: which graph
-    reads the thread back."""
+    """The lifecycle the thread runs, written by every gate: which graph reads the thread back."""
     status: Literal["running", "completed", "failed"]
     reason: str
     """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""
 
 
-def state_for(kinds: Iterable[str]) -> type[Any]:
-    """Return the graph state that keeps every artifact kind in ``kinds``: ``AccordState`` itself when it
-    has a key for each, else ``AccordState`` with a key added for each kind a workflow registered."""
+def state_for(kinds: Iterable[str], inputs: Mapping[str, Any] | None = None) -> type[Any]:
+    """Return the graph state of a workflow: ``AccordState``, plus a key for each artifact kind in
+    ``kinds`` it does not declare (with the kind's reducer, where it was registered with one) and the
+    workflow's own input keys (``inputs``: name -> type), or ``AccordState`` itself when nothing is added."""
     hints = get_type_hints(AccordState, include_extras=True)
-    added = sorted(set(kinds) - set(hints))
+    added: dict[str, Any] = {
+        kind: Annotated[dict[str, Any], ARTIFACT_REDUCERS[kind]]
+        if kind in ARTIFACT_REDUCERS
+        else dict[str, Any]
+        for kind in sorted(set(kinds) - set(hints))
+    }
+    added |= {key: kind for key, kind in (inputs or {}).items() if key not in hints}
     if not added:
         return AccordState
-    fields = {**hints, **{kind: dict[str, Any] for kind in added}}
     # The functional form: the keys are known only when a workflow's contracts are.
-    extended: type[Any] = TypedDict(f"AccordState_{'_'.join(added)}", fields, total=False)  # type: ignore[misc]
+    extended: type[Any] = TypedDict(f"AccordState_{'_'.join(added)}", {**hints, **added}, total=False)  # type: ignore[misc]
     return extended
 
 
-REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
-    key: hint.__metadata__[0]
-    for key, hint in get_type_hints(AccordState, include_extras=True).items()
-    if get_origin(hint) is Annotated
-}
-"""The state keys that merge what parallel roles write, with how (their LangGraph reducers)."""
+def reducers() -> dict[str, Callable[[Any, Any], Any]]:
+    """Return the state keys that merge what parallel roles write, with how (their LangGraph reducers):
+    ``AccordState``'s appended records and the registered artifact kinds that have one."""
+    declared = {
+        key: hint.__metadata__[0]
+        for key, hint in get_type_hints(AccordState, include_extras=True).items()
+        if get_origin(hint) is Annotated
+    }
+    return {**ARTIFACT_REDUCERS, **declared}
 
 
 def updated(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``state`` after ``update`` as LangGraph will apply it: reduced keys merged, others replaced."""
+    merging = reducers()
     return {
         **state,
         **{
-            key: REDUCERS[key](state[key], value) if key in REDUCERS and key in state else value
+            key: merging[key](state[key], value) if key in merging and key in state else value
             for key, value in update.items()
         },
     }
@@ -221,6 +213,7 @@ __all__ = [
     "merge_by_role",
     "read",
     "records",
+    "reducers",
     "state_for",
     "updated",
 ]

@@ -90,7 +90,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
             told = _account(args, chain, judge)
         finally:
             model_server.stop_owned()
-    result, findings = told.blame, list(told.findings)
+    result, findings = told.blame, list(told.failures)
     if args.json:
         print(
             json.dumps(
@@ -207,7 +207,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         elif args.format == "mad":
             models = sorted({e["model"] for e in values.get("ledger", []) if e["kind"] == "llm"})
-            record = exports.mad(args.thread, values, trace, list(told.findings), ", ".join(models))
+            record = exports.mad(args.thread, values, trace, list(told.failures), ", ".join(models))
         else:
             times = {c.step: (p.created_at, c.created_at) for p, c in itertools.pairwise(chain)}
             if args.collector:

@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from accord.state.artifacts import AuditTask, ToolReport
+from accord.nodes.audit.artifacts import AuditTask, ToolReport
 
 TIMEOUT_S = 60.0
 MAX_ISSUES = 12

@@ -19,9 +19,10 @@ from pydantic import BaseModel, Field
 
 from accord.nodes.audit import proof
 from accord.nodes.audit.analysers import ANALYSERS
+from accord.nodes.audit.artifacts import AuditTask, Finding, Findings, ToolReport
 from accord.nodes.llm import structured, text, tool_loop
 from accord.runtime.executor import Executor, Toolbox, role_spec
-from accord.state.artifacts import AuditTask, Finding, Findings, ToolReport, Vote
+from accord.state.artifacts import Vote
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall, Work, stage_handles
 

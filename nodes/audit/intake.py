@@ -14,7 +14,7 @@ import re
 import textwrap
 from pathlib import PurePath
 
-from accord.state.artifacts import AuditTask, Language
+from accord.nodes.audit.artifacts import AuditTask, Language
 from accord.state.stage import OutputError
 
 MAX_AUDIT_CHARS = 20_000

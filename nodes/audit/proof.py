@@ -14,11 +14,11 @@ import ast
 import sys
 import textwrap
 
+from accord.nodes.audit.artifacts import AuditTask, ToolReport
 from accord.nodes.llm import text
 from accord.nodes.static_check import unbound_names
 from accord.nodes.views import code_block
 from accord.runtime import sandbox
-from accord.state.artifacts import AuditTask, ToolReport
 from accord.state.stage import OutputError, StageCall
 
 MODULE_FILE = "audited.py"

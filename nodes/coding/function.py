@@ -9,9 +9,10 @@ from typing import Any
 from accord.nodes.coding.methods import fix_methods, implicated
 from accord.nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
 from accord.nodes.coding.writing import tried_versions, unrepeated, write_class, write_function, write_plainly
+from accord.nodes.development.artifacts import Candidates
 from accord.nodes.views import FUNCTION_FILE, plan_view, task_view
 from accord.runtime.executor import perform
-from accord.state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from accord.state.artifacts import CodeArtifact, Plan, TaskSpec
 from accord.state.stage import OutputError, StageCall
 
 SAMPLE_TEMPERATURE = 0.8

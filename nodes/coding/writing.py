@@ -11,6 +11,7 @@ from typing import Any
 
 from accord.nodes.coding.methods import fill_class
 from accord.nodes.coding.prompts import SYSTEM
+from accord.nodes.development.artifacts import Candidates
 from accord.nodes.llm import begun_chat, continuation, plain_text, retry_temperature, text
 from accord.nodes.merge import (
     clean_test_module,
@@ -32,7 +33,7 @@ from accord.nodes.views import (
     strip_fences,
 )
 from accord.runtime.executor import perform
-from accord.state.artifacts import Candidates, CodeArtifact, Plan, TaskSpec
+from accord.state.artifacts import CodeArtifact, Plan, TaskSpec
 from accord.state.graph_state import code_versions, read
 from accord.state.stage import OutputError, StageCall
 

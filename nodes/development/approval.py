@@ -19,9 +19,10 @@ from typing import Any, Literal
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from accord.nodes.development.artifacts import Approval
 from accord.nodes.views import artifacts, plan_view
 from accord.runtime.executor import perform
-from accord.state.artifacts import Approval, Plan
+from accord.state.artifacts import Plan
 from accord.state.contracts import Contract
 from accord.state.graph_state import dump
 from accord.state.roles import (

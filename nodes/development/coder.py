@@ -22,8 +22,9 @@ from accord.nodes.coding.function import (
 )
 from accord.nodes.coding.prompts import CHANGED_DEFINITIONS, REVISE_PROMPT, SYSTEM
 from accord.nodes.coding.writing import fix_one_file, tried_versions, unrepeated, write_class, write_plainly
+from accord.nodes.development.artifacts import Candidates
 from accord.nodes.views import artifacts, code_view, plan_view, review_view, task_view
-from accord.state.artifacts import Candidates, CodeArtifact, Plan, ReviewReport, TaskSpec
+from accord.state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec
 from accord.state.graph_state import dump, read
 from accord.state.stage import StageCall
 

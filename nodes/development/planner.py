@@ -10,11 +10,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from accord.nodes import sessions
+from accord.nodes.development.artifacts import Approval
 from accord.nodes.llm import retry_temperature, structured, text
 from accord.nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, bare, parameters
 from accord.nodes.views import artifacts, code_block, plan_view, task_view, turn_view
 from accord.runtime.executor import perform
-from accord.state.artifacts import Approval, Design, Example, Plan, Subtask, TaskSpec, Turn
+from accord.state.artifacts import Design, Example, Plan, Subtask, TaskSpec, Turn
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall
 

@@ -16,20 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.nodes import testing
+from accord.nodes.development.artifacts import Candidates, CandidateScore, Selection, TestSuite
 from accord.nodes.llm import text
 from accord.nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
 from accord.runtime import sandbox
 from accord.runtime.executor import perform
-from accord.state.artifacts import (
-    Candidates,
-    CandidateScore,
-    CodeArtifact,
-    Example,
-    Selection,
-    TaskSpec,
-    TestReport,
-    TestSuite,
-)
+from accord.state.artifacts import CodeArtifact, Example, TaskSpec, TestReport
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall
 

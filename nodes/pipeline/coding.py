@@ -21,10 +21,11 @@ from accord.nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
 from accord.nodes.coding.writing import function_module, write_function
 from accord.nodes.intake import expression, parse_examples
 from accord.nodes.llm import structured, text
+from accord.nodes.pipeline.artifacts import Critique, Reasoning
 from accord.nodes.pipeline.steps import Step, plan_steps
 from accord.nodes.views import code_block, code_view, task_view
 from accord.runtime.executor import perform
-from accord.state.artifacts import CodeArtifact, Critique, Example, Reasoning, TaskSpec
+from accord.state.artifacts import CodeArtifact, Example, TaskSpec
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall, Work
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from accord.nodes.intake import parse_request
-from accord.state.artifacts import Question, TaskSpec
+from accord.nodes.pipeline.artifacts import Question
+from accord.state.artifacts import TaskSpec
 from accord.state.stage import OutputError
 
 MAX_QUESTION_CHARS = 12_000

@@ -17,9 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from accord.nodes.llm import structured, text
+from accord.nodes.pipeline.artifacts import Answer, Critique, Question, Reasoning
 from accord.nodes.pipeline.steps import Step, plan_steps
 from accord.runtime.executor import perform
-from accord.state.artifacts import Answer, Critique, Question, Reasoning
 from accord.state.graph_state import dump, read
 from accord.state.stage import OutputError, StageCall, Work
 

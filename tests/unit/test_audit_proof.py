@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from accord.nodes.audit import proof
+from accord.nodes.audit.artifacts import AuditTask
 from accord.runtime import sandbox
-from accord.state.artifacts import AuditTask
 from tests.unit.test_audit_graph import VULNERABLE, Audit, critique
 
 EVAL = "def calculate(expression):\n    return eval(expression)\n"

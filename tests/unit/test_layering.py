@@ -10,6 +10,7 @@ of it outside the namespace, so it is refused too.
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,103 @@ def test_the_check_catches_a_role_importing_another(tmp_path: Path) -> None:
         "accord/nodes/team/fixer.py:1: the role module accord.nodes.team.fixer imports "
         "accord.nodes.team.finder"
     ]
+
+
+CORE = (
+    "state/artifacts.py", "state/contracts.py", "state/graph_state.py", "state/history.py",
+    "state/lifecycle.py", "state/messages.py", "state/roles.py", "state/stage.py",
+    "graphs/compiler.py", "graphs/duties.py", "graphs/oracle.py", "graphs/messages.py",
+    "accountability/account.py", "accountability/blame.py", "accountability/cost.py",
+    "accountability/mast.py", "accountability/trace.py",
+)  # fmt: skip
+"""The protocol core: what every workflow is made of and read by. It knows no workflow."""
+
+
+def named_in_code(path: Path) -> set[str]:
+    """Return the string constants and imported modules of ``path``'s code: what could name a workflow, its
+    state keys or its parts, and the fields its classes declare (docstrings and comments are prose, and
+    other identifiers are the module's own)."""
+    tree = ast.parse(path.read_text(), str(path))
+    prose = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }  # fmt: skip
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            found.add(node.value)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ClassDef):  # a declared field is a key: a state's, a model's
+            found |= {
+                f.target.id
+                for f in node.body
+                if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)
+            }
+    return found
+
+
+def workflow_words(
+    workflows: dict[str, set[str]], packages: dict[str, tuple[str, ...]]
+) -> dict[str, set[str]]:
+    """Return what names each workflow: its name, its own artifact kinds, and its packages."""
+    return {name: {name, *kinds, *packages[name]} for name, kinds in workflows.items()}
+
+
+def workflow_mentions(root: Path, words: dict[str, set[str]], core: tuple[str, ...] = CORE) -> list[str]:
+    """Return every core module that names a workflow, as ``path: workflow (what names it)``."""
+    problems = []
+    for where in core:
+        used = named_in_code(root / where)
+        for name, own in sorted(words.items()):
+            packages = tuple(f"{word}." for word in own if "." in word)
+            if hits := sorted(word for word in used if word in own or word.startswith(packages)):
+                problems.append(f"{where}: {name} ({', '.join(hits)})")
+    return problems
+
+
+def shipped_workflows() -> tuple[dict[str, set[str]], dict[str, tuple[str, ...]]]:
+    """Return each built-in workflow's own artifact kinds (those its own folder registers) and packages."""
+    from accord.graphs.catalog import workflows
+    from accord.state.artifacts import ARTIFACT_MODELS
+
+    names = [name for name in workflows() if importlib.util.find_spec(f"accord.graphs.{name}") is not None]
+    kinds = {
+        name: {
+            kind
+            for kind, model in ARTIFACT_MODELS.items()
+            if model.__module__.startswith(f"accord.nodes.{name}")
+        }
+        for name in names
+    }
+    return kinds, {name: (f"accord.graphs.{name}", f"accord.nodes.{name}") for name in names}
+
+
+def test_the_protocol_core_names_no_workflow() -> None:
+    kinds, packages = shipped_workflows()
+    assert set(kinds) == {"development", "audit", "pipeline"}
+    assert {"audit_task", "findings"} <= kinds["audit"] and {"question", "answer"} <= kinds["pipeline"]
+    assert workflow_mentions(ROOT, workflow_words(kinds, packages)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        ("from accord.nodes.audit.artifacts import AuditTask\n", "audit (accord.nodes.audit.artifacts"),
+        ("KINDS = ('code', 'audit_task')\n", "audit (audit_task)"),
+        ("def f(state):\n    return state['workflow'] == 'audit'\n", "audit (audit)"),
+        ("class State(TypedDict):\n    audit_task: dict\n", "audit (audit_task)"),
+    ],
+)
+def test_the_check_catches_a_core_module_naming_a_workflow(tmp_path: Path, source: str, problem: str) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "lifecycle.py").write_text('"""Say audit in prose: allowed."""\n' + source)
+    words = workflow_words(
+        {"audit": {"audit_task"}}, {"audit": ("accord.graphs.audit", "accord.nodes.audit")}
+    )
+    found = workflow_mentions(tmp_path, words, core=("state/lifecycle.py",))
+    assert len(found) == 1 and found[0].startswith(f"state/lifecycle.py: {problem}"), found

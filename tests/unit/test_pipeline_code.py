@@ -13,9 +13,10 @@ from accord.accountability.blame import blame
 from accord.evals import humaneval, runner
 from accord.evals.benchmarks import BENCHMARKS
 from accord.graphs.pipeline import LIFECYCLE, build_graph
+from accord.nodes.pipeline.artifacts import Question
 from accord.nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example
 from accord.nodes.pipeline.intake import parse_pipeline_request
-from accord.state.artifacts import Example, Question, TaskSpec
+from accord.state.artifacts import Example, TaskSpec
 from accord.state.context import Context
 from accord.state.history import from_graph
 from accord.state.stage import OutputError

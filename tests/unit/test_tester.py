@@ -167,7 +167,7 @@ def test_agreement_counts_candidates_that_behave_alike_on_the_tester_cases():
     ],
 )
 def test_rank_orders_examples_then_weighted_agreement(examples, agreeing, tests, wins):
-    from accord.state.artifacts import CandidateScore
+    from accord.nodes.development.artifacts import CandidateScore
 
     scores = [
         CandidateScore(index=i, examples_passed=examples[i], tests_passed=tests[i], agreeing=agreeing[i])
