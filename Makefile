@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TODO_TASK := Build a command-line to-do list application: add tasks, mark them done, remove them, list them, and keep the list in a file so it survives between runs.
 
-.PHONY: help setup demo run test test-all lint docs diagram tables dev eval eval-pipeline bench bench-load clean
+.PHONY: help setup demo run test test-all lint format docs diagram tables dev eval eval-pipeline bench bench-load clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -40,10 +40,17 @@ test: setup  ## the offline test suite (scripted models, the sandbox, a wheel in
 test-all: test  ## make test, then the integration tests: the local model, langgraph dev, PostgreSQL, Redis
 	$(BIN)/python -m pytest -q tests/integration
 
-lint: $(BIN)/accord  ## ruff and mypy --strict
-	$(BIN)/ruff check graphs nodes runtime state accountability evals accord tests examples/repair
-	$(BIN)/mypy -p accord
+CODE := accord accountability evals graphs nodes runtime state bench tests examples/repair
+
+lint: $(BIN)/accord  ## ruff (checks and formatting) and mypy --strict
+	$(BIN)/ruff check $(CODE)
+	$(BIN)/ruff format --check $(CODE)
+	$(BIN)/mypy -p accord -p bench
 	cd examples/repair && MYPYPATH=../.. ../../$(BIN)/mypy --config-file ../../pyproject.toml accord_repair
+
+format: $(BIN)/accord  ## format the code (ruff format) and sort its imports
+	$(BIN)/ruff check --select I --fix -q $(CODE)
+	$(BIN)/ruff format $(CODE)
 
 docs: diagram tables  ## regenerate the lifecycle drawings and result tables in the README and docs/
 
@@ -51,7 +58,7 @@ diagram: $(BIN)/accord  ## redraw the lifecycle drawings from the compiled graph
 	$(BIN)/python -m accord.graphs.diagram
 
 tables: $(BIN)/accord  ## regenerate the result tables from the results' summary.json files
-	$(BIN)/python -m accord.evals.tables
+	$(BIN)/python -m accord.evals.reports.tables
 
 dev: setup  ## serve the graphs in LangGraph Studio (needs langgraph-cli[inmem])
 	$(BIN)/langgraph dev --no-browser
@@ -66,17 +73,17 @@ MIXES := AAA ABC BAB BBB BCC CBA CCA CCC
 eval-pipeline: setup  ## the pipeline on LogiQA, AGIEval (LIMIT 50) and HumanEval (CODE_LIMIT 20): every mix, simple and accountable, the monolithic baselines (resumable)
 	for set in logiqa agieval humaneval-pipeline; do \
 	  limit=$$([ $$set = humaneval-pipeline ] && echo $(or $(CODE_LIMIT),20) || echo $(or $(LIMIT),50)); \
-	  for model in A B C; do $(BIN)/accord eval $$set --config single --model $$model --limit $$limit --out evals/results/$$set || exit 1; done; \
+	  for model in A B C; do $(BIN)/accord eval $$set --config single --model $$model --limit $$limit --out results/$$set || exit 1; done; \
 	  for mix in $(MIXES); do for config in simple accountable; do \
-	    $(BIN)/accord eval $$set --config $$config --mix $$mix --limit $$limit --out evals/results/$$set || exit 1; \
+	    $(BIN)/accord eval $$set --config $$config --mix $$mix --limit $$limit --out results/$$set || exit 1; \
 	  done; done; \
 	done
 
 bench: $(BIN)/accord  ## Accord's overhead per transition vs bare LangGraph (add THREAD=id to compare a run); the candidate draw's tokens/s vs single-stream decode; where the default team's time goes (TASKS=20 dev tasks)
-	$(BIN)/python -m accord.evals.bench $(if $(THREAD),--thread $(THREAD))
-	$(BIN)/python -m accord.evals.draw_speed
-	$(BIN)/python -m accord.evals.time_split --tasks $(or $(TASKS),20)
-	$(BIN)/python -m accord.evals.page_speed
+	$(BIN)/python -m bench.transitions $(if $(THREAD),--thread $(THREAD))
+	$(BIN)/python -m bench.draw
+	$(BIN)/python -m bench.time_split --tasks $(or $(TASKS),20)
+	$(BIN)/python -m bench.page
 
 bench-load: $(BIN)/accord  ## RUNS (50) concurrent runs against a slow, flaky scripted endpoint
-	$(BIN)/python -m accord.evals.load --runs $(or $(RUNS),50)
+	$(BIN)/python -m bench.load --runs $(or $(RUNS),50)

@@ -5,7 +5,7 @@ A file holds::
 
     description = "what the comparison asks"
     benchmark = "humaneval"            # or "jsonl" with file = "data/functions40/functions40.jsonl"
-    split = "test"                     # the set's frozen split (evals/splits.py): dev or test
+    split = "test"                     # the set's frozen split (evals/benchmarks/splits.py): dev or test
     limit = 20                         # or ids = ["HumanEval/0", ...]; none: every task of the split
     settings = { max_rounds = 2 }      # Context fields every configuration runs with
 
@@ -37,13 +37,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from accord.evals import configs, splits
-from accord.evals.benchmarks import BENCHMARKS, Benchmark, user_set
+from accord.evals import configs
+from accord.evals.benchmarks import BENCHMARKS, Benchmark, splits, user_set
+from accord.evals.paths import EXPERIMENTS, REPOSITORY
 from accord.runtime.local_model import MIX
-
-REPOSITORY = Path(__file__).resolve().parents[1]
-EXPERIMENTS = REPOSITORY / "evals" / "experiments"
-"""Where the declared experiments live, beside the code that runs them."""
 
 
 class Strict(BaseModel):

@@ -32,7 +32,9 @@ from accord.accountability import cost, mast
 from accord.accountability.account import of_chain
 from accord.accountability.blame import Blame, blame
 from accord.evals.benchmarks import BENCHMARKS, Benchmark, EvalTask
-from accord.evals.configs import CONFIGURATIONS, Configuration, base_name
+from accord.evals.configs import Configuration, base_name
+from accord.evals.configs.development import CONFIGURATIONS
+from accord.evals.paths import REPOSITORY
 from accord.graphs import store
 from accord.graphs.catalog import thread_workflow
 from accord.runtime.local_model import MODELS
@@ -58,15 +60,13 @@ CODE_PATHS = (
     "state",
     "data",
     "pyproject.toml",
-    ":(exclude)evals/results",
     ":(exclude)evals/experiments",
 )
 """What a row's results depend on: the packages and the benchmark data (not the results, not tests)."""
 
 
 def _git(*args: str) -> str:
-    root = Path(__file__).resolve().parent.parent
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(["git", *args], cwd=REPOSITORY, capture_output=True, text=True, check=True).stdout
 
 
 def source_commit() -> str:

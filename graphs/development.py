@@ -104,7 +104,7 @@ LIFECYCLE = with_budget(
             Transition(source="attempting", outcome="fail", target="planning"),
             Transition(source="checking", outcome="pass", target="reviewing"),
             # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
-            # samples repaired most of the wrong attempts they followed (evals/results/humaneval-40-ladder).
+            # samples repaired most of the wrong attempts they followed (docs/evals.md, "Sampled attempts").
             Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
             Transition(source="checking", outcome="escalate", target="planning"),
             Transition(source="checking", outcome="fail", target="failed"),
@@ -176,7 +176,8 @@ def gate_task(state: Mapping[str, Any]) -> tuple[str, str]:
 
     A task stating no example goes to the attempt too, checked on its entry point alone: on HumanEval's
     dev problems with their examples removed the team solved no more than the plain call, for many times
-    its tokens, and the Tester's cases failed most right answers (``evals/results/unstated-dev``).
+    its tokens, and the Tester's cases failed most right answers (docs/evals.md, "Tasks that state no
+    example").
     """
     task = read(state, "task", TaskSpec)
     assert task is not None

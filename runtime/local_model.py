@@ -87,11 +87,7 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 """The embedded model of every role ``ROLE_MODELS`` does not name."""
 ROLE_MODELS = {"coder": "qwen2.5-coder-1.5b"}
 """The embedded default team where it leaves ``DEFAULT_MODEL``: the Pareto-best mix measured on HumanEval's
-164 dev problems (``evals/results/humaneval-164-goals``, one commit). The 1.5B Coder with the 0.5B model in
-every other role solved 121 against 102 for the 0.5B team, at 5,711 tokens per solved task against 7,150
-and a median 54.9 s a task against 119.4 s; the 1.5B model alone solved 109 at 729 tokens and 11.6 s
-against the 0.5B model's 85 at 959 tokens and 19.7 s. Only a run that names no model and no endpoint
-uses it."""
+dev problems (docs/models.md). Only a run that names no model and no endpoint uses it."""
 MIX = {"A": "gemma3-270m", "B": DEFAULT_MODEL, "C": "qwen2.5-coder-1.5b"}
 """The accountability paper's three models by letter, as embedded here: a mix such as ``ABC`` casts the
 Planner, the Executor and the Critic from them."""

@@ -20,14 +20,9 @@ from accord.state.roles import Style
 IDLE_DUTIES: dict[str, frozenset[str]] = {
     "qwen2.5-coder-0.5b": frozenset({"reviewer.review"}),
 }
-"""Duties off by default for a role's model (``role.duty`` by model name): those whose repairs were zero
-on the dev split for that model. The Reviewer's review on qwen2.5-coder-0.5b repaired 0 of 41 wrong inputs
-(for 6,657 tokens) in ``accountable`` and 0 of 30 (5,519 tokens) in ``accountable@BCBBB`` on HumanEval's 164
-dev problems (``evals/results/humaneval-164-goals``, one commit; the Debugger on that model repaired 2 of 55
-there and stays on), and 0 of 51 on ProgramDev's 30 applications (``evals/results/programdev``, the 0.5B
-model in every role), so it is off for functions and applications alike.
-An idle duty's stage still runs what it executes; only its model call is left out. ``every_duty`` turns
-them all back on."""
+"""Duties off by default for a role's model (``role.duty`` by model name): those that repaired nothing on
+the dev split for that model (the measurements: docs/lifecycle.md, "Idle duties"). An idle duty's stage
+still runs what it executes; only its model call is left out. ``every_duty`` turns them all back on."""
 
 
 class RoleModel(Frozen):
@@ -79,8 +74,7 @@ class Context:
     max_samples: int | None = None
     """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
     them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its
-    ``sample`` counter (3: with the first, as many plain calls as the team's pool of candidates holds;
-    measured on the dev split in ``evals/results/humaneval-40-ladder``)."""
+    ``sample`` counter (with the first, as many plain calls as the team's pool of candidates holds)."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
@@ -96,8 +90,7 @@ class Context:
     traced_failures: int = 0
     """Failing calls of a function's test run that run again under the line tracer, so the Debugger reads
     the lines each ran with their locals besides what the call returned or raised. Off by default: on the
-    embedded models the trace repaired nothing and cost a quarter to a third more time per fix
-    (``evals.debug_probe``, docs/evals.md)."""
+    embedded models it did not pay for its time (``accord.evals.probes.debugger``; docs/evals.md)."""
     parallel: bool = False
     """Let roles on different embedded models generate at the same time (the audit's analysts, or an eval's
     concurrent tasks); off, one embedded model generates at a time, since two servers on 2 cores each run

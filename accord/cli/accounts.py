@@ -56,7 +56,7 @@ def _oracle(args: argparse.Namespace, chain: list[Checkpoint]) -> Oracle | None:
     workflow blames an ended thread by (``catalog.blame_oracle``), else None: the stored judgments."""
     if not getattr(args, "hidden", None):
         return blame_oracle(chain[-1].values)
-    from accord.evals.humaneval import hidden_tests_oracle, problems
+    from accord.evals.benchmarks.humaneval import hidden_tests_oracle, problems
 
     return hidden_tests_oracle(problems()[args.hidden])
 

@@ -25,8 +25,9 @@ console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 def cmd_eval(args: argparse.Namespace, context: Any) -> int:
     """Run the eval (or ``compare``), then write the report for the output folder."""
-    from accord.evals import configs, report, runner
+    from accord.evals import configs, runner
     from accord.evals.benchmarks import BENCHMARKS, Benchmark, user_set
+    from accord.evals.reports import summary as report
 
     if args.benchmark == "compare":
         return _compare(args)
@@ -76,7 +77,7 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
             return 2
     ids = args.ids
     if args.split:
-        from accord.evals import splits
+        from accord.evals.benchmarks import splits
 
         try:
             own = Path(args.file) if args.benchmark == "jsonl" else None  # a user's set: its split beside it
@@ -156,8 +157,11 @@ def _tasks(benchmark: Any, ids: Any, limit: int | None, whole_split: bool) -> li
 
 
 def _compare(args: argparse.Namespace) -> int:
-    """Build one report from result folders, refusing rows that do not compare (``evals.comparable``)."""
-    from accord.evals import comparable, report, runner
+    """Build one report from result folders, refusing rows that do not compare
+    (``evals.reports.comparable``)."""
+    from accord.evals import runner
+    from accord.evals.reports import comparable
+    from accord.evals.reports import summary as report
 
     if not args.dirs:
         console.print("[red]accord eval compare needs one or more result folders[/]")
@@ -193,7 +197,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _run_declared(args: argparse.Namespace, base: Any) -> int:
     """Run every configuration of a declared experiment at this commit (``evals.declared``)."""
-    from accord.evals import comparable, configs, declared, report, runner
+    from accord.evals import configs, declared, runner
+    from accord.evals.paths import RESULTS_ROOT
+    from accord.evals.reports import comparable
+    from accord.evals.reports import summary as report
     from accord.nodes import llm
 
     if len(args.dirs) != 1:
@@ -229,7 +236,7 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
             "commit first, or pass --dev (its rows are marked dev and never published)"
         )
         return 2
-    out = Path(args.out or Path("evals") / "results" / experiment.name)
+    out = Path(args.out or RESULTS_ROOT / experiment.name)
     if (out / runner.RESULTS).exists() and (
         other := {comparable.code_of(r) for r in runner.read_rows(out)}
         - {comparable.code_of({"commit": runner.source_commit(), "dirty": bool(changed)})}
@@ -269,13 +276,13 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
 
 
 def _experiment(benchmark: str, config: str, tasks: Any, rows: Any) -> None:
-    from accord.evals import experiment
+    from accord.evals import langsmith_experiment
 
-    results = experiment.push(benchmark, config, tasks, rows)
+    results = langsmith_experiment.push(benchmark, config, tasks, rows)
     scores = [e.score for r in results for e in r["evaluation_results"]["results"] if e.key == "pass@1"]
     where = (
         "uploaded to LangSmith"
-        if experiment.uploading()
+        if langsmith_experiment.uploading()
         else "evaluated locally (no LANGSMITH_API_KEY): nothing was sent"
     )
     console.print(

@@ -1,11 +1,11 @@
 """The pipeline on a function to write: the Planner plans the implementation and commits to examples of its
 behaviour, the Executor writes the function from the plan, the Critic approves the code or corrects it.
 
-A code plan is judged by its examples (``evals.humaneval.plan_holds``), as a question's plan is by the
-option it leads to, so the Planner can be right or wrong on its own. Code travels as a fenced block in a
-plain-text reply (``nodes.coding.writing``). The accountable Critic decides in a typed check, then writes
-the corrected function when it finds the code wrong; the simple one answers in free text, and its code is
-taken when its reply has some that parses (the code stands otherwise).
+A code plan is judged by its examples (``evals.benchmarks.humaneval.plan_holds``), as a question's plan is
+by the option it leads to, so the Planner can be right or wrong on its own. Code travels as a fenced block
+in a plain-text reply (``nodes.coding.writing``). The accountable Critic decides in a typed check, then
+writes the corrected function when it finds the code wrong; the simple one answers in free text, and its
+code is taken when its reply has some that parses (the code stands otherwise).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from accord.evals.endpoint import FakeEndpoint
-from accord.evals.load import FlakyModel
+from bench.load import FlakyModel
 from tests import dev_server
 from tests.conftest import STUB
+from tests.endpoint import FakeEndpoint
 
 pytestmark = pytest.mark.integration
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from accord import cli
-from accord.evals.data import data_dir
-from accord.evals.humaneval import problems
+from accord.evals.benchmarks.humaneval import problems
+from accord.evals.paths import data_dir
 from accord.runtime import local_model
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from accord.evals import classeval
+from accord.evals.benchmarks import classeval
 from accord.runtime import sandbox
 from accord.state.artifacts import CodeArtifact
 

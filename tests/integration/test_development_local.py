@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from accord.evals.humaneval import passes_hidden_tests, problems
+from accord.evals.benchmarks.humaneval import passes_hidden_tests, problems
 from accord.graphs.development import LIFECYCLE, build_graph
 from accord.runtime import local_model
 from accord.state.artifacts import CodeArtifact

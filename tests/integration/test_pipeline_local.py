@@ -8,7 +8,7 @@ import json
 import pytest
 
 from accord import cli
-from accord.evals import multiple_choice
+from accord.evals.benchmarks import multiple_choice
 from accord.runtime import local_model
 
 pytestmark = pytest.mark.integration

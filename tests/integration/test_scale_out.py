@@ -20,10 +20,10 @@ import pytest
 
 from accord import cli
 from accord.evals import distributed
-from accord.evals.endpoint import FakeEndpoint, Reply, Text, Tool
 from accord.graphs import store
 from tests import dev_server, pg, services
 from tests.conftest import PLAN
+from tests.endpoint import FakeEndpoint, Reply, Text, Tool
 
 pytestmark = pytest.mark.integration
 IDS = [f"HumanEval/{i}" for i in range(6)]

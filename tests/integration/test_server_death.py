@@ -10,7 +10,7 @@ import time
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from accord.evals.humaneval import problems
+from accord.evals.benchmarks.humaneval import problems
 from accord.graphs.development import build_graph
 from accord.runtime import local_model, model_server
 from accord.state.context import Context

@@ -12,7 +12,7 @@ from accord import cli
 from accord.accountability import mast
 from accord.accountability.mast import modes
 from accord.accountability.trace import steps
-from accord.evals.data import data_dir
+from accord.evals.paths import data_dir
 from accord.graphs import store
 from accord.graphs.development import LIFECYCLE, build_graph
 from accord.state.history import from_graph

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from accord.evals import classification, report, runner, splits, vulnerabilities
-from accord.evals.benchmarks import BENCHMARKS
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, splits, vulnerabilities
+from accord.evals.reports import classification
+from accord.evals.reports import summary as report
 from accord.nodes.audit.analysts import QUESTION, REASON_FIRST
 from accord.state.context import Context
 from tests.scripted import ScriptedChatModel

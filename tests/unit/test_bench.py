@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accord.evals import bench
+from bench import transitions as bench
 
 
 def test_both_graphs_take_the_same_thirteen_transitions_to_completed():

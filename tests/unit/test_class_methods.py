@@ -8,7 +8,6 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-from accord.evals.endpoint import FakeEndpoint, Status, Text
 from accord.nodes.coding.function import fresh_candidates, write_candidates
 from accord.nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated
 from accord.nodes.development import baseline, coder, debugger
@@ -28,6 +27,7 @@ from accord.state.artifacts import (
 from accord.state.context import Context
 from accord.state.graph_state import dump
 from accord.state.stage import StageCall
+from tests.endpoint import FakeEndpoint, Status, Text
 from tests.scripted import ScriptedChatModel
 
 COUNTER = '''class Counter:

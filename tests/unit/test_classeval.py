@@ -8,11 +8,11 @@ import random
 import re
 from typing import Any
 
-from accord.evals import classeval, runner
-from accord.evals.benchmarks import BENCHMARKS, EvalTask
-from accord.evals.configs import CONFIGURATIONS
-from accord.evals.humaneval import examples_hold
-from accord.evals.report import summarize
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, EvalTask, classeval
+from accord.evals.benchmarks.humaneval import examples_hold
+from accord.evals.configs.development import CONFIGURATIONS
+from accord.evals.reports.summary import summarize
 from accord.graphs import store
 from accord.nodes import testing
 from accord.nodes.development.tester import parse_asserts

@@ -3,8 +3,8 @@ tests, summarised per variant."""
 
 from __future__ import annotations
 
-from accord.evals import debug_probe
-from accord.evals.humaneval import problems
+from accord.evals.benchmarks.humaneval import problems
+from accord.evals.probes import debugger as debug_probe
 from accord.state.artifacts import CodeArtifact
 from accord.state.context import Context
 from tests.scripted import ScriptedChatModel

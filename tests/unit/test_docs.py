@@ -7,7 +7,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from accord.evals import classification, comparable, runner, tables, who_and_when
+from accord.evals import runner
+from accord.evals.benchmarks import who_and_when
+from accord.evals.reports import classification, comparable, tables
 from accord.graphs import diagram
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +41,7 @@ def test_the_result_tables_are_their_summaries() -> None:
 
 
 def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
-    folder = tmp_path / "evals" / "results" / "demo"
+    folder = tmp_path / "results" / "demo"
     folder.mkdir(parents=True)
     summary = {
         "single": {
@@ -68,7 +70,7 @@ def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
         },
     }
     (folder / "summary.json").write_text(json.dumps(summary))
-    doc = "<!-- results: evals/results/demo -->\n| typed by hand |\n<!-- /results -->\n"
+    doc = "<!-- results: results/demo -->\n| typed by hand |\n<!-- /results -->\n"
     rendered = tables.render(doc, tmp_path)
     # Every rate with its Wilson interval; a configuration paired with accountable, with McNemar's p.
     assert (
@@ -82,7 +84,7 @@ def test_a_result_table_comes_from_its_summary(tmp_path: Path) -> None:
 
 
 def test_run_time_blames_agreement_is_a_table_from_its_summary(tmp_path: Path) -> None:
-    folder = tmp_path / "evals" / "results" / "demo"
+    folder = tmp_path / "results" / "demo"
     folder.mkdir(parents=True)
     agreement = {
         "tasks": 40,
@@ -96,7 +98,7 @@ def test_run_time_blames_agreement_is_a_table_from_its_summary(tmp_path: Path) -
     (folder / "summary.json").write_text(
         json.dumps({"single": {"tasks": 40}, "accountable": {"live_blame": agreement}})
     )
-    doc = "<!-- live-blame: evals/results/demo -->\n| typed by hand |\n<!-- /live-blame -->\n"
+    doc = "<!-- live-blame: results/demo -->\n| typed by hand |\n<!-- /live-blame -->\n"
     rendered = tables.render(doc, tmp_path)
     assert (
         "| accountable | 40 | 85.0% [70.9–92.9] | 0.58 | 85.0% [70.9–92.9] | 0.58 | 99.1% [95.2–99.8] "
@@ -112,7 +114,7 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
             names = match["spec"].split()
             folders = names if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[:1]
             configs = [] if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[1:]
-            for folder in (ROOT / f for f in folders if f.startswith("evals/")):
+            for folder in (ROOT / f for f in folders if f.startswith("results/")):
                 if f"`{folder.relative_to(ROOT)}` holds" in match["body"]:
                     continue  # withheld, with its reason
                 if match["kind"] in tables.PAPER and not (folder / runner.RESULTS).exists():
@@ -140,7 +142,7 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
 
 
 def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Path) -> None:
-    folder = tmp_path / "evals" / "results" / "audit"
+    folder = tmp_path / "results" / "audit"
     folder.mkdir(parents=True)
     labels = [True, True, False, False]
 
@@ -176,7 +178,7 @@ def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Pa
             }
         )
     )
-    rendered = tables.render("<!-- results: evals/results/audit -->\n<!-- /results -->\n", tmp_path)
+    rendered = tables.render("<!-- results: results/audit -->\n<!-- /results -->\n", tmp_path)
     assert (
         "| `single` (no better than a constant) | 4 | 50.0% [15.0–85.0] | +0 −2 of 4, p = 0.5: "
         "no difference measured | 0.50 |"
@@ -186,22 +188,20 @@ def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Pa
 
 
 def test_a_table_whose_experiment_has_not_finished_a_configuration_says_so(tmp_path: Path) -> None:
-    doc = "<!-- {0}: evals/results/fresh -->\n| old table |\n<!-- /{0} -->\n"
+    doc = "<!-- {0}: results/fresh -->\n| old table |\n<!-- /{0} -->\n"
     rendered = tables.render(doc.format("results"), tmp_path)
-    assert "*Not run yet: `evals/results/fresh` holds no results.*\n<!-- /results -->" in rendered
-    folder = tmp_path / "evals" / "results" / "fresh"
+    assert "*Not run yet: `results/fresh` holds no results.*\n<!-- /results -->" in rendered
+    folder = tmp_path / "results" / "fresh"
     folder.mkdir(parents=True)
     row = {"config": "single", "id": "T/0", "commit": "a" * 40}
     (folder / "results.jsonl").write_text(json.dumps(row) + "\n")
     rendered = tables.render(doc.format("live-blame"), tmp_path)
-    assert "*In progress: `evals/results/fresh` holds rows, none of a finished configuration yet.*" in (
-        rendered
-    )
+    assert "*In progress: `results/fresh` holds rows, none of a finished configuration yet.*" in (rendered)
     assert "old table" not in rendered
 
 
 def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp_path: Path) -> None:
-    folder = tmp_path / "evals" / "results" / "running"
+    folder = tmp_path / "results" / "running"
     folder.mkdir(parents=True)
     done = {
         "tasks": 2,
@@ -222,11 +222,11 @@ def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp
             for c, i in ran
         )
 
-    doc = "<!-- results: evals/results/running -->\n| old table |\n<!-- /results -->\n"
+    doc = "<!-- results: results/running -->\n| old table |\n<!-- /results -->\n"
     (folder / "results.jsonl").write_text(rows("an-experiment"))
     rendered = tables.render(doc, tmp_path)
     assert "| `single` | 1 / 2 |" in rendered and "`peer` |" not in rendered
-    assert "*In progress in `evals/results/running`: `peer` 1 of 2 tasks" in rendered
+    assert "*In progress in `results/running`: `peer` 1 of 2 tasks" in rendered
     # Outside a declared experiment nothing says the configuration is unfinished: it ran other tasks.
     (folder / "results.jsonl").write_text(rows(None))
     assert "holds configurations that ran different tasks" in tables.render(doc, tmp_path)
@@ -234,9 +234,9 @@ def test_a_configuration_still_running_is_left_out_and_named_under_the_table(tmp
 
 def _declared(root: Path, name: str, declaration: str) -> Path:
     """Write the experiment ``name``'s declaration under ``root`` and return its (empty) result folder."""
-    folder, experiments = root / "evals" / "results" / name, root / "evals" / "experiments"
+    folder, experiments = root / "results" / name, root / "evals" / "experiments"
     folder.mkdir(parents=True)
-    experiments.mkdir()
+    experiments.mkdir(parents=True)
     (experiments / f"{name}.toml").write_text(declaration)
     return folder
 
@@ -267,7 +267,7 @@ def test_a_table_naming_its_configurations_names_only_those_in_progress(tmp_path
             for i in ("T/0", "T/1")
         )
     )
-    doc = "<!-- results: evals/results/earlier{} -->\n| old table |\n<!-- /results -->\n"
+    doc = "<!-- results: results/earlier{} -->\n| old table |\n<!-- /results -->\n"
     assert "`simple@qwen2.5-coder-1.5b` 0 of 2 tasks" in tables.render(doc.format(""), tmp_path)
     rendered = tables.render(doc.format(" single"), tmp_path)
     assert "| `single` | 1 / 2 |" in rendered and "In progress" not in rendered
@@ -302,7 +302,7 @@ def test_a_declared_configuration_not_started_holds_back_the_findings_on_its_set
             )
         )
 
-    doc = "<!-- anchors: evals/results/paper-run -->\n| old |\n<!-- /anchors -->\n"
+    doc = "<!-- anchors: results/paper-run -->\n| old |\n<!-- /anchors -->\n"
     ran(["single"])  # the 1.5B model's configuration has not started: the set is not judged on one model
     rendered = tables.render(doc, tmp_path)
     assert "1 / 2" not in rendered
@@ -313,7 +313,7 @@ def test_a_declared_configuration_not_started_holds_back_the_findings_on_its_set
 
 
 def test_a_goal_names_a_configuration_still_running_and_compares_it_on_tasks_both_ran(tmp_path: Path) -> None:
-    results = tmp_path / "evals" / "results"
+    results = tmp_path / "results"
     humaneval, functions = results / "humaneval", results / "functions"
     for folder in (humaneval, functions):
         folder.mkdir(parents=True)
@@ -347,7 +347,7 @@ def test_a_goal_names_a_configuration_still_running_and_compares_it_on_tasks_bot
             for c, i in ran
         )
     )
-    doc = "<!-- goals: evals/results/humaneval evals/results/functions -->\n| old |\n<!-- /goals -->\n"
+    doc = "<!-- goals: results/humaneval results/functions -->\n| old |\n<!-- /goals -->\n"
     rendered = tables.render(doc, tmp_path)
     # 2 of the 2 tasks both ran against none: not 3 of 4 against 0 of 2
     assert (
@@ -357,7 +357,7 @@ def test_a_goal_names_a_configuration_still_running_and_compares_it_on_tasks_bot
 
 
 def test_a_folder_whose_rows_mix_commits_is_withheld_with_its_reason(tmp_path: Path) -> None:
-    folder = tmp_path / "evals" / "results" / "mixed"
+    folder = tmp_path / "results" / "mixed"
     folder.mkdir(parents=True)
     rows = [
         {"config": "single", "id": "T/0", "commit": "a" * 40},
@@ -365,9 +365,9 @@ def test_a_folder_whose_rows_mix_commits_is_withheld_with_its_reason(tmp_path: P
     ]
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "summary.json").write_text("{}")  # never read: the rows do not compare
-    doc = "<!-- results: evals/results/mixed -->\n| old table |\n<!-- /results -->\n"
+    doc = "<!-- results: results/mixed -->\n| old table |\n<!-- /results -->\n"
     rendered = tables.render(doc, tmp_path)
-    assert "*Withheld: `evals/results/mixed` holds rows of 2 code versions" in rendered
+    assert "*Withheld: `results/mixed` holds rows of 2 code versions" in rendered
     assert "old table" not in rendered
 
 
@@ -382,7 +382,7 @@ def test_no_code_or_doc_narrates_its_own_history() -> None:
     ours = [
         name
         for name in files
-        if not name.startswith(("data/", "evals/results/")) and name != "tests/unit/test_docs.py"
+        if not name.startswith(("data/", "results/")) and name != "tests/unit/test_docs.py"
     ]
     told = [
         f"{name}:{n}: {line.strip()}"

@@ -14,10 +14,14 @@ import pytest
 
 from accord.accountability import mast
 from accord.cli import main
-from accord.evals import configs, humaneval, pipeline_configs, plots, report, runner
-from accord.evals.benchmarks import BENCHMARKS
-from accord.evals.configs import CONFIGURATIONS, PIPELINE, fixed_sequence, rerouting, skipping
-from accord.evals.humaneval import problems
+from accord.evals import configs, runner
+from accord.evals.benchmarks import BENCHMARKS, humaneval
+from accord.evals.benchmarks.humaneval import problems
+from accord.evals.configs import fixed_sequence, rerouting, skipping
+from accord.evals.configs import pipeline as pipeline_configs
+from accord.evals.configs.development import CONFIGURATIONS, PIPELINE
+from accord.evals.reports import plots
+from accord.evals.reports import summary as report
 from accord.graphs.development import LIFECYCLE
 from accord.nodes.development import peers
 from accord.runtime.local_model import DEFAULT_MODEL
@@ -589,7 +593,7 @@ def test_selecting_unknown_ids_is_a_clear_error():
 def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_path, monkeypatch, capsys):
     import socket
 
-    from accord.evals import experiment
+    from accord.evals import langsmith_experiment
 
     for name in [k for k in os.environ if k.startswith(("LANGSMITH_", "LANGCHAIN_"))]:
         monkeypatch.delenv(name)
@@ -598,7 +602,7 @@ def test_results_become_a_langsmith_experiment_offline_with_nothing_sent(tmp_pat
     connections: list[Any] = []
     for name in ("create_connection", "getaddrinfo"):  # any lookup or connection attempt is caught
         monkeypatch.setattr(socket, name, lambda *a, **k: connections.append(a) or 1 / 0)
-    results = experiment.push(
+    results = langsmith_experiment.push(
         "humaneval", "accountable", runner.select(HUMANEVAL.tasks(), ("HumanEval/0",)), [row], upload=False
     )
     [result] = list(results)

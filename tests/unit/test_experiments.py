@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from accord.cli import main
-from accord.evals import comparable, declared, runner
-from accord.evals.endpoint import FakeEndpoint, Text
+from accord.evals import declared, runner
+from accord.evals.reports import comparable
+from tests.endpoint import FakeEndpoint, Text
 
 SOLUTION = """```python
 def has_close_elements(numbers, threshold):

@@ -14,11 +14,11 @@ import openai
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from accord.evals.endpoint import Drop, FakeEndpoint, Hang, Reply, Status, Text, Tool
 from accord.graphs import compiler
 from accord.graphs.development import build_graph
 from accord.state.context import Context
 from tests.conftest import GOOD, PLAN, STUB, TESTS
+from tests.endpoint import Drop, FakeEndpoint, Hang, Reply, Status, Text, Tool
 
 WORKING = [Tool(json.dumps(PLAN)), Text(GOOD), Text(TESTS)]
 """A healthy endpoint's answers to the Planner, the Coder's one candidate and the Tester."""

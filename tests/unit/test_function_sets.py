@@ -12,8 +12,8 @@ import pytest
 from accord.cli import main
 from accord.evals import runner
 from accord.evals.benchmarks import BENCHMARKS, user_set
-from accord.evals.configs import CONFIGURATIONS
-from accord.evals.humaneval import passes_hidden_tests, problems, read_tasks
+from accord.evals.benchmarks.humaneval import passes_hidden_tests, problems, read_tasks
+from accord.evals.configs.development import CONFIGURATIONS
 from accord.nodes.intake import parse_request
 from accord.state.artifacts import CodeArtifact
 from accord.state.context import Context

@@ -3,7 +3,7 @@ Coder's model."""
 
 from __future__ import annotations
 
-from accord.evals.goals import goals
+from accord.evals.reports.goals import goals
 
 SMALL, BIG = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accord.evals.humaneval import passes_hidden_tests, problems
+from accord.evals.benchmarks.humaneval import passes_hidden_tests, problems
 from accord.state.artifacts import CodeArtifact
 
 

@@ -10,9 +10,9 @@ import subprocess
 import sys
 import time
 
-from accord.evals.endpoint import FakeEndpoint, Hang, Text, Tool
 from accord.nodes.coding.writing import HARNESS_PROMPT
 from tests.conftest import GOOD, PLAN, TESTS
+from tests.endpoint import FakeEndpoint, Hang, Text, Tool
 
 ACCORD = [sys.executable, "-c", "from accord.cli import main; raise SystemExit(main())"]
 

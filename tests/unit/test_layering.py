@@ -23,6 +23,8 @@ FOLDERS = {layer: Path(layer) for layer in LAYERS[:-2]} | {"cli": Path("accord/c
 """Where each layer's modules sit in the checkout."""
 LAZY = ("cli", "accord")
 """The layers that may import inside functions."""
+CHECKOUT_ONLY = ("tests", "bench")
+"""Packages a checkout holds and the wheel does not (the tests' fake endpoint, the speed benchmarks)."""
 
 
 def layer_of(module: str) -> str | None:
@@ -31,6 +33,8 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] in LAYERS[:-2]:
         return "bare"
+    if parts[0] in CHECKOUT_ONLY:
+        return "checkout"
     if parts[0] != "accord":
         return None
     return parts[1] if len(parts) > 1 and parts[1] in LAYERS[:-1] else "accord"
@@ -72,6 +76,8 @@ def violations(root: Path) -> list[str]:
         for line, module, imported, at_top in first_party_imports(path):
             if imported == "bare":
                 problems.append(f"{where}:{line}: imports {module} outside the accord namespace")
+            elif imported == "checkout":
+                problems.append(f"{where}:{line}: imports {module}, which the wheel does not ship")
             elif LAYERS.index(imported) > LAYERS.index(layer):
                 problems.append(f"{where}:{line}: {layer} imports {imported}, a higher layer")
             elif not at_top and layer not in LAZY:
@@ -108,6 +114,11 @@ def layout(root: Path) -> None:
         ("graphs", "def f():\n    from accord.nodes import roles\n", "2: a function-level import of nodes"),
         ("graphs", "from nodes import roles\n", "1: imports nodes outside the accord namespace"),
         ("accord/cli", "import state.context\n", "1: imports state.context outside the accord namespace"),
+        (
+            "evals",
+            "from tests.endpoint import FakeEndpoint\n",
+            "1: imports tests.endpoint, which the wheel does not ship",
+        ),
     ],
 )
 def test_the_check_catches_an_import_against_the_order(

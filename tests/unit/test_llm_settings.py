@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from accord.evals.endpoint import FakeEndpoint, Text
 from accord.nodes import llm
 from accord.nodes.coding import writing
 from accord.nodes.coding.prompts import SYSTEM
@@ -18,6 +17,7 @@ from accord.state.artifacts import CodeArtifact
 from accord.state.context import Context
 from accord.state.graph_state import dump
 from accord.state.stage import StageCall
+from tests.endpoint import FakeEndpoint, Text
 from tests.scripted import ScriptedChatModel
 
 

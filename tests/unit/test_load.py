@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accord.evals import load
+from bench import load
 
 
 def test_every_run_under_load_and_faults_ends_terminal_with_consistent_checkpoints(capsys):

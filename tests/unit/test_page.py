@@ -198,7 +198,7 @@ def config_lifecycle() -> Any:
 
 
 def test_text_in_an_eval_report_is_never_taken_as_markup() -> None:
-    from accord.evals import report_page
+    from accord.evals.reports import page as report_page
 
     shown = report_page.render("# Eval report\n\n| reason |\n|---|\n| <script>alert(1)</script> |\n", {}, [])
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in shown

@@ -12,7 +12,7 @@ import pytest
 from accord.cli import main
 from accord.evals import runner
 from accord.evals.benchmarks import user_set
-from accord.evals.configs import CONFIGURATIONS
+from accord.evals.configs.development import CONFIGURATIONS
 from accord.graphs import store
 from accord.nodes.development import peers
 from accord.state.context import Context

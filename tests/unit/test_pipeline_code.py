@@ -10,8 +10,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from accord.accountability.blame import blame
-from accord.evals import humaneval, runner
-from accord.evals.benchmarks import BENCHMARKS
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, humaneval
 from accord.graphs.pipeline import LIFECYCLE, build_graph
 from accord.nodes.pipeline.artifacts import Question
 from accord.nodes.pipeline.coding import CodePlanDraft, ExampleDraft, example

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from accord.evals import findings, multiple_choice, report, runner, tables
-from accord.evals.benchmarks import BENCHMARKS
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, multiple_choice
+from accord.evals.reports import findings, tables
+from accord.evals.reports import summary as report
 from accord.nodes.pipeline.intake import parse_question
 from accord.state.context import Context
 from tests.scripted import ScriptedChatModel

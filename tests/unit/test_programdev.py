@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from accord.evals import programdev
-from accord.evals.benchmarks import BENCHMARKS
-from accord.evals.programdev_checks import CHECKS
+from accord.evals.benchmarks import BENCHMARKS, programdev
+from accord.evals.benchmarks.programdev_checks import CHECKS
 from accord.state.artifacts import CodeArtifact
 
 TICTACTOE = (Path(__file__).parents[1] / "fixtures" / "tictactoe.py").read_text()

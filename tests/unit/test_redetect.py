@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from accord.evals import runner
-from accord.evals.redetect import main, redetect
+from accord.evals.probes.redetect import main, redetect
 from tests.unit.test_evals import evaluate, models
 
 

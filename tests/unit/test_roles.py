@@ -10,7 +10,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import ValidationError
 
 from accord import cli
-from accord.evals.endpoint import FakeEndpoint, Text, Tool
 from accord.graphs import development
 from accord.graphs.development import ROLES, WORK, build_graph
 from accord.graphs.duties import roles_from_specs
@@ -21,6 +20,7 @@ from accord.state.context import Context
 from accord.state.contracts import Contract
 from accord.state.roles import ActionSpec, ActionType, DutySpec, RoleSpec
 from tests.conftest import BAD, GOOD, PLAN, STUB, TESTS
+from tests.endpoint import FakeEndpoint, Text, Tool
 from tests.scripted import ScriptedChatModel
 
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from accord.evals.endpoint import FakeEndpoint, Text
 from tests.checkout import copy_tracked
+from tests.endpoint import FakeEndpoint, Text
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = """```python
@@ -60,7 +60,7 @@ def test_an_eval_task_and_its_blame_run_in_a_copy_with_nothing_beside_it(tmp_pat
         [
             sys.executable,
             "-c",
-            "import accord.accountability.mast, accord.evals.data as data; "
+            "import accord.accountability.mast, accord.evals.paths as data; "
             "print(accord.accountability.mast.__file__); print(data.data_dir())",
         ],
         cwd=repo,

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from accord.cli import main
-from accord.evals import classeval, declared, report, runner, splits
-from accord.evals.benchmarks import BENCHMARKS, EvalTask, user_set
-from accord.evals.data import REPOSITORY_DATA
+from accord.evals import declared, runner
+from accord.evals.benchmarks import BENCHMARKS, EvalTask, classeval, splits, user_set
+from accord.evals.paths import REPOSITORY_DATA
+from accord.evals.reports import summary as report
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
 JSONL_SETS = {"functions40": FUNCTIONS40, "odex": REPOSITORY_DATA / "odex" / "odex.jsonl"}

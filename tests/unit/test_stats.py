@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.evals import stats
+from accord.evals.reports import stats
 
 
 def test_wilson_matches_the_score_interval_and_stays_inside_zero_and_one():

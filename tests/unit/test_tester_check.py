@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from accord.evals import runner, tester_check
+from accord.evals import runner
 from accord.evals.benchmarks import BENCHMARKS
-from accord.evals.configs import CONFIGURATIONS
+from accord.evals.configs.development import CONFIGURATIONS
+from accord.evals.probes import tester as tester_check
 from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_evals import PLAN, SOLVED, WRONG

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.evals.time_split import server_timings, split_of
+from bench.time_split import server_timings, split_of
 
 LOG = """llama_perf_context_print:        load time =       0.56 ms
 llama_perf_context_print: prompt eval time =     871.74 ms /    83 tokens (10.50 ms per token)

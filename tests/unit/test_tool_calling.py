@@ -8,7 +8,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
-from accord.evals.audit_configs import CONFIGURATIONS
+from accord.evals.configs.audit import CONFIGURATIONS
 from accord.graphs.compiler import Compiler
 from accord.nodes.llm import tool_loop
 from accord.runtime.executor import Executor, Toolbox

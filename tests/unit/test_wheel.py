@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from accord.evals.endpoint import FakeEndpoint, Text, Tool
 from tests.checkout import copy_tracked
 from tests.conftest import GOOD, PLAN, STUB, TESTS
+from tests.endpoint import FakeEndpoint, Text, Tool
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("accountability", "evals", "graphs", "nodes", "runtime", "state")
@@ -26,7 +26,7 @@ LAYERS = ("accountability", "evals", "graphs", "nodes", "runtime", "state")
 
 def build_wheel(into: Path) -> Path:
     """Build the wheel from a copy of the tracked files (the checkout gets no build folders)."""
-    source = copy_tracked(into / "source", skip=("evals/results/", "data/"))
+    source = copy_tracked(into / "source", skip=("data/",))
     subprocess.run(
         [
             sys.executable,
@@ -92,6 +92,7 @@ def test_the_wheel_holds_one_top_level_package_every_layer_and_no_result_file(in
     assert "accord/cli/__init__.py" in names
     assert "accord/accountability/taxonomy/mast_failure_modes.json" in names
     assert not any("/results/" in name or name.endswith(("summary.json", ".jsonl")) for name in names)
+    assert not any(name.endswith("endpoint.py") for name in names), "the tests' fake endpoint ships"
 
 
 def stand_in(where: Path, name: str) -> Path:

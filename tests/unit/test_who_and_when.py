@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from accord.evals import tables, who_and_when
+from accord.evals.benchmarks import who_and_when
+from accord.evals.reports import tables
 from accord.state.context import Context
 from tests.scripted import ScriptedChatModel
 

@@ -22,7 +22,6 @@ from accord import cli
 from accord.evals import runner
 from accord.evals.benchmarks import EvalTask
 from accord.evals.configs import Configuration
-from accord.evals.endpoint import FakeEndpoint, Text
 from accord.graphs import catalog
 from accord.graphs.catalog import Workflow, workflows
 from accord.graphs.oracle import Oracle
@@ -32,6 +31,7 @@ from accord.state.contracts import Contract
 from accord.state.lifecycle import Lifecycle, Stage
 from accord.state.messages import Message
 from accord.state.stage import StageCall
+from tests.endpoint import FakeEndpoint, Text
 from tests.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]

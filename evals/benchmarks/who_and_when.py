@@ -1,7 +1,8 @@
 """Failure attribution on Who&When's logs: which agent made the decisive mistake of a failed run, and at
 which step, against the logs' labels (Zhang et al., ICML 2025; ``data/who_and_when``).
 
-Usage: ``python -m accord.evals.who_and_when [--model NAME] [--subset NAME] [--limit N] [--out DIR]``.
+Usage: ``python -m accord.evals.benchmarks.who_and_when [--model NAME] [--subset NAME] [--limit N]
+[--out DIR]``.
 
 Accord's attribution reads a log as its blame reads a run: a judge (the run's model, asked through the
 same structured call as any role, with the question and its correct answer, the paper's "with ground
@@ -33,8 +34,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 
-from accord.evals import runner, stats
-from accord.evals.data import data_dir
+from accord.evals import runner
+from accord.evals.paths import data_dir
+from accord.evals.reports import stats
 from accord.nodes.llm import structured
 from accord.runtime import local_model, model_server
 from accord.state.artifacts import Frozen
@@ -229,7 +231,7 @@ def main() -> None:
     parser.add_argument("--model", default=local_model.DEFAULT_MODEL)
     parser.add_argument("--subset", choices=SUBSETS, action="append")
     parser.add_argument("--limit", type=int)
-    parser.add_argument("--out", type=Path, default=Path("evals/results/who-and-when"))
+    parser.add_argument("--out", type=Path, default=Path("results/who-and-when"))
     parser.add_argument("--floors", action="store_true", help="only the floors, on every log (no judge)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Where the default team's time goes, on tasks of HumanEval's dev split (``make bench`` runs it when the
 model is set up).
 
-Usage: ``python -m accord.evals.time_split [--tasks N] [--model NAME] [--out DIR]``. The first N tasks of the
+Usage: ``python -m bench.time_split [--tasks N] [--model NAME] [--out DIR]``. The first N tasks of the
 dev
 split run under ``accountable`` (Accord as it ships, two rounds) on the default team (or ``--model`` in
 every role), on a server per model that this process starts or finds, and three records of the same run
@@ -12,7 +12,7 @@ are set side by side:
 - the server's own timing of every completion, the ``llama_perf_context_print`` lines llama.cpp writes to
   the server's log: prompt processing, decoding, and the rest of the completion (sampling, the grammar,
   detokenizing, llama-cpp-python's own Python per token);
-- each server's single-stream decode (``evals.draw_speed.decode_rate``), the rate a long greedy reply
+- each server's single-stream decode (``bench.draw.decode_rate``), the rate a long greedy reply
   reaches on this machine: the limit a run's decoding on that model is held to.
 
 Accord itself is the wall time spent neither waiting for a model nor in the sandbox (nor in the benchmark's
@@ -32,13 +32,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from accord.evals import runner, splits
-from accord.evals.benchmarks import BENCHMARKS
-from accord.evals.configs import CONFIGURATIONS
-from accord.evals.draw_speed import decode_rate
+from accord.evals import runner
+from accord.evals.benchmarks import BENCHMARKS, splits
+from accord.evals.configs.development import CONFIGURATIONS
 from accord.graphs import store
 from accord.runtime import local_model, model_server
 from accord.state.context import Context
+from bench.draw import decode_rate
 
 PERF = re.compile(
     r"llama_perf_context_print:\s+(?P<what>prompt eval|eval|total) time =\s+(?P<ms>[\d.]+) ms"
@@ -174,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=20)
     parser.add_argument("--model", help="every role's model (default: the default team's)")
-    parser.add_argument("--out", type=Path, default=Path("evals/results/time-split"))
+    parser.add_argument("--out", type=Path, default=Path("results/time-split"))
     args = parser.parse_args()
     missing = [
         name

@@ -2,7 +2,7 @@
 (``<!-- goals: DIR [TEST_DIR ...] -->``).
 
 A goal that compares two configurations is met only when the exact McNemar test on the tasks both ran
-says so at p < 0.05 (``evals.stats``); a gain of points without it is reported, not claimed.
+says so at p < 0.05 (``evals.reports.stats``); a gain of points without it is reported, not claimed.
 
 Each goal compares configurations of the same folder, so the same tasks, machine and server settings:
 ``accountable`` on the embedded default in every role, ``accountable`` with another Coder (the best local
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from accord.evals import stats
 from accord.evals.configs import base_name
-from accord.evals.report import failures_per_task
+from accord.evals.reports import stats
+from accord.evals.reports.summary import failures_per_task
 from accord.runtime.local_model import DEFAULT_MODEL
 
 Summary = Mapping[str, Any]

@@ -1,6 +1,6 @@
 """Measure structured-output speed on the local model: full-vocabulary vs lazy grammar sampling.
 
-Usage: ``python -m accord.evals.grammar_speed`` (needs the ``local`` extra). Runs the same schema-constrained
+Usage: ``python -m bench.grammar`` (needs the ``local`` extra). Runs the same schema-constrained
 completions both ways, prints tokens/s for each, and checks that both choose the same tokens.
 """
 

@@ -1,6 +1,6 @@
 """Measure how fast a run's page renders and loads: a thread with a thousand ledger entries.
 
-Usage: ``python -m accord.evals.page_speed [--entries N] [--repeat K]`` (``make bench`` runs it when Chromium
+Usage: ``python -m bench.page [--entries N] [--repeat K]`` (``make bench`` runs it when Chromium
 is
 installed). The page of a development run with N ledger entries (model calls, sandbox runs and contract
 checks over 100 steps, each step judged) is rendered by ``accountability.page``, then loaded K times in

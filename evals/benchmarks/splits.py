@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from accord.evals.data import data_dir
+from accord.evals.paths import data_dir
 
 SPLIT_FILE = "SPLIT.json"
 SPLITS = ("dev", "test")

@@ -1,6 +1,6 @@
 """The Debugger's repair rate alone, with and without the failing call's trace, on the same wrong code.
 
-Usage: ``python -m accord.evals.debug_probe [--problems N] [--model NAME] [--debugger-model NAME] [--out
+Usage: ``python -m accord.evals.probes.debugger [--problems N] [--model NAME] [--debugger-model NAME] [--out
 DIR]``.
 For each of the first N HumanEval problems the Coder writes its first candidate as the development graph
 does (the task alone, temperature 0). A candidate that fails the task's stated examples is what the
@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from accord.evals.humaneval import one_step_plan, passes_hidden_tests, problems
+from accord.evals.benchmarks.humaneval import one_step_plan, passes_hidden_tests, problems
 from accord.evals.runner import Recorder, source_version
 from accord.nodes.coding.prompts import ALONE_PROMPT, SYSTEM
 from accord.nodes.coding.writing import write_function
@@ -183,7 +183,7 @@ def main() -> None:
         help="the Coder's model (and the Debugger's, unless --debugger-model names another)",
     )
     parser.add_argument("--debugger-model", help="the Debugger's model, fixing the Coder's candidates")
-    parser.add_argument("--out", type=Path, default=Path("evals/results/debug-probe"))
+    parser.add_argument("--out", type=Path, default=Path("results/debug-probe"))
     args = parser.parse_args()
     recorder = Recorder(args.out)
     path = recorder.path

@@ -1,13 +1,13 @@
 """How well the Tester's cases, written from the specification alone, would check the plain call's answer.
 
-Usage: ``python -m accord.evals.tester_check FOLDER [--team CONFIG]``. FOLDER holds ``single``'s rows and a
+Usage: ``python -m accord.evals.probes.tester FOLDER [--team CONFIG]``. FOLDER holds ``single``'s rows and a
 team
 configuration's (``accountable`` unless ``--team`` names another) on the same tasks, as ``accord eval run
 unstated-dev`` writes them. For each task the plain call's code runs in the sandbox on the cases the team's
 Tester wrote for it, and the hidden tests' verdict on that code tells a case that caught a wrong answer
 from one that failed a right answer. This is what a gate checking the plain call on the Tester's cases
 would have decided, without running one. The figures go to ``FOLDER/tester_check.json``; a doc's
-``<!-- tester-check: FOLDER -->`` mark gets them as a table (``python -m accord.evals.tables``).
+``<!-- tester-check: FOLDER -->`` mark gets them as a table (``python -m accord.evals.reports.tables``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from accord.evals import stats
+from accord.evals.reports import stats
 from accord.evals.runner import CHECKPOINTS, read_rows
 from accord.graphs import store
 from accord.nodes import testing
@@ -95,7 +95,7 @@ def table(folder: Path) -> str:
     """Return the figures of ``folder`` as a markdown table (a line saying none when not run)."""
     path = folder / FIGURES
     if not path.exists():
-        return f"`python -m accord.evals.tester_check {folder.name}` has not run on this folder yet.\n"
+        return f"`python -m accord.evals.probes.tester {folder.name}` has not run on this folder yet.\n"
     s = json.loads(path.read_text())["sum"]
 
     def part(hits: int, n: int) -> str:

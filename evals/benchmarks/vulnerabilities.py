@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from accord.evals.data import data_dir
+from accord.evals.paths import data_dir
 from accord.graphs.audit import label_oracle, verdict
 from accord.graphs.oracle import Oracle
 

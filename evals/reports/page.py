@@ -18,7 +18,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from accord.accountability import page
-from accord.evals import plots
+from accord.evals.reports import plots
 from accord.evals.runner import stored_runs
 
 SCRIPT = """

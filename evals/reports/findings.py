@@ -3,7 +3,7 @@
 The paper reports that the accountable pipeline beats the simple one (Table III: up to +36.2 points on
 code, +19.8 on AGIEval), that the Planner's error rate differs most between models (Table IV: 7.35% for
 the best, 40.49% for the worst), and that heterogeneous mixes sit on the accuracy-cost Pareto frontier
-(Figure 3). ``findings`` reads the same quantities from result summaries (``evals/results/<set>``), so
+(Figure 3). ``findings`` reads the same quantities from result summaries (``results/<set>``), so
 that the docs' side-by-side is generated from measurements, never typed; ``anchors`` sets the best local
 configuration of each multiple-choice set beside chance and published small models.
 """
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.evals.configs import base_name
-from accord.evals.plots import pareto
-from accord.evals.report import REFERENCE, merged, per_mix
+from accord.evals.reports.plots import pareto
+from accord.evals.reports.summary import REFERENCE, merged, per_mix
 from accord.nodes.pipeline.roles import TEAM
 from accord.runtime.local_model import MIX
 

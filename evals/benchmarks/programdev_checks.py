@@ -1,4 +1,4 @@
-"""Acceptance checks for the 30 ProgramDev requirements: the hidden tests of ``evals.programdev``.
+"""Acceptance checks for the 30 ProgramDev requirements: the hidden tests of ``evals.benchmarks.programdev``.
 
 Written once, by hand, from each requirement's text alone (``data/programdev/programdev_dataset.json``),
 before any program was generated and without looking at one; never shown to the agents. Each check states

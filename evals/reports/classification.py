@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accord.evals.stats import constant_verdicts, mcc
+from accord.evals.reports.stats import constant_verdicts, mcc
 from accord.graphs.audit import majority
 
 

@@ -1,4 +1,4 @@
-"""Reports from eval results: ``summary.json``, ``report.md`` and two plots (``evals.plots``).
+"""Reports from eval results: ``summary.json``, ``report.md`` and two plots (``evals.reports.plots``).
 
 The table compares configurations as SEMAP's and the accountability paper's tables do, with deltas
 against ``simple``; the plots are SEMAP's failures per round by category (its Figure 2) and the
@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from accord.accountability.mast import CATEGORIES
-from accord.evals import audit_configs, classification, comparable, configs, plots, report_page, stats
+from accord.evals.configs import audit, development
+from accord.evals.reports import classification, comparable, plots, stats
+from accord.evals.reports import page as report_page
 from accord.evals.runner import read_rows
 
-ORDER = list(dict.fromkeys([*configs.CONFIGURATIONS, *audit_configs.CONFIGURATIONS]))
+ORDER = list(dict.fromkeys([*development.CONFIGURATIONS, *audit.CONFIGURATIONS]))
 """Configurations in the order reports list them: the baselines first, then Accord, then ablations."""
 BASELINE = "simple"
 REFERENCE = "accountable"

@@ -16,7 +16,7 @@ from functools import cache
 from itertools import chain, zip_longest
 from typing import Any
 
-from accord.evals.data import data_dir
+from accord.evals.paths import data_dir
 from accord.graphs.oracle import Oracle
 from accord.graphs.pipeline import gold_oracle
 

@@ -1,7 +1,7 @@
 """``make bench-load``: many concurrent runs against a slow, flaky model endpoint.
 
 ``--runs`` development runs (one function task each) start at once and go through Accord's real client
-to a loopback endpoint (``evals.endpoint``) that answers after a random delay and fails a share of
+to a loopback endpoint (``tests.endpoint``) that answers after a random delay and fails a share of
 requests with HTTP 500 or a dropped connection. Retries absorb most faults; a run that a fault stops
 anyway is resumed from its checkpoint, as a user would. Then every thread's checkpoints are checked: the
 run ended ``completed`` or ``failed``, its steps increase one by one, and the last checkpoint holds the
@@ -24,10 +24,10 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from accord.evals.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
 from accord.graphs.development import build_graph
 from accord.graphs.store import checkpointer
 from accord.state.context import Context
+from tests.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
 
 TASK = '''def add(a: int, b: int) -> int:
     """Return the sum of a and b.

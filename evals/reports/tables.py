@@ -2,7 +2,7 @@
 
 A document marks each table with the folder it comes from and, optionally, the configurations it shows::
 
-    <!-- results: evals/results/humaneval-164 single simple accountable -->
+    <!-- results: results/humaneval-164 single simple accountable -->
     ...generated table...
     <!-- /results -->
 
@@ -11,34 +11,35 @@ that says so.
 
 A ``goals`` mark names one HumanEval result folder, then optionally a folder of function tasks with one
 stated example each and further test sets' folders, and gets the code goals checked against them
-(``evals.goals``)::
+(``evals.reports.goals``)::
 
-    <!-- goals: evals/results/humaneval-164-goals evals/results/functions40 evals/results/odex-test -->
+    <!-- goals: results/humaneval-164-goals results/functions40 results/odex-test -->
 
 A ``findings`` mark instead names the pipeline's result folders, and gets the accountability paper's
-findings beside Accord's (``evals.findings``); a folder not there yet counts as not run::
+findings beside Accord's (``evals.reports.findings``); a folder not there yet counts as not run::
 
-    <!-- findings: evals/results/logiqa evals/results/agieval -->
+    <!-- findings: results/logiqa results/agieval -->
 
 A ``live-blame`` mark names one code result folder and gets how often blame by the run's own evidence
-agrees with blame by the benchmark's hidden tests, per configuration (``evals.report.live_blame_table``)::
+agrees with blame by the benchmark's hidden tests, per configuration
+(``evals.reports.summary.live_blame_table``)::
 
-    <!-- live-blame: evals/results/functions40-budget -->
+    <!-- live-blame: results/functions40-budget -->
 
-A ``who-and-when`` mark names the folder of ``evals.who_and_when`` and gets its judge's attribution
+A ``who-and-when`` mark names the folder of ``evals.benchmarks.who_and_when`` and gets its judge's attribution
 accuracy beside the floors (the floors alone until the judge has run)::
 
-    <!-- who-and-when: evals/results/who-and-when -->
+    <!-- who-and-when: results/who-and-when -->
 
-A ``tester-check`` mark names a folder ``evals.tester_check`` has read and gets how the team's Tester
+A ``tester-check`` mark names a folder ``evals.probes.tester`` has read and gets how the team's Tester
 cases would have judged the plain call's answers (a line saying it has not run, until it has)::
 
-    <!-- tester-check: evals/results/unstated-dev -->
+    <!-- tester-check: results/unstated-dev -->
 
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
-published small models (``evals.findings.anchors``).
+published small models (``evals.reports.findings.anchors``).
 
-``python -m accord.evals.tables`` rewrites every marked table in the README and ``docs/``; ``--check``
+``python -m accord.evals.reports.tables`` rewrites every marked table in the README and ``docs/``; ``--check``
 only says which ones differ from their summaries (a test runs it).
 """
 
@@ -52,10 +53,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from accord.evals import classification, comparable, declared, stats, tester_check, who_and_when
-from accord.evals.findings import anchors, findings
-from accord.evals.goals import goals
-from accord.evals.report import (
+from accord.evals import declared
+from accord.evals.benchmarks import who_and_when
+from accord.evals.paths import REPOSITORY
+from accord.evals.probes import tester as tester_check
+from accord.evals.reports import classification, comparable, stats
+from accord.evals.reports.findings import anchors, findings
+from accord.evals.reports.goals import goals
+from accord.evals.reports.summary import (
     above_majority,
     answers_given,
     failures_per_task,
@@ -65,7 +70,7 @@ from accord.evals.report import (
 from accord.evals.runner import RESULTS, read_rows
 from accord.state.context import Context
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPOSITORY
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
@@ -220,10 +225,10 @@ def _in_progress(folder: Path) -> dict[str, tuple[int, int]]:
 
 def _declared(folder: Path, experiments: set[str | None]) -> list[str]:
     """Return the configurations the one experiment that ran ``folder`` declares, by the names its rows carry;
-    none when the rows ran outside one or its file is gone. Experiment files sit beside the result folders
-    (``evals/experiments`` beside ``evals/results``)."""
+    none when the rows ran outside one or its file is gone. Experiment files sit in the checkout that holds
+    the result folders (``evals/experiments`` beside ``results``)."""
     name = next(iter(experiments)) if len(experiments) == 1 else None
-    if not name or not (path := folder.parent.parent / "experiments" / f"{name}.toml").exists():
+    if not name or not (path := folder.parent.parent / "evals" / "experiments" / f"{name}.toml").exists():
         return []
     return declared.configuration_names(declared.load(str(path)), Context())
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from accord.evals.data import data_dir
-from accord.evals.humaneval import examples_hold
+from accord.evals.benchmarks.humaneval import examples_hold
+from accord.evals.paths import data_dir
 from accord.graphs.oracle import Oracle, code_or_plan
 from accord.runtime import sandbox
 from accord.state.artifacts import CodeArtifact, Plan
@@ -117,7 +117,7 @@ def passes(problem: Mapping[str, Any], code: CodeArtifact) -> tuple[bool, str, d
 
 def plan_holds(problem: Mapping[str, Any], plan: Plan) -> tuple[bool, str] | None:
     """Return whether every example a plan commits to holds on the task's reference solution, and the
-    first that does not; None for a plan that commits to none (as ``evals.humaneval.plan_holds``)."""
+    first that does not; None for a plan that commits to none (as ``humaneval.plan_holds``)."""
     return examples_hold(problem["solution_code"], plan.examples)
 
 

@@ -4,7 +4,7 @@ ProgramDev has no reference tests. A program is judged two ways, in Accord's san
 
 - **executable**: its entry point starts and survives a session of plausible inputs for its requirement
   without a crash (the end of the input, or still running when the time is up, is not a crash);
-- **acceptance**: the checks in ``evals/programdev_checks.py``, written by hand from each requirement's
+- **acceptance**: the checks in ``programdev_checks``, written by hand from each requirement's
   text alone and never shown to the agents. A check plays its inputs in each notation a user of such a
   program might type (a cell as ``1 1``, ``1,1``, ``0 0``, ``1`` or ``a1``) and passes when one of them
   makes the program show what the requirement says (a win announced, a move refused); where the last
@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from accord.evals.data import data_dir
-from accord.evals.programdev_checks import CHECKS, Attempt, Check
+from accord.evals.benchmarks.programdev_checks import CHECKS, Attempt, Check
+from accord.evals.paths import data_dir
 from accord.graphs.oracle import Oracle, code_or_plan
 from accord.runtime import sandbox
 from accord.state.artifacts import CodeArtifact

@@ -1,6 +1,6 @@
 """Measure the Coder's candidate draw on a local model against the server's single-stream decode.
 
-Usage: ``python -m accord.evals.draw_speed [--problems N] [--model NAME]`` (``make bench`` runs it when the
+Usage: ``python -m bench.draw [--problems N] [--model NAME]`` (``make bench`` runs it when the
 model
 is set up). For each of the first N HumanEval problems the Coder draws its candidates exactly as the
 development graph does (``write_candidates``: the harness's plain call, then with the plan, then
@@ -15,7 +15,7 @@ import argparse
 import statistics
 import time
 
-from accord.evals.humaneval import one_step_plan, problems
+from accord.evals.benchmarks.humaneval import one_step_plan, problems
 from accord.nodes.coding.function import write_candidates
 from accord.nodes.development.roles import SPECS
 from accord.nodes.intake import parse_request

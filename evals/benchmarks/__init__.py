@@ -16,17 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from accord.evals import (
-    audit_configs,
-    classeval,
-    configs,
-    humaneval,
-    multiple_choice,
-    pipeline_configs,
-    programdev,
-    vulnerabilities,
-)
-from accord.evals.configs import Configuration
+from accord.evals.benchmarks import classeval, humaneval, multiple_choice, programdev, vulnerabilities
+from accord.evals.configs import Configuration, audit, development, pipeline
 from accord.graphs.oracle import Oracle
 from accord.state.artifacts import CodeArtifact
 
@@ -62,10 +53,10 @@ class Benchmark(Protocol):
 
 
 class FunctionSet:
-    """Function tasks in HumanEval's format (``evals.humaneval``), run by the development graph; their
-    hidden tests score."""
+    """Function tasks in HumanEval's format (``evals.benchmarks.humaneval``), run by the development graph;
+    their hidden tests score."""
 
-    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = development.CONFIGURATIONS
 
     def __init__(self, name: str, problems: Callable[[], Mapping[str, Mapping[str, Any]]]) -> None:
         self.name = name
@@ -96,7 +87,7 @@ def user_set(path: Path) -> FunctionSet:
     """Return a user's own function tasks from a JSONL file, named after the file.
 
     Raises:
-        ValueError: the file is not a valid task set (``evals.humaneval.read_tasks``).
+        ValueError: the file is not a valid task set (``evals.benchmarks.humaneval.read_tasks``).
     """
     problems = humaneval.read_tasks(path)
     return FunctionSet(path.stem, lambda: problems)
@@ -105,7 +96,7 @@ def user_set(path: Path) -> FunctionSet:
 class HumanEvalPipeline(FunctionSet):
     """HumanEval through the pipeline (Planner → Executor → Critic): the accountability paper's code set."""
 
-    configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = pipeline.CONFIGURATIONS
 
     def __init__(self) -> None:
         super().__init__("humaneval-pipeline", humaneval.problems)
@@ -131,7 +122,7 @@ class ClassEval:
     task (class level: all of them) and each method (its own test class)."""
 
     name = "classeval"
-    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = development.CONFIGURATIONS
 
     def tasks(self) -> list[EvalTask]:
         """Return the tasks whose reference passes its own tests here (``classeval.runnable``); the prompt
@@ -164,10 +155,10 @@ class ClassEval:
 
 class ProgramDev:
     """ProgramDev's 30 application requirements, run by the development graph; executability and the
-    acceptance checks written from each requirement score a program (``evals.programdev``)."""
+    acceptance checks written from each requirement score a program (``evals.benchmarks.programdev``)."""
 
     name = "programdev"
-    configurations: Mapping[str, Configuration] = configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = development.CONFIGURATIONS
 
     def tasks(self) -> list[EvalTask]:
         """Return the requirements as the MAST study states them, nothing else."""
@@ -201,7 +192,7 @@ class ProgramDev:
 class Vulnerabilities:
     """A labelled vulnerability set, audited one function at a time; the label scores the verdict."""
 
-    configurations: Mapping[str, Configuration] = audit_configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = audit.CONFIGURATIONS
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -231,7 +222,7 @@ class MultipleChoice:
     """A multiple-choice set, answered by the pipeline; the gold option scores the final answer and judges
     every stage's."""
 
-    configurations: Mapping[str, Configuration] = pipeline_configs.CONFIGURATIONS
+    configurations: Mapping[str, Configuration] = pipeline.CONFIGURATIONS
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -5,7 +5,7 @@ runs again from the folder's checkpoints (kept locally, beside ``results.jsonl``
 detectors of this checkout find, per configuration. It only prints: a folder's tables come from its rows, at
 one commit, and a changed detector is judged on runs made at a commit that has it.
 
-    python -m accord.evals.redetect evals/results/humaneval-164-default [CONFIG ...]
+    python -m accord.evals.probes.redetect results/humaneval-164-default [CONFIG ...]
 """
 
 from __future__ import annotations

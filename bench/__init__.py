@@ -1,0 +1,1 @@
+"""Speed and load benchmarks (``make bench``, ``make bench-load``), run from a checkout; not shipped."""

@@ -1,0 +1,1 @@
+"""Probes: one role's measured effect alone, on stored or fresh runs."""
