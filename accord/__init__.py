@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from accord.state.contracts import Contract
     from accord.state.graph_state import dump, read
     from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
-    from accord.state.roles import (
+    from accord.state.role_specs import (
         CONTRACT_BOUND,
         ActionSpec,
         ActionType,
@@ -73,7 +73,7 @@ _EXPORTS = {
     "accord.state.contracts": ("Contract",),
     "accord.state.graph_state": ("dump", "read"),
     "accord.state.lifecycle": ("Counter", "Lifecycle", "Stage", "Transition", "with_budget"),
-    "accord.state.roles": (
+    "accord.state.role_specs": (
         "CONTRACT_BOUND",
         "ActionSpec",
         "ActionType",

@@ -18,8 +18,8 @@ import time
 from accord.evals.benchmarks.humaneval import one_step_plan, problems
 from accord.nodes.coding.function import write_candidates
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
 from accord.nodes.llm import text
+from accord.nodes.requests import parse_request
 from accord.runtime import local_model, model_server
 from accord.state.context import Context
 from accord.state.stage import StageCall

@@ -29,7 +29,7 @@ from accord.nodes.audit import analysts
 from accord.nodes.audit.artifacts import AuditTask
 from accord.nodes.audit.intake import parse_audit_request
 from accord.nodes.audit.roles import ANALYSTS, SPECS
-from accord.nodes.intake import request_of
+from accord.nodes.requests import request_of
 from accord.state.graph_state import ballot, dump, read
 from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
 from accord.state.stage import StageCall

@@ -26,7 +26,7 @@ from accord.graphs import store
 from accord.graphs.duties import Role
 from accord.graphs.oracle import Oracle
 from accord.state.lifecycle import Lifecycle
-from accord.state.roles import RoleSpec
+from accord.state.role_specs import RoleSpec
 from accord.state.settings import settings
 
 ENTRY_POINTS = "accord.workflows"

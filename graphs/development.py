@@ -35,7 +35,7 @@ from accord.nodes import verification
 from accord.nodes.development import approval, coder, debugger, planner, reviewer, tester
 from accord.nodes.development.artifacts import Approval, Candidates, Selection, TestSuite
 from accord.nodes.development.roles import SPECS as ROLE_SPECS
-from accord.nodes.intake import parse_request, request_of
+from accord.nodes.requests import parse_request, request_of
 from accord.nodes.views import artifacts
 from accord.state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec, TestReport
 from accord.state.graph_state import code_versions, dump, read

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from accord.state.contracts import Contract
-from accord.state.roles import RoleSpec
+from accord.state.role_specs import RoleSpec
 from accord.state.stage import Work
 
 

@@ -28,11 +28,11 @@ from accord.graphs.catalog import Workflow
 from accord.graphs.compiler import Compiler, Gate
 from accord.graphs.duties import roles_from_specs
 from accord.graphs.oracle import Oracle
-from accord.nodes.intake import request_of
 from accord.nodes.pipeline import coding, work
 from accord.nodes.pipeline.artifacts import Answer, Critique, Question, Reasoning
 from accord.nodes.pipeline.intake import parse_pipeline_request
 from accord.nodes.pipeline.roles import SPECS
+from accord.nodes.requests import request_of
 from accord.state.artifacts import CodeArtifact, TaskSpec
 from accord.state.graph_state import dump, read
 from accord.state.lifecycle import Lifecycle, Stage, Transition, with_budget

@@ -24,7 +24,7 @@ from accord.runtime.executor import ActionFailed, Executor, credential_from_env,
 from accord.state.context import Context, RoleModel
 from accord.state.contracts import Violation, check_preconditions
 from accord.state.graph_state import LedgerEntry, records
-from accord.state.roles import ActionSpec, ActionType, Param, RoleSpec
+from accord.state.role_specs import ActionSpec, ActionType, Param, RoleSpec
 from accord.state.stage import OutputError, RoleUnavailable, StageCall, Work
 
 PROTOCOL = ("verdicts", "counters", "request")
@@ -156,7 +156,9 @@ def agent_card(spec: RoleSpec, url: str = "", secured: bool = False, version: st
         StringList,
     )
 
-    inputs = ["text/plain"] if {"task", "audit_task"} & spec.produces() else ["application/json"]
+    # A duty that requires no artifact starts from the request itself: plain text, as a user types it.
+    takes_text = any(not duty.contract.inputs for duty in spec.duties)
+    inputs = ["text/plain"] if takes_text else ["application/json"]
     outputs = ["application/json"]
     skills = [
         AgentSkill(

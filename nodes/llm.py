@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from accord.runtime import local_model, model_server
 from accord.runtime.executor import ActionFailed, Toolbox
 from accord.state.context import Context, RoleModel
-from accord.state.roles import ActionSpec, Style
+from accord.state.role_specs import ActionSpec, Style
 from accord.state.settings import Settings
 from accord.state.stage import OutputError, RequestRefused, StageCall, is_transient
 

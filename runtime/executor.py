@@ -30,7 +30,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from accord.runtime import a2a
 from accord.state.artifacts import ARTIFACT_MODELS
-from accord.state.roles import ActionSpec, ActionType, RoleSpec
+from accord.state.role_specs import ActionSpec, ActionType, RoleSpec
 from accord.state.settings import ENV_FILE
 from accord.state.stage import StageCall, stage_handles
 

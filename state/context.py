@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from accord.state.artifacts import Frozen
-from accord.state.roles import Style
+from accord.state.role_specs import Style
 
 IDLE_DUTIES: dict[str, frozenset[str]] = {
     "qwen2.5-coder-0.5b": frozenset({"reviewer.review"}),

@@ -20,7 +20,7 @@ from accord.state.budget import BudgetExhausted, Spend, exhausted, spent
 from accord.state.context import Context
 from accord.state.contracts import Violation
 from accord.state.graph_state import LedgerEntry
-from accord.state.roles import RoleSpec
+from accord.state.role_specs import RoleSpec
 
 
 class OutputError(ValueError):

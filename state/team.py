@@ -28,7 +28,7 @@ import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from accord.state.artifacts import Frozen
-from accord.state.roles import ActionType, RoleSpec
+from accord.state.role_specs import ActionType, RoleSpec
 
 
 class AgentSpec(Frozen):

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from accord.runtime import local_model
-from accord.state.roles import RoleSpec
+from accord.state.role_specs import RoleSpec
 
 
 def describe(spec: RoleSpec) -> str:

@@ -21,7 +21,7 @@ from accord.graphs.oracle import Oracle
 from accord.runtime.local_model import LETTER_OF, default_model
 from accord.state.context import Context
 from accord.state.lifecycle import BUDGET, Lifecycle, Transition
-from accord.state.roles import ActionType
+from accord.state.role_specs import ActionType
 
 
 def fixed_sequence(lifecycle: Lifecycle, order: Sequence[str]) -> Lifecycle:

@@ -28,7 +28,7 @@ from accord.nodes.coding.writing import write_function
 from accord.nodes.development import debugger
 from accord.nodes.development.artifacts import Candidates
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.nodes.views import task_view
 from accord.runtime import local_model, model_server
 from accord.state.artifacts import CodeArtifact, TestReport

@@ -8,7 +8,7 @@ findings and votes again.
 from __future__ import annotations
 
 from accord.state.contracts import Contract
-from accord.state.roles import (
+from accord.state.role_specs import (
     CONTRACT_BOUND,
     ActionSpec,
     ActionType,

@@ -25,7 +25,7 @@ from accord.runtime.executor import perform
 from accord.state.artifacts import Plan
 from accord.state.contracts import Contract
 from accord.state.graph_state import dump
-from accord.state.roles import (
+from accord.state.role_specs import (
     CONTRACT_BOUND,
     ActionSpec,
     ActionType,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from accord.state.contracts import Contract
-from accord.state.roles import (
+from accord.state.role_specs import (
     CONTRACT_BOUND,
     ActionSpec,
     ActionType,
@@ -186,7 +186,7 @@ SPECS: dict[str, RoleSpec] = {
                     name="refuse_bad_input",
                     statement="refuse an empty, oversized, binary or unparsable request with a "
                     "clear reason before any model is called",
-                    enforced_by="nodes/intake.py:parse_request, the initialized stage's fail",
+                    enforced_by="nodes/requests.py:parse_request, the initialized stage's fail",
                 ),
             ),
         ),

@@ -19,10 +19,10 @@ from pydantic import BaseModel, Field
 
 from accord.nodes.coding.prompts import FUNCTION_PROMPT, SYSTEM
 from accord.nodes.coding.writing import function_module, write_function
-from accord.nodes.intake import expression, parse_examples
 from accord.nodes.llm import structured, text
 from accord.nodes.pipeline.artifacts import Critique, Reasoning
 from accord.nodes.pipeline.steps import Step, plan_steps
+from accord.nodes.requests import expression, parse_examples
 from accord.nodes.views import code_block, code_view, task_view
 from accord.runtime.executor import perform
 from accord.state.artifacts import CodeArtifact, Example, TaskSpec

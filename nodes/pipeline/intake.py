@@ -1,6 +1,6 @@
 """Pipeline intake: turn the request into a ``Question`` or a function ``TaskSpec``, by code (no model).
 
-A request that parses as Python and holds a function stub (a signature and docstring, ``nodes.intake``) is
+A request that parses as Python and holds a function stub (a signature and docstring, ``nodes.requests``) is
 a function to write. Anything else is a multiple-choice question: its text followed by its options, one per
 line, each opening with its letter: ``A. ...``, ``(A) ...``, ``A) ...`` or ``A: ...``, in order from A.
 Anything else (no options, letters out of order, an empty or oversized request) is refused before any
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from accord.nodes.intake import parse_request
 from accord.nodes.pipeline.artifacts import Question
+from accord.nodes.requests import parse_request
 from accord.state.artifacts import TaskSpec
 from accord.state.stage import OutputError
 

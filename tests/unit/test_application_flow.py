@@ -5,7 +5,7 @@ from __future__ import annotations
 from accord.nodes.coding.writing import fix_one_file, merged
 from accord.nodes.development import debugger
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.state import context as context_module
 from accord.state.artifacts import CaseResult, CodeArtifact, TestReport
 from accord.state.context import Context

@@ -12,8 +12,8 @@ from accord.nodes.coding.function import fresh_candidates, write_candidates
 from accord.nodes.coding.methods import body_of, emptied, empty_methods, fill_class, implicated
 from accord.nodes.development import baseline, coder, debugger
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
 from accord.nodes.merge import with_imports
+from accord.nodes.requests import parse_request
 from accord.nodes.views import FUNCTION_FILE
 from accord.state.artifacts import (
     CaseResult,

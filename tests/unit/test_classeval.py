@@ -16,7 +16,7 @@ from accord.evals.reports.summary import summarize
 from accord.graphs import store
 from accord.nodes import testing
 from accord.nodes.development.tester import parse_asserts
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.runtime import sandbox
 from accord.state.artifacts import CodeArtifact, Example
 from accord.state.context import Context

@@ -20,7 +20,7 @@ from accord.runtime.executor import ActionFailed, Executor, Request, credential_
 from accord.runtime.model_server import free_port
 from accord.state.artifacts import TaskSpec
 from accord.state.contracts import Contract
-from accord.state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
+from accord.state.role_specs import ActionSpec, ActionType, DutySpec, Param, RoleSpec, SafetyProperty
 
 LOCAL, LLM, WEB = ActionType.LOCAL_CODE, ActionType.LLM, ActionType.WEB_SERVICE
 

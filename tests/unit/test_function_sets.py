@@ -14,7 +14,7 @@ from accord.evals import runner
 from accord.evals.benchmarks import BENCHMARKS, user_set
 from accord.evals.benchmarks.humaneval import passes_hidden_tests, problems, read_tasks
 from accord.evals.configs.development import CONFIGURATIONS
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.state.artifacts import CodeArtifact
 from accord.state.context import Context
 from tests.conftest import fenced

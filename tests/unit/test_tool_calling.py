@@ -14,7 +14,7 @@ from accord.nodes.llm import tool_loop
 from accord.runtime.executor import Executor, Toolbox
 from accord.state.context import Context
 from accord.state.contracts import Contract
-from accord.state.roles import ActionSpec, ActionType, DutySpec, Param, RoleSpec
+from accord.state.role_specs import ActionSpec, ActionType, DutySpec, Param, RoleSpec
 from accord.state.stage import OutputError, StageCall, stage_handles
 from tests.scripted import ScriptedChatModel
 from tests.unit.test_audit_graph import OVERFLOW, VULNERABLE, critique

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from accord.state.artifacts import Frozen, register_artifact
+from accord import Frozen, register_artifact
 
 
 @register_artifact

@@ -3,16 +3,7 @@ a Reviewer that reads the diff. Contracts come from these specs and nowhere else
 
 from __future__ import annotations
 
-from accord.state.contracts import Contract
-from accord.state.roles import (
-    CONTRACT_BOUND,
-    ActionSpec,
-    ActionType,
-    DutySpec,
-    Param,
-    RoleSpec,
-    SafetyProperty,
-)
+from accord import CONTRACT_BOUND, ActionSpec, ActionType, Contract, DutySpec, Param, RoleSpec, SafetyProperty
 
 LLM, LOCAL = ActionType.LLM, ActionType.LOCAL_CODE
 TEAM = ("intake", "runner", "fixer", "reviewer")

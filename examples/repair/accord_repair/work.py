@@ -16,13 +16,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from accord.nodes.llm import text
-from accord.nodes.views import code_block
-from accord.runtime import sandbox
-from accord.runtime.executor import perform
-from accord.state.artifacts import CaseResult, CodeArtifact, ReviewIssue, ReviewReport, TestReport
-from accord.state.graph_state import dump, read
-from accord.state.stage import OutputError, StageCall
+from accord import (
+    CaseResult,
+    CodeArtifact,
+    OutputError,
+    ReviewIssue,
+    ReviewReport,
+    StageCall,
+    TestReport,
+    dump,
+    llm,
+    perform,
+    read,
+    sandbox,
+    views,
+)
 from accord_repair.artifacts import RepairTask
 
 DEFAULT_COMMAND = "python -m pytest -q"
@@ -185,8 +193,8 @@ def fix(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         source=code.files[path],
         review=f"\nA reviewer asked for these changes:\n{asked}\n" if asked else "",
     )
-    reply = text(call, FIX_SYSTEM, prompt, what="FileFix")
-    source = code_block(reply)
+    reply = llm.text(call, FIX_SYSTEM, prompt, what="FileFix")
+    source = views.code_block(reply)
     try:
         ast.parse(source)
     except SyntaxError as exc:
@@ -214,7 +222,7 @@ def review(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task, code = read(state, "repair_task", RepairTask), read(state, "code", CodeArtifact)
     assert task is not None and code is not None
     prompt = REVIEW_PROMPT.format(command=" ".join(task.test_command), diff=diff(task, code) or "(none)")
-    reply = text(call, REVIEW_SYSTEM, prompt, what="DiffReview")
+    reply = llm.text(call, REVIEW_SYSTEM, prompt, what="DiffReview")
     verdict = VERDICT.search(reply)
     if verdict is None:
         raise OutputError("start the reply with APPROVE or REJECT")

@@ -14,14 +14,23 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from accord.graphs.catalog import Workflow
-from accord.graphs.compiler import Compiler, Gate
-from accord.graphs.duties import roles_from_specs
-from accord.graphs.oracle import Oracle
-from accord.state.artifacts import CodeArtifact, ReviewReport, TestReport
-from accord.state.graph_state import read
-from accord.state.lifecycle import Counter, Lifecycle, Stage, Transition, with_budget
-from accord.state.stage import StageCall
+from accord import (
+    CodeArtifact,
+    Compiler,
+    Counter,
+    Gate,
+    Lifecycle,
+    Oracle,
+    ReviewReport,
+    Stage,
+    StageCall,
+    TestReport,
+    Transition,
+    Workflow,
+    read,
+    roles_from_specs,
+    with_budget,
+)
 from accord_repair import work
 from accord_repair.artifacts import RepairTask
 from accord_repair.roles import SPECS
