@@ -10,6 +10,7 @@ oracle judged as the run went.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import fcntl
 import json
@@ -18,6 +19,7 @@ import statistics
 import subprocess
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -37,6 +39,7 @@ from accord.evals.configs.development import CONFIGURATIONS
 from accord.evals.paths import REPOSITORY
 from accord.graphs import store
 from accord.graphs.catalog import thread_workflow
+from accord.runtime import harness
 from accord.runtime.local_model import MODELS
 from accord.state import history
 from accord.state.context import Context
@@ -269,6 +272,8 @@ def run_task(
         "own_settings": dict(config.settings),
         "passed": passed,
         "detail": detail.strip().splitlines()[-1][:300] if detail.strip() else "",
+        "judge": harness.JUDGE,
+        **({"code": packed(values["code"])} if values.get("code") else {}),
         "status": values.get("status", "running"),
         "reason": values.get("reason", "")[:300],
         "rounds": int(values.get("counters", {}).get("round", 1)),
@@ -291,6 +296,17 @@ def run_task(
         "blame": blamed(told.blame),
         **({} if live is None else {"live_blame": blamed(live)}),
     }
+
+
+def packed(code: Mapping[str, Any]) -> str:
+    """Return the final code as a row keeps it (JSON, compressed, base64), so its verdict can be re-judged
+    offline (``accord eval judge --rows``)."""
+    return base64.b64encode(zlib.compress(json.dumps(code, sort_keys=True).encode(), 9)).decode()
+
+
+def unpacked(text: str) -> dict[str, Any]:
+    """Return the code a row keeps (``packed``)."""
+    return dict(json.loads(zlib.decompress(base64.b64decode(text))))
 
 
 def blamed(verdict: Blame) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from accord.nodes.merge import defined_names
 from accord.nodes.signatures import PICKS, STORAGE_NAMES, parameters
-from accord.runtime import sandbox
+from accord.runtime import harness, sandbox
 from accord.state.artifacts import CaseResult, CodeArtifact, Plan
 
 NUMBER = re.compile(r"(^|_)(id|index|idx|number|num|no|n|position|pos|count|amount|quantity)$")
@@ -228,12 +228,12 @@ def _has_effect(plan: Plan, function: str) -> bool:
 STORED = [{"text": SAMPLE_TEXT, "done": False}, {"text": OTHER_TEXT, "done": True}]
 STORAGE_CHECKS = {
     "load_items": """got = load_items(DATA_FILE)
-if got != []:
+if not is_plain(got) or got != []:
     sys.exit('load_items on a missing file gave %r, not []' % (got,))
 with open(DATA_FILE, 'w') as file:
     json.dump(STORED, file)
 got = load_items(DATA_FILE)
-if got != STORED:
+if not is_plain(got) or got != STORED:
     sys.exit('load_items gave %r for a file holding %r' % (got, STORED))
 """,
     "save_items": """save_items(DATA_FILE, STORED)
@@ -246,7 +246,6 @@ if got != STORED:
 """What each storage step must do with the data file, as scripts run in the sandbox against the app: a
 ``load_items`` that returns None for every file would otherwise get the features written after it blamed
 for the error."""
-CHECK_FILE = "check_storage.py"
 
 
 def storage_effects(
@@ -258,11 +257,11 @@ def storage_effects(
         f"import json\nimport sys\n\nfrom {module} import {function}\n\n"
         f"DATA_FILE = {DATA_FILE!r}\nSTORED = {STORED!r}\n{STORAGE_CHECKS[function]}"
     )
-    result = sandbox.run(sandbox.python(CHECK_FILE), {**code.files, CHECK_FILE: script}, limits)
+    # A harness (runtime.harness): the check passes when it ran to its end, never by an exit status.
+    checked = harness.run_script(script, code.files, limits)
     name = f"effects of {function} on {DATA_FILE}"
-    if result.ending != "exited" or result.exit_code != 0:
-        lines = (result.stderr.strip() or f"{result.ending}, exit {result.exit_code}").splitlines()
-        return CaseResult(name=name, passed=False, message=lines[-1])
+    if not harness.passed(checked):
+        return CaseResult(name=name, passed=False, message=checked.error.removeprefix("SystemExit: "))
     return CaseResult(name=name, passed=True)
 
 

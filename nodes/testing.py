@@ -1,21 +1,19 @@
 """Running tests in the sandbox (LOCAL_CODE): example harnesses, pytest suites, smoke runs.
 
-Results come back as a TestReport with one CaseResult per case. The harness prints its results as one
-JSON line after a random sentinel, so nothing the program under test prints can forge them.
+Results come back as a TestReport with one CaseResult per case. Example calls and pytest suites run as
+harnesses (``runtime.harness``): their cases come from the one record the harness writes when the last
+check has run, on a channel the code under test cannot write a valid record to; nothing it prints, no
+file it writes and no exit status it ends with makes a case pass.
 """
 
 from __future__ import annotations
 
-import json
-import secrets
 import textwrap
 import time
-import xml.etree.ElementTree as ET
 
-from accord.runtime import sandbox
+from accord.runtime import harness, sandbox
 from accord.state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
 
-JUNIT = ".accord-junit.xml"
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when it collected no test."""
 TRACE_HEAD, TRACE_TAIL, TRACE_WIDTH = 4, 10, 200
@@ -23,15 +21,15 @@ TRACE_HEAD, TRACE_TAIL, TRACE_WIDTH = 4, 10, 200
 a prompt, enough to show where a loop starts and how it ends."""
 
 _HARNESS = '''
-import collections, json, linecache, reprlib, signal, sys, traceback
+import collections, linecache, reprlib, signal, sys, traceback
 results = []
 try:
     from {module} import *
     _source = sys.modules[{module!r}].__file__
+    _imported = True
 except BaseException as exc:
-    print({sentinel!r} + json.dumps([{{"name": "import {module}", "passed": False,
-          "message": traceback.format_exc()[-1500:]}}]))
-    sys.exit(0)
+    results.append({{"name": "import {module}", "passed": False, "message": traceback.format_exc()[-1500:]}})
+    _imported = False
 
 _limit, _tracing = {case_timeout}, False
 
@@ -91,47 +89,70 @@ def _trace(setup, call):
     skipped = seen[0] - len(head) - len(tail)
     return "\\n".join([*head, *([f"... {{skipped}} more ..."] if skipped > 0 else []), *tail])
 
-signal.signal(signal.SIGALRM, _too_slow)
-_cases = {cases!r}
-for name, setup, call, expected in _cases:
-    scope = dict(globals())  # each case on its own: one case's setup never leaks into the next
+def _shown(value):
     try:
-        signal.setitimer(signal.ITIMER_REAL, {case_timeout})
+        return repr(value)[:300]
+    except BaseException:
+        return "?"
+
+def _main():
+    signal.signal(signal.SIGALRM, _too_slow)
+    for name, setup, call, expected in _cases:
+        scope = dict(globals())  # each case on its own: one case's setup never leaks into the next
         try:
-            for statement in setup:
-                exec(statement, scope)
-            got = eval(call, scope)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except BaseException as exc:
-        tb = traceback.format_exc().splitlines()
-        results.append({{"name": name, "passed": False, "got": "raised " + type(exc).__name__,
-                        "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n"
-                                   + "\\n".join(tb[-6:])}})
-        continue
-    try:
-        want = eval(expected, scope)
-        ok = got == want or (isinstance(got, float) and isinstance(want, (int, float))
-                             and abs(got - want) <= 1e-6 * max(1.0, abs(want)))
-        message = "" if ok else f"{{call}} returned {{got!r}}, expected {{want!r}}"
-    except BaseException as exc:
-        ok, message = False, f"the expected value {{expected}} raised {{type(exc).__name__}}: {{exc}}"
-    results.append({{"name": name, "passed": bool(ok), "got": repr(got)[:300], "message": message}})
-print({sentinel!r} + json.dumps(results), flush=True)
-# Traced again, the failing calls cannot lose the results above: the last results line printed counts.
-_failing = [i for i, result in enumerate(results) if not result["passed"]][:{traced}]
-for i in _failing:
-    try:
-        results[i]["trace"] = _trace(*_cases[i][1:3])
-    except BaseException as exc:  # a timer firing as the trace ends: the other traces still count
-        results[i]["trace"] = f"(the trace stopped: {{type(exc).__name__}})"
-if _failing:
-    print({sentinel!r} + json.dumps(results))
+            signal.setitimer(signal.ITIMER_REAL, {case_timeout})
+            try:
+                for statement in setup:
+                    exec(statement, scope)
+                got = eval(call, scope)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except BaseException as exc:
+            tb = traceback.format_exc().splitlines()
+            results.append({{"name": name, "passed": False, "got": "raised " + type(exc).__name__,
+                            "message": f"{{call}} raised {{type(exc).__name__}}: {{exc}}\\n"
+                                       + "\\n".join(tb[-6:])}})
+            continue
+        try:
+            want = eval(expected, scope)
+            if is_plain(want) and not is_plain(got):  # its own __eq__ would answer for it
+                ok, message = False, f"{{call}} returned a {{BUILTINS['type'](got).__name__}}, not plain data"
+            else:
+                ok = got == want or (isinstance(got, float) and isinstance(want, (int, float))
+                                     and abs(got - want) <= 1e-6 * max(1.0, abs(want)))
+                message = "" if ok else f"{{call}} returned {{_shown(got)}}, expected {{_shown(want)}}"
+        except BaseException as exc:
+            ok, message = False, f"the expected value {{expected}} raised {{type(exc).__name__}}: {{exc}}"
+        results.append({{"name": name, "passed": ok is True, "got": _shown(got), "message": message}})
+    # Traced again, the failing calls cannot lose the results above: they stand if the traces die.
+    keep(results)
+    for i in [i for i, result in enumerate(results) if not result["passed"]][:{traced}]:
+        try:
+            results[i]["trace"] = _trace(*_cases[i][1:3])
+        except BaseException as exc:  # a timer firing as the trace ends: the other traces still count
+            results[i]["trace"] = f"(the trace stopped: {{type(exc).__name__}})"
+
+_cases = {cases!r}
+if _imported:
+    _main()
 '''
 
 
-def _report(result: sandbox.SandboxResult, cases: list[CaseResult], started: float) -> TestReport:
+_EXAMPLES = """
+def checks():
+    scope = {{"__name__": "__accord_examples__", "__builtins__": __builtins__, "is_plain": is_plain,
+             "BUILTINS": BUILTINS, "keep": keep}}
+    exec(compile({source!r}, "<examples>", "exec"), scope)
+    return scope["results"]
+"""
+
+
+def _report(
+    result: sandbox.SandboxResult, cases: list[CaseResult], started: float, problem: str = ""
+) -> TestReport:
     output = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip()
+    if problem and not cases:  # no record: say why before what the program printed
+        output = f"{problem}\n{output}".strip()
     if result.ending == "timeout":
         ending = "timeout"
     elif not cases:
@@ -172,7 +193,6 @@ def run_examples(
     lines they ran, each with the locals before it ran (``CaseResult.trace``), the evidence a person
     fixing the code would step through.
     """
-    sentinel = f"@@accord-results-{secrets.token_hex(8)}@@"
     module = module_file.removesuffix(".py").replace("/", ".")
     # An example's name shows its setup, so a failure read alone says what ran.
     cases = [
@@ -182,9 +202,8 @@ def run_examples(
     case_timeout = round(max(0.2, 0.8 * limits.timeout_s / max(1, len(cases))), 2)
     # The traces share a tenth of the limit, so a call that hangs again under the tracer still ends within it.
     trace_timeout = round(max(0.1, 0.1 * limits.timeout_s / max(1, traced)), 2)
-    harness = textwrap.dedent(_HARNESS).format(
+    harness_source = textwrap.dedent(_HARNESS).format(
         module=module,
-        sentinel=sentinel,
         cases=cases,
         case_timeout=case_timeout,
         traced=traced,
@@ -194,35 +213,46 @@ def run_examples(
         trace_width=TRACE_WIDTH,
     )
     started = time.monotonic()
-    result = sandbox.run(
-        sandbox.python(".accord_harness.py"), {**code.files, ".accord_harness.py": harness}, limits
-    )
-    parsed: list[CaseResult] = []
-    for line in result.stdout.splitlines():
-        if line.startswith(sentinel):
-            parsed = [CaseResult.model_validate(c) for c in json.loads(line[len(sentinel) :])]
-    return _report(result, parsed, started), result
+    checked = harness.run_checks(_EXAMPLES.format(source=harness_source), code.files, limits)
+    parsed = [CaseResult.model_validate(c) for c in checked.value] if checked.completed else []
+    return _report(checked.result, parsed, started, checked.error), checked.result
+
+
+_PYTEST = """
+def checks():
+    import pytest
+
+    outcomes = {}
+
+    class Collector:
+        def pytest_runtest_logreport(self, report):
+            # A test passes when its setup, call and teardown all did; a skip is not a pass.
+            case = outcomes.setdefault(report.nodeid, {"name": report.nodeid, "passed": True, "message": ""})
+            if report.failed or report.skipped:
+                case["passed"] = False
+                case["message"] = (case["message"] + "\\n" + str(report.longreprtext))[-1500:]
+
+        def pytest_collectreport(self, report):
+            if report.failed:
+                outcomes[report.nodeid or "collection"] = {
+                    "name": report.nodeid or "collection", "passed": False,
+                    "message": str(report.longreprtext)[-1500:],
+                }
+
+    status = pytest.main(ARGS, plugins=[Collector()])
+    return {"status": int(status), "cases": list(outcomes.values())}
+"""
 
 
 def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, sandbox.SandboxResult]:
-    """Run the code's test files with pytest and report each test case."""
+    """Run the code's test files with pytest and report each test case, from the harness's record."""
     started = time.monotonic()
-    argv = sandbox.python(
-        "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short", f"--junitxml={JUNIT}", *code.test_files
-    )
-    result = sandbox.run(argv, code.files, limits)
-    cases: list[CaseResult] = []
-    if xml := result.files.get(JUNIT):
-        try:
-            for case in ET.fromstring(xml).iter("testcase"):
-                problem = next((c for c in case if c.tag in ("failure", "error")), None)
-                name = f"{case.get('classname', '')}::{case.get('name', '')}".strip(":")
-                detail = "" if problem is None else (problem.get("message", "") + "\n" + (problem.text or ""))
-                cases.append(CaseResult(name=name, passed=problem is None, message=detail[-1500:]))
-        except ET.ParseError:
-            cases = []
-    report = _report(result, cases, started)
-    if result.exit_code == NO_TESTS_COLLECTED:
+    args = ["-q", "-p", "no:cacheprovider", "--tb=short", *code.test_files]
+    checked = harness.run_checks(f"ARGS = {args!r}\n{_PYTEST}", code.files, limits)
+    value = checked.value if checked.completed else {}
+    cases = [CaseResult.model_validate(c) for c in value.get("cases", [])]
+    report = _report(checked.result, cases, started, checked.error)
+    if value.get("status") == NO_TESTS_COLLECTED:
         where = f" in {', '.join(code.test_files)}" if code.test_files else ""
         report = report.model_copy(
             update={
@@ -230,7 +260,7 @@ def run_pytest(code: CodeArtifact, limits: sandbox.Limits) -> tuple[TestReport, 
                 "named test_... in a test_*.py file\n" + report.output
             }
         )
-    return report, result
+    return report, checked.result
 
 
 def smoke(code: CodeArtifact, entry_point: str, limits: sandbox.Limits) -> CaseResult:

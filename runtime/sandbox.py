@@ -340,11 +340,16 @@ def _workspace_files(root: Path, limit: int = 200_000) -> dict[str, str]:
 
 
 def run(
-    argv: Sequence[str], files: Mapping[str, str], limits: Limits = Limits(), stdin: str | None = None
+    argv: Sequence[str],
+    files: Mapping[str, str],
+    limits: Limits = Limits(),
+    stdin: str | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> SandboxResult:
     """Run ``argv`` in a fresh workspace holding ``files`` and return how it ended.
 
     ``argv`` runs with the workspace as its working directory; use ``python()`` for the interpreter.
+    ``pass_fds`` stay open in the program under the same numbers (a harness's pipes, ``runtime.harness``).
 
     Raises:
         SandboxUnavailable: see ``isolation()``; nothing has run.
@@ -380,6 +385,7 @@ def run(
                 stderr=stderr,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
                 preexec_fn=_rlimits(limits, nproc, group),
             )
             timed_out = False

@@ -31,6 +31,8 @@ def cmd_eval(args: argparse.Namespace, context: Any) -> int:
 
     if args.benchmark == "compare":
         return _compare(args)
+    if args.benchmark == "judge":
+        return _judge(args)
     if args.benchmark == "run":
         return _run_declared(args, context)
     benchmark: Benchmark
@@ -291,6 +293,52 @@ def _experiment(benchmark: str, config: str, tasks: Any, rows: Any) -> None:
     )
 
 
+def _judge(args: argparse.Namespace) -> int:
+    """Judge a solution file against one task (exit 0: pass, 1: fail), or re-judge a result folder's rows
+    from the code they keep (exit 0: every verdict reproduced)."""
+    from accord.evals import rejudge
+
+    require_sandbox(console)
+    tasks = Path(args.file) if args.file else None
+    if args.rows:
+        try:
+            verdicts = list(rejudge.rejudge(Path(args.rows), tasks))
+        except (ValueError, OSError) as exc:
+            console.print(f"[red]{exc}[/]")
+            return 2
+        judged = [v for v in verdicts if v.passed is not None]
+        differ = [v for v in judged if not v.reproduced]
+        for v in differ:
+            print(
+                f"{v.row['config']} {v.row['id']}: the row says {v.row['passed']}, "
+                f"now {v.passed} ({v.detail})"
+            )
+        print(
+            f"{len(judged) - len(differ)} of {len(judged)} verdicts reproduced"
+            + (
+                f"; {len(verdicts) - len(judged)} rows kept no code to judge"
+                if len(judged) < len(verdicts)
+                else ""
+            )
+        )
+        return 0 if judged and not differ else 1
+    if not (args.id and args.solution) or (not args.dirs and tasks is None):
+        console.print(
+            "[red]accord eval judge SET --id ID --solution FILE (or --file TASKS.jsonl), or --rows DIR[/]"
+        )
+        return 2
+    try:
+        benchmark = rejudge.benchmark_named(args.dirs[0] if args.dirs else "", tasks)
+        code = rejudge.solution_code(benchmark, Path(args.solution))
+        passed, detail = rejudge.judge(benchmark, args.id, code)
+    except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
+        console.print(f"[red]{exc.args[0] if isinstance(exc, KeyError) else exc}[/]")
+        return 2
+    reason = detail.strip().splitlines()[-1] if detail.strip() else ""
+    print("pass" if passed else f"fail: {reason or 'the checks did not pass'}")
+    return 0 if passed else 1
+
+
 def add_eval_command(
     sub: Any,
     model_options: Callable[[argparse.ArgumentParser], None],
@@ -303,13 +351,14 @@ def add_eval_command(
     p = sub.add_parser("eval", help="run a benchmark under a configuration; `eval compare DIR...` reports")
     p.add_argument(
         "benchmark",
-        help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), compare, or run (a declared experiment)",
+        help=f"{', '.join(BENCHMARKS)}, jsonl (your own --file), compare, run (a declared experiment), "
+        "or judge (a solution against a task, or a folder's rows again)",
     )
     p.add_argument(
         "dirs",
         nargs="*",
         help="for compare: result folders; for run: the experiment's name "
-        "(evals/experiments/NAME.toml) or its file",
+        "(evals/experiments/NAME.toml) or its file; for judge: the set",
     )
     p.add_argument(
         "--config",
@@ -322,6 +371,9 @@ def add_eval_command(
         help="for jsonl: your function tasks, one JSON object per line with id, "
         "prompt, test (defining check(candidate)) and entry_point",
     )
+    p.add_argument("--id", help="for judge: the task to judge the solution against")
+    p.add_argument("--solution", help="for judge: the solution file (a module, or a program's entry point)")
+    p.add_argument("--rows", help="for judge: a result folder whose rows are judged again from their code")
     p.add_argument("--limit", type=int, help="the first N tasks")
     p.add_argument("--ids", nargs="+", help="these task ids only")
     p.add_argument(

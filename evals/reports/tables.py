@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.evals import declared
-from accord.evals.benchmarks import who_and_when
+from accord.evals.benchmarks import BENCHMARKS, MultipleChoice, Vulnerabilities, who_and_when
 from accord.evals.paths import REPOSITORY
 from accord.evals.probes import tester as tester_check
 from accord.evals.reports import classification, comparable, stats
@@ -327,7 +327,7 @@ def render(text: str, root: Path = ROOT) -> str:
                 first,
                 tests[0] if tests else None,
                 [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)],
-            )
+            ) + judge_note(folders)
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
         elif match["kind"] == "tester-check":
@@ -343,11 +343,31 @@ def render(text: str, root: Path = ROOT) -> str:
             )
         elif match["kind"] == "live-blame":
             body = "".join(f"{line}\n" for line in live_blame_table(_summaries(root / folder)))
+            body += judge_note([root / folder])
         else:
             body = table(root / folder, names) + in_progress_note(root / folder, root, names)
+            body += judge_note([root / folder])
         return match.group(1) + body + match.group(5)
 
     return MARKED.sub(fill, text)
+
+
+OLD_JUDGE = (
+    "*Judged before completion records (a clean exit could pass a check, docs/reliability.md): these rows "
+    "keep no code to judge again, and a rerun replaces them.*\n"
+)
+
+
+def judge_note(folders: Iterable[Path]) -> str:
+    """Return the note a table gets when any of its code verdicts came from the judge before completion
+    records (rows without a ``judge``); '' when none did. Answers and labels were never judged by code."""
+
+    def by_code(row: Mapping[str, Any]) -> bool:
+        known = BENCHMARKS.get(row.get("benchmark", ""))
+        return not isinstance(known, MultipleChoice | Vulnerabilities)
+
+    rows = [r for folder in folders for r in read_rows(folder)]
+    return OLD_JUDGE if any("judge" not in r and by_code(r) for r in rows) else ""
 
 
 def documents(root: Path = ROOT) -> list[Path]:

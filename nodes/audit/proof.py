@@ -18,11 +18,10 @@ from accord.nodes.audit.artifacts import AuditTask, ToolReport
 from accord.nodes.llm import text
 from accord.nodes.static_check import unbound_names
 from accord.nodes.views import code_block
-from accord.runtime import sandbox
+from accord.runtime import harness, sandbox
 from accord.state.stage import OutputError, StageCall
 
 MODULE_FILE = "audited.py"
-PROOF_FILE = "proof.py"
 PROVEN = "PROVEN:"
 """How a script says the flaw showed (followed by what happened); a line without it is not a proof,
 whatever the exit status."""
@@ -118,6 +117,32 @@ def write_proof(call: StageCall, task: AuditTask) -> str:
         return ""
 
 
+_PROOF = """
+def checks():
+    import sys
+    said = []
+
+    class ProofOutput:
+        # Only what the proof script itself prints counts: the audited code printing PROVEN from its
+        # own lines (print is called from a frame of the audited module) proves nothing.
+        def write(self, text):
+            if sys._getframe(1).f_code.co_filename == "<proof>":
+                said.append(text)
+            return len(text)
+
+        def flush(self):
+            pass
+
+    sys.stdout, raised = ProofOutput(), ""
+    try:
+        exec(compile(SCRIPT, "<proof>", "exec"), {"__name__": "__main__", "__builtins__": BUILTINS})
+    except BaseException as exc:  # a flaw that shows as an exception still leaves what was printed
+        raised = f"{BUILTINS['type'](exc).__name__}: {exc}"[-300:]
+    return {"said": "".join(BUILTINS["str"](part) for part in said)[-20000:], "raised": raised}
+"""
+"""The proof script as a harness (``runtime.harness``): what it printed comes from the harness's record."""
+
+
 def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
     """Run ``script`` in the sandbox beside the code under audit; return what it showed.
 
@@ -131,17 +156,23 @@ def run_proof(task: AuditTask, script: str, timeout_s: float) -> ToolReport:
     if copied:
         said = f"no proof: the script defines its own {', '.join(copied)} instead of importing the audited"
         return ToolReport(tool="proof", available=True, issues=(f"{said} one",))
-    files = {MODULE_FILE: runnable_module(task), PROOF_FILE: script}
+    files = {MODULE_FILE: runnable_module(task)}
     try:
-        result = sandbox.run(sandbox.python(PROOF_FILE), files, sandbox.Limits(timeout_s=timeout_s))
+        checked = harness.run_checks(
+            f"SCRIPT = {script!r}\n{_PROOF}", files, sandbox.Limits(timeout_s=timeout_s)
+        )
     except sandbox.SandboxUnavailable as exc:
         return ToolReport(tool="proof", available=False, issues=(f"not run: {exc}",))
+    result = checked.result
+    printed = checked.value if checked.completed else {"said": "", "raised": checked.error}
     proven = [
         line.strip()
-        for line in result.stdout.splitlines()
+        for line in str(printed["said"]).splitlines()
         if line.strip().startswith(PROVEN) and line.strip()[len(PROVEN) :].strip()
     ]
-    ending = f"{result.ending}, exit {result.exit_code}"
+    ending = f"{result.ending}, exit {result.exit_code}" + (
+        f", {printed['raised']}" if printed["raised"] else ""
+    )
     if proven:
         return ToolReport(
             tool="proof",

@@ -53,7 +53,7 @@ def test_application_is_built_subtask_by_subtask_and_tested(scripted):
     app = code["files"]["app.py"]
     assert "def add(n)" in app and "def total()" in app and app.rstrip().endswith("main()")
     static = {"static check: names defined in app.py", "static check: names defined in test_app.py"}
-    tests = {"test_app::test_add", "test_app::test_total"}
+    tests = {"test_app.py::test_add", "test_app.py::test_total"}
     assert {c["name"] for c in values["test_report"]["cases"]} == tests | static
     integration = values["review"]["integration"]["cases"]
     session = "session: add 1, total, quit"  # the interface's commands, played in the sandbox
@@ -486,7 +486,8 @@ def test_an_application_fix_that_repeats_the_code_is_drawn_again_sampled():
         spec=SPECS["debugger"],
     )
     failing = TestReport(
-        ending="failed", cases=(CaseResult(name="test_app::test_add", passed=False, message="assert 0 == 2"),)
+        ending="failed",
+        cases=(CaseResult(name="test_app.py::test_add", passed=False, message="assert 0 == 2"),),
     )
     update = debugger.fix(
         {"task": dump(parse_request(TASK)), "code": dump(broken), "test_report": dump(failing)}, call
