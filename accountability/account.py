@@ -36,6 +36,10 @@ class Account:
     """The ledger summed in all and per role, model and stage (``accountability.cost.breakdown``)."""
 
 
+UNISOLATED = "Model-written code ran with rlimits only, unisolated (ACCORD_SANDBOX=unsafe-rlimits)."
+"""What the CLI and the page say of a run that ran code without bubblewrap."""
+
+
 def outcome(values: Mapping[str, Any]) -> dict[str, Any]:
     """Return a thread's outcome from its last state: status, stage, reason, round, the path it took and
     its ledger's totals."""
@@ -46,6 +50,8 @@ def outcome(values: Mapping[str, Any]) -> dict[str, Any]:
         "reason": values.get("reason", ""),
         "round": values.get("counters", {}).get("round", 1),
         "path": ["initialized", *[v["target"] for v in verdicts if v.get("target")]],
+        # Whether model-written code ran with rlimits alone (ACCORD_SANDBOX=unsafe-rlimits) in this run.
+        "unisolated": any(e.get("isolation") == "rlimits" for e in values.get("ledger", [])),
         **cost.breakdown(values.get("ledger", []))["total"],
     }
 

@@ -19,7 +19,7 @@ from html import escape
 from typing import Any
 
 from accord.accountability import cost, mast
-from accord.accountability.account import of_chain
+from accord.accountability.account import UNISOLATED, of_chain, outcome
 from accord.accountability.blame import Blame, StageBlame
 from accord.accountability.trace import Step
 from accord.graphs.oracle import Oracle
@@ -101,6 +101,7 @@ def render(
         )
         + (f"<br>{escape(str(values['reason']))}" if values.get("reason") else "")
         + "</p>",
+        *([f"<p><b>{UNISOLATED}</b></p>"] if outcome(values)["unisolated"] else []),
         "<h2>The path through the lifecycle</h2>",
         _path(trace, by_step, origin),
         _drawing(lifecycle, trace, values, by_step, origin),

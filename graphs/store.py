@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import ValidationError
 
+from accord.state.artifacts import ARTIFACT_MODELS
 from accord.state.history import from_graph
 from accord.state.settings import Settings
 
@@ -133,6 +135,16 @@ def fork(
     chain = from_graph(graph, thread_id, head=checkpoint_id)
     if not chain:
         raise KeyError(f"no checkpoint {checkpoint_id!r} in thread {thread_id!r}")
+    for key, value in (values or {}).items():  # checked before the branch exists
+        if key not in graph.channels or key.startswith("__"):
+            raise ValueError(f"--set {key}: the thread's state has no key {key!r}")
+        if (model := ARTIFACT_MODELS.get(key)) is not None:
+            try:
+                model.model_validate(value)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                where = ".".join(str(part) for part in error["loc"]) or key
+                raise ValueError(f"--set {key}: not a {key} ({where}: {error['msg']})") from None
     cfg: RunnableConfig = {
         "configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}
     }

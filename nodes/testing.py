@@ -14,6 +14,7 @@ import time
 from accord.runtime import harness, sandbox
 from accord.state.artifacts import CaseResult, CodeArtifact, Example, SandboxLimit, TestReport
 
+TOO_LARGE = "[Errno 27] File too large"
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when it collected no test."""
 TRACE_HEAD, TRACE_TAIL, TRACE_WIDTH = 4, 10, 200
@@ -164,16 +165,22 @@ def _report(
         cases=tuple(cases),
         output=output[-4000:],
         duration_s=round(time.monotonic() - started, 3),
-        limit=limit_hit(result, cases),
+        limit=limit_hit(result, cases, problem),
     )
 
 
-def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult]) -> SandboxLimit:
-    """Name the sandbox limit a run ran into (memory: by the MemoryError the address-space limit raises)."""
+def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult], problem: str = "") -> SandboxLimit:
+    """Name the sandbox limit a run ran into (memory: by the MemoryError the address-space limit raises;
+    disk: by the writes that found no space, in its output, its cases or its harness's error)."""
     if result.ending != "exited":
         return result.ending
     if result.process_limit_hit:
         return "process_limit"
+    said = (problem, *(c.message for c in cases))
+    if result.disk_limit_hit or any(sandbox.NO_SPACE in text for text in said):
+        return "disk_limit"
+    if any(TOO_LARGE in text for text in said):  # RLIMIT_FSIZE: Python fails the write with EFBIG
+        return "file_limit"
     if "MemoryError" in result.stderr[-2000:] or any(c.got == "raised MemoryError" for c in cases):
         return "memory_limit"
     return ""

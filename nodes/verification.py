@@ -74,6 +74,7 @@ def _recorded(call: StageCall, what: str, report: TestReport, result: sandbox.Sa
         "sandbox",
         latency_s=result.duration_s,
         outcome=report.ending,
+        isolation=result.isolation,
         detail=f"{what} [{result.isolation}] {sum(c.passed for c in report.cases)}"
         f"/{len(report.cases)} passed, {result.ending}",
     )

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from accord.state.settings import Settings
 log = logging.getLogger(__name__)
 
 WORKSPACE = "/workspace"
-Ending = Literal["exited", "timeout", "cpu_limit", "file_limit", "killed"]
+Ending = Literal["exited", "timeout", "cpu_limit", "file_limit", "disk_limit", "killed"]
 Isolation = Literal["bubblewrap", "rlimits"]
 
 
@@ -54,6 +55,13 @@ class Limits:
     """Largest file it may write, its captured output included."""
     output_chars: int = 20_000
     """How much of stdout and stderr each is kept (head and tail)."""
+    disk_mb: int = 64
+    """What it may write in all: the size of its ``/tmp`` and ``/dev/shm``, and of its workspace (the
+    program is stopped when the workspace grows past it)."""
+    files_back: int = 200
+    """Workspace files the host reads back after the run, at most."""
+    bytes_back: int = 2 << 20
+    """Bytes of workspace files the host reads back after the run, at most."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,10 @@ class SandboxResult:
     truncated: bool = False
     process_limit_hit: bool = False
     """Whether the program tried to create more processes than its limit allowed."""
+    disk_limit_hit: bool = False
+    """Whether it ran out of room to write (its ``/tmp``, ``/dev/shm`` or its workspace)."""
+    files_cut: str = ""
+    """What of the workspace was not read back (over ``files_back`` or ``bytes_back``); '' when all was."""
 
     @property
     def ok(self) -> bool:
@@ -93,6 +105,20 @@ FIX = (
     f"install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed, or accept the "
     f"risk of running model-written code unisolated with {MODE_VARIABLE}={UNSAFE}"
 )
+
+
+def chosen_mode() -> str:
+    """Return the sandbox mode asked for. Unsafe mode counts only from the process environment (or the
+    CLI's flag, which sets it there): a ``.env`` file in the working directory asking for it is ignored,
+    with a warning, so no file lying in a folder can turn the sandbox off."""
+    mode = Settings().sandbox
+    if mode == UNSAFE and os.environ.get(MODE_VARIABLE) != UNSAFE:
+        _warn_once(
+            f"ignoring {MODE_VARIABLE}={UNSAFE} from a .env file: set it in the environment to accept "
+            "running model-written code unisolated"
+        )
+        return "bubblewrap"
+    return mode
 
 
 def bubblewrap() -> str | None:
@@ -122,7 +148,7 @@ def isolation() -> Isolation:
         SandboxUnavailable: bubblewrap is missing or cannot create its namespaces (the message names the
             fix), or ``ACCORD_SANDBOX`` holds an unknown mode.
     """
-    mode = Settings().sandbox
+    mode = chosen_mode()
     if mode == UNSAFE:
         _warn_once(
             f"{MODE_VARIABLE}={UNSAFE}: model-written code runs with rlimits only (no filesystem, "
@@ -267,7 +293,7 @@ def _rlimits(limits: Limits, nproc: int, group: Path | None):  # type: ignore[no
     return apply
 
 
-def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
+def _bwrap_argv(bwrap: str, workspace: Path, disk_mb: int = Limits.disk_mb) -> list[str]:
     # Run as root (as CI does), bwrap keeps the caller's capabilities inside the sandbox, and with
     # CAP_SYS_ADMIN a program could remount its read-only views writable: drop every one.
     argv = [
@@ -283,8 +309,17 @@ def _bwrap_argv(bwrap: str, workspace: Path) -> list[str]:
         "/usr",
         "--proc",
         "/proc",
+        # Sized tmpfs mounts (they live in memory), and a read-only /dev around its device nodes.
         "--dev",
         "/dev",
+        "--size",
+        str(disk_mb << 20),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(disk_mb << 20),
         "--tmpfs",
         "/tmp",
         "--bind",
@@ -328,15 +363,54 @@ def _read_capped(path: Path, limit: int) -> tuple[str, bool]:
     return f"{text[:half]}\n... [{len(text) - limit} characters cut] ...\n{text[-half:]}", True
 
 
-def _workspace_files(root: Path, limit: int = 200_000) -> dict[str, str]:
-    files = {}
+def _workspace_files(root: Path, limits: Limits, largest: int = 200_000) -> tuple[dict[str, str], str]:
+    """Return the workspace's text files (each at most ``largest`` bytes), within ``limits.files_back``
+    files and ``limits.bytes_back`` bytes in all, and what was left unread ('' when nothing)."""
+    files, total, left = {}, 0, 0
     for path in sorted(root.rglob("*")):
-        if path.is_file() and not path.is_symlink() and path.stat().st_size <= limit:
-            try:
-                files[path.relative_to(root).as_posix()] = path.read_text()
-            except (UnicodeDecodeError, OSError):
-                continue
-    return files
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > largest:
+            continue
+        size = path.stat().st_size
+        if len(files) >= limits.files_back or total + size > limits.bytes_back:
+            left += 1
+            continue
+        try:
+            files[path.relative_to(root).as_posix()] = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        total += size
+    cut = (
+        f"{left} workspace files not read back (the host reads at most {limits.files_back} files, "
+        f"{limits.bytes_back:,} bytes)"
+        if left
+        else ""
+    )
+    return files, cut
+
+
+def _size(root: Path) -> int:
+    total = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+    return total
+
+
+NO_SPACE = "No space left on device"
+"""How a write past a sized tmpfs fails (ENOSPC)."""
+
+
+def _watch_workspace(
+    workspace: Path, limit: int, pid: int, done: threading.Event, full: threading.Event
+) -> None:
+    """Stop the program once its workspace (a folder of the host's disk) holds more than ``limit`` bytes."""
+    while not done.wait(0.1):
+        if _size(workspace) > limit:
+            full.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            return
 
 
 def run(
@@ -367,7 +441,7 @@ def run(
         if mode == "bubblewrap" and bwrap:
             env = _clean_env(WORKSPACE)
             setenv = [arg for key, value in env.items() for arg in ("--setenv", key, value)]
-            command, cwd = [*_bwrap_argv(bwrap, workspace), *setenv, *argv], None
+            command, cwd = [*_bwrap_argv(bwrap, workspace, limits.disk_mb), *setenv, *argv], None
         else:
             command, cwd, env = list(argv), str(workspace), _clean_env(str(workspace))
         nproc = _tasks_of_current_user() + limits.processes
@@ -388,12 +462,20 @@ def run(
                 pass_fds=tuple(pass_fds),
                 preexec_fn=_rlimits(limits, nproc, group),
             )
-            timed_out = False
+            timed_out, done, full = False, threading.Event(), threading.Event()
+            watch = threading.Thread(
+                target=_watch_workspace,
+                args=(workspace, limits.disk_mb << 20, proc.pid, done, full),
+                daemon=True,
+            )
+            watch.start()
             try:
                 proc.communicate(stdin.encode() if stdin is not None else None, timeout=limits.timeout_s)
             except subprocess.TimeoutExpired:
                 timed_out = True
             finally:
+                done.set()
+                watch.join()
                 # The whole group goes: with bubblewrap, killing its init ends every process inside.
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -402,7 +484,9 @@ def run(
         duration = time.monotonic() - start
         code = proc.returncode
         ending: Ending = "exited"
-        if timed_out:
+        if full.is_set():
+            ending = "disk_limit"
+        elif timed_out:
             ending = "timeout"
         elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             ending = "cpu_limit"
@@ -416,6 +500,7 @@ def run(
             ending = "killed"
         stdout_text, cut_out = _read_capped(out, limits.output_chars)
         stderr_text, cut_err = _read_capped(err, limits.output_chars)
+        files, files_cut = _workspace_files(workspace, limits)
         return SandboxResult(
             exit_code=None if timed_out else code,
             ending=ending,
@@ -423,9 +508,11 @@ def run(
             stderr=stderr_text,
             duration_s=duration,
             isolation=mode,
-            files=_workspace_files(workspace),
+            files=files,
             truncated=cut_out or cut_err,
             process_limit_hit=process_limit_hit,
+            disk_limit_hit=ending == "disk_limit" or NO_SPACE in stderr_text or NO_SPACE in stdout_text,
+            files_cut=files_cut,
         )
 
 

@@ -195,7 +195,9 @@ class CaseResult(Frozen):
 
 
 RunEnding = Literal["passed", "failed", "error", "timeout"]
-SandboxLimit = Literal["", "timeout", "cpu_limit", "memory_limit", "file_limit", "process_limit", "killed"]
+SandboxLimit = Literal[
+    "", "timeout", "cpu_limit", "memory_limit", "file_limit", "disk_limit", "process_limit", "killed"
+]
 
 
 @register_artifact

@@ -127,6 +127,12 @@ class Context:
     """Run budget: seconds of the stages' working time (0: no limit)."""
 
     def __post_init__(self) -> None:
+        # A number out of its range is refused before anything runs or is written, naming the field.
+        for name, (low, strict) in RANGES.items():
+            value = getattr(self, name)
+            if value is not None and (value <= low if strict else value < low):
+                bound = f"greater than {low}" if strict else f"at least {low}"
+                raise ValueError(f"{name} must be {bound}, not {value}")
         # A bad override is refused before any stage runs, naming the role and the field.
         for role in self.role_styles:
             _refuse_invalid(f"role_styles[{role!r}]", partial(self.style_for, role, Style()))
@@ -156,6 +162,30 @@ class Context:
             "sample": self.max_samples,
         }
         return {name: limit for name, limit in limits.items() if limit is not None}
+
+
+RANGES: dict[str, tuple[float, bool]] = {
+    "temperature": (0, False),
+    "max_tokens": (1, False),
+    "max_rounds": (1, False),
+    "max_debug_attempts": (0, False),
+    "max_samples": (0, False),
+    "max_candidates": (1, False),
+    "best_of": (1, False),
+    "max_resamples": (0, False),
+    "max_tests": (1, False),
+    "traced_failures": (0, False),
+    "max_output_retries": (0, False),
+    "remote_timeout_s": (0, True),
+    "request_timeout_s": (0, True),
+    "sandbox_timeout_s": (0, True),
+    "max_llm_calls": (0, False),
+    "max_run_tokens": (0, False),
+    "max_cost": (0, False),
+    "max_wall_s": (0, False),
+}
+"""Each numeric field's lower bound, and whether the bound itself is refused (a timeout must be positive;
+a budget of 0 means no limit)."""
 
 
 def _refuse_invalid(where: str, build: Callable[[], object]) -> None:

@@ -56,6 +56,8 @@ class LedgerEntry(Frozen):
     agent: str = ""
     """Who played the role, where the run says: the agent a team file cast in it, or a remote A2A agent
     (its card's name and URL)."""
+    isolation: str = ""
+    """How a sandbox run was isolated: ``bubblewrap``, or ``rlimits`` where the user accepted no isolation."""
 
 
 class Judgment(Frozen):

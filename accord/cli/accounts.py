@@ -17,7 +17,7 @@ from typing import Any
 
 from accord.accountability import cost, exports, mast, page
 from accord.accountability.account import Account, of_chain
-from accord.cli.running import drive, one_line
+from accord.cli.running import console, drive, one_line, run_context
 from accord.graphs import store
 from accord.graphs.catalog import blame_oracle, thread_workflow, workflow_of
 from accord.graphs.oracle import Oracle
@@ -182,16 +182,17 @@ def cmd_fork(args: argparse.Namespace) -> int:
     started = time.monotonic()
     with store.checkpointer() as saver:
         graph = thread_workflow(saver, args.thread).build(checkpointer=saver)
+        context = run_context(args)  # bad options, like bad values, leave no branch behind
         try:
             config = store.fork(graph, args.thread, args.checkpoint, _values(args.set or []))
-        except KeyError as exc:
-            print(exc.args[0])
+        except (KeyError, ValueError) as exc:
+            console.print(f"[red]{exc.args[0]}[/]")
             return 2
         print(
             f"forked {args.thread} at {args.checkpoint}: new branch head "
             f"{config['configurable']['checkpoint_id']}"
         )
-        return drive(graph, None, config, args, args.thread, started)
+        return drive(graph, None, config, args, args.thread, started, context)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -17,30 +17,12 @@ from typing import Any
 from rich.console import Console
 
 from accord.accountability import cost
+from accord.cli.running import read_text_file
 from accord.graphs import store
 from accord.runtime import local_model, model_server
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 SAFE, VULNERABLE, NO_VERDICT = 0, 3, 1
-
-
-def read_source(path: Path) -> str:
-    """Return a file's text.
-
-    Raises:
-        ValueError: it is missing, unreadable, or binary (not UTF-8 text).
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not text (binary or not UTF-8)") from None
-    if "\x00" in text:
-        raise ValueError(f"{path} is not text (it holds NUL bytes)")
-    return text
 
 
 def report(values: Mapping[str, Any], thread: str) -> dict[str, Any]:
@@ -105,7 +87,7 @@ def cmd_audit(
     from accord.graphs.audit import build_graph
 
     try:
-        code = read_source(Path(args.file))
+        code = read_text_file(Path(args.file))
     except ValueError as exc:
         console.print(f"[red]{exc}[/]")
         return 2
@@ -116,11 +98,12 @@ def cmd_audit(
         "source": Path(args.file).name,
         **({"function": args.function} if args.function else {}),
     }
+    run = context(args)  # bad options are refused before the run store is opened
     with store.checkpointer() as saver:
         graph = build_graph(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
         try:
-            values = stream(graph, inputs, store.config(thread), context(args))
+            values = stream(graph, inputs, store.config(thread), run)
         except local_model.ModelSetupError as exc:
             console.print(f"[red]local model: {exc}[/]")
             return NO_VERDICT

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.types import Command
 
 from accord.accountability import cost
-from accord.accountability.account import outcome
+from accord.accountability.account import UNISOLATED, outcome
 from accord.cli import approval
 from accord.cli.accounts import add_commands
 from accord.cli.audit import add_audit_command
@@ -26,6 +26,7 @@ from accord.cli.running import (
     drive,
     finish,
     one_line,
+    read_task,
     run_context,
     stream,
     usage_error,
@@ -33,16 +34,20 @@ from accord.cli.running import (
 from accord.cli.serve import add_serve_command
 from accord.graphs import store
 from accord.graphs.catalog import DEFAULT, RegistrationError, thread_workflow, workflows
+from accord.nodes.requests import MAX_REQUEST_CHARS
 from accord.runtime import local_model, model_server, sandbox
 from accord.state.graph_state import handoffs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a workflow's graph (the development graph unless ``--graph`` names another) on a task."""
-    request = Path(args.file).read_text() if args.file else args.task
+    request = read_task(Path(args.file)) if args.file else args.task
     if not request:
         console.print("[red]give a task, or --file with a Python stub[/]")
         return 2
+    if len(request) > MAX_REQUEST_CHARS:  # refused before a checkpoint holds it
+        usage_error(f"the task has {len(request):,} characters; the limit is {MAX_REQUEST_CHARS:,}")
+    context = run_context(args)
     require_sandbox(console)
     thread = args.thread or uuid.uuid4().hex[:12]
     started = time.monotonic()
@@ -55,7 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             inputs["approve_plan"] = True
         graph = workflow.build(checkpointer=saver)
         console.print(f"thread [bold]{thread}[/] (resume with: accord resume {thread})")
-        return drive(graph, inputs, store.config(thread), args, thread, started)
+        return drive(graph, inputs, store.config(thread), args, thread, started, context)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -84,8 +89,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if said is not None and not approval.questions(graph, cfg):
             console.print(f"[red]thread {args.thread} waits for no answer[/]")
             return 2
+        context = run_context(args)
         console.print(f"resuming {args.thread} at {where}")
-        return drive(graph, None if said is None else Command(resume=said), cfg, args, args.thread, started)
+        answer = None if said is None else Command(resume=said)
+        return drive(graph, answer, cfg, args, args.thread, started, context)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -126,6 +133,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         + (f" — {info['reason']}" if info["reason"] else "")
     )
     print("path: " + " → ".join(info["path"]))
+    if info["unisolated"]:
+        print(f"WARNING: {UNISOLATED}")
     print(
         f"LLM calls {info['llm_calls']}, tokens {info['tokens_in']:,} in / {info['tokens_out']:,} out, "
         f"cost {info['cost']}"

@@ -177,6 +177,33 @@ def mix_roles(spec: str) -> dict[str, str]:
     return {role.strip().lower(): model(value.strip()) for role, _, value in pairs}
 
 
+def read_text_file(path: Path) -> str:
+    """Return a file's text.
+
+    Raises:
+        ValueError: it is missing, unreadable, or binary (not UTF-8 text).
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not text (binary or not UTF-8)") from None
+    if "\x00" in text:
+        raise ValueError(f"{path} is not text (it holds NUL bytes)")
+    return text
+
+
+def read_task(path: Path) -> str:
+    """Return a task file's text, or end the command with one line saying why it cannot be read."""
+    try:
+        return read_text_file(path)
+    except ValueError as exc:
+        usage_error(str(exc))
+
+
 def usage_error(message: str) -> NoReturn:
     """Say what is wrong with the command line and exit as argparse does (status 2)."""
     console.print(f"accord: error: {message}")
@@ -253,10 +280,19 @@ def stopped(thread: str, exc: Exception) -> int:
     return 4
 
 
-def drive(graph: Any, inputs: Any, cfg: Any, args: argparse.Namespace, thread: str, started: float) -> int:
-    """Run a thread until it ends or is interrupted, stop the local model, report; return the exit code."""
+def drive(
+    graph: Any,
+    inputs: Any,
+    cfg: Any,
+    args: argparse.Namespace,
+    thread: str,
+    started: float,
+    context: Context,
+) -> int:
+    """Run a thread until it ends or is interrupted, stop the local model, report; return the exit code.
+    ``context`` is built (``run_context``) before anything is written, so bad options write nothing."""
     try:
-        values = stream(graph, inputs, cfg, run_context(args))
+        values = stream(graph, inputs, cfg, context)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted; resume with: accord resume {thread}[/]")
         return 130

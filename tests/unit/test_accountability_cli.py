@@ -164,3 +164,23 @@ def test_an_llm_judge_adds_findings_marked_judged(failed_thread):
     assert found[1].role == "reviewer" and found[1].category == "Inter-Agent Misalignment"
     prompt = judge_model.prompts[0]
     assert "FM-2.5 Ignored Other Agent's Input" in prompt and "FM-1.3 Step" not in prompt
+
+
+def test_a_bad_fork_value_is_refused_before_any_branch_exists(failed_thread, capsys):
+    assert cli.main(["history", failed_thread]) == 0
+    before = capsys.readouterr().out
+    checkpoint = next(
+        row[2] for row in (line.split() for line in before.splitlines()) if row[3] == "planning"
+    )
+    for bad, said in (
+        ("plan={not json", "--set plan: not a plan"),
+        ('plan={"subtasks": "none"}', "--set plan: not a plan"),
+        ("no_such_key=1", "--set no_such_key: the thread's state has no key 'no_such_key'"),
+    ):
+        assert cli.main(["fork", failed_thread, checkpoint, "--set", bad]) == 2
+        assert said in capsys.readouterr().err
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["fork", failed_thread, checkpoint, "--max-rounds", "0"])
+    assert ended.value.code == 2 and "max_rounds must be at least 1, not 0" in capsys.readouterr().err
+    assert cli.main(["history", failed_thread]) == 0
+    assert capsys.readouterr().out == before  # no branch was written
