@@ -366,7 +366,8 @@ def _read_capped(path: Path, limit: int) -> tuple[str, bool]:
 def _workspace_files(root: Path, limits: Limits, largest: int = 200_000) -> tuple[dict[str, str], str]:
     """Return the workspace's text files (each at most ``largest`` bytes), within ``limits.files_back``
     files and ``limits.bytes_back`` bytes in all, and what was left unread ('' when nothing)."""
-    files, total, left = {}, 0, 0
+    files: dict[str, str] = {}
+    total, left = 0, 0
     for path in sorted(root.rglob("*")):
         if not path.is_file() or path.is_symlink() or path.stat().st_size > largest:
             continue

@@ -91,7 +91,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             return 2
         context = run_context(args)
         console.print(f"resuming {args.thread} at {where}")
-        answer = None if said is None else Command(resume=said)
+        answer: Command[Any] | None = None if said is None else Command(resume=said)
         return drive(graph, answer, cfg, args, args.thread, started, context)
 
 
