@@ -254,7 +254,8 @@ def _messages(messages: Sequence[Mapping[str, Any]]) -> str:
         return "<p>none: this run's roles handed nothing over in typed messages</p>"
     rows = [
         f"<tr><td>{escape(str(m.get('sender', '')))} → {escape(str(m.get('receiver', '')))}</td>"
-        f"<td>{escape(str(m.get('kind', '')))}</td><td>{_folded(json.dumps(m.get('payload'), indent=1))}"
+        f"<td>{escape(str(m.get('kind', '')))}</td>"
+        f"<td>{_folded(_bounded(json.dumps(m.get('payload'), indent=1))[0])}"
         "</td></tr>"
         for m in messages
     ]
@@ -289,11 +290,30 @@ def _artifacts(values: Mapping[str, Any], trace: Sequence[Step]) -> str:
         files = artifact.get("files") if isinstance(artifact, Mapping) else None
         if isinstance(files, Mapping):
             for name, source in files.items():
-                shown = highlighted(source) if str(name).endswith(".py") else escape(str(source))
-                out.append(f"<h3>{escape(kind)}: {escape(str(name))}</h3><pre><code>{shown}</code></pre>")
+                head, rest = _bounded(str(source))
+                shown = highlighted(head) if str(name).endswith(".py") else escape(head)
+                out.append(
+                    f"<h3>{escape(kind)}: {escape(str(name))}</h3><pre><code>{shown}</code></pre>{rest}"
+                )
         else:
-            out.append(f"<h3>{escape(kind)}</h3><pre>{escape(json.dumps(artifact, indent=1))}</pre>")
+            head, rest = _bounded(json.dumps(artifact, indent=1))
+            out.append(f"<h3>{escape(kind)}</h3><pre>{escape(head)}</pre>{rest}")
     return "".join(out) or "<p>none</p>"
+
+
+SHOWN_CHARS = 20_000
+"""The most of one artifact (or one file of it) a page shows; the rest is a command away."""
+
+
+def _bounded(text: str) -> tuple[str, str]:
+    """Return the part of ``text`` a page shows, and a note of what it leaves out ('' when nothing)."""
+    if len(text) <= SHOWN_CHARS:
+        return text, ""
+    left = len(text) - SHOWN_CHARS
+    return text[:SHOWN_CHARS], (
+        f"<p class=note>… {left:,} more characters: "
+        "<code>accord show THREAD --json</code> holds all of it.</p>"
+    )
 
 
 def _folded(text: str, width: int = 140) -> str:

@@ -52,6 +52,7 @@ from accord.state.graph_state import (
 )
 from accord.state.lifecycle import BUDGET, Lifecycle, Stage
 from accord.state.messages import Message
+from accord.state.secrets import redacted, scrub
 from accord.state.settings import run_defaults
 from accord.state.stage import OutputError, RequestRefused, StageCall, is_transient
 
@@ -337,6 +338,15 @@ class Compiler:
         # ``state`` is typed as a plain dict: LangGraph would narrow a node's input to a TypedDict
         # annotation's keys, and a workflow's own artifact kinds are keys AccordState does not declare.
         def node(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+            # What a stage writes, and an error it stops on, keep no configured secret: a model or
+            # endpoint that echoes a key would otherwise put it in the checkpoints and all read from them.
+            try:
+                written: dict[str, Any] = redacted(stage_node(state, runtime))
+            except Exception as exc:
+                raise scrub(exc) from None
+            return written
+
+        def stage_node(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
             started = time.monotonic()
             call = self._call(stage, role, state, runtime)
             try:

@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
 from accord.graphs.duties import Role
 from accord.runtime import a2a
 from accord.runtime.executor import ActionFailed, Executor, credential_from_env, role_spec
-from accord.state.context import Context, RoleModel
+from accord.state.context import Context
 from accord.state.contracts import Violation, check_preconditions
 from accord.state.graph_state import LedgerEntry, records
 from accord.state.role_specs import ActionSpec, ActionType, Param, RoleSpec
+from accord.state.secrets import redact
 from accord.state.stage import OutputError, RoleUnavailable, StageCall, Work
 
 PROTOCOL = ("verdicts", "counters", "request")
@@ -33,22 +36,47 @@ Coder resamples when the selection asked for fresh candidates) and the request a
 UNAVAILABLE = ("connection", "timeout", "http")
 """Failure kinds that say the agent is not there to answer, not that its answer was wrong."""
 PARAMS = (Param(name="inputs", type="dict"), Param(name="metadata", type="dict"))
-AGENTS_OWN = (
-    *RoleModel.model_fields,
-    "role_models",
-    "role_agents",
-    "remote_roles",
-    "remote_timeout_s",
-    "remote_fallback",
-)
-"""Context fields an agent keeps its own: its models and endpoints. The run's other settings (candidates,
-tests, rounds, styles, sandbox limits) travel with each request, so a remote role works as a local one
-would."""
+CALLER_SETTINGS = ("role_styles", "max_candidates", "best_of", "max_tests", "traced_failures", "every_duty")
+"""The run settings that travel with a remote duty and that a served role takes from its caller: what
+shapes the work, so a remote role works as a local one would. Everything else — its models, endpoints,
+timeouts and sandbox limits — the served role keeps its own; a caller sending another is refused (HTTP 400),
+and a number the caller sends above the server's own is held at the server's."""
 
 
 def run_settings(context: Context) -> dict[str, Any]:
     """Return the settings of a run that travel with a remote duty."""
-    return {f.name: getattr(context, f.name) for f in dataclasses.fields(context) if f.name not in AGENTS_OWN}
+    return {name: getattr(context, name) for name in CALLER_SETTINGS}
+
+
+def refused_settings(body: bytes) -> str:
+    """Return why a served role refuses a JSON-RPC request's settings ('' when it takes them): a key a
+    caller may not set. Anything that is not such a request is left to the JSON-RPC handler."""
+    try:
+        request = json.loads(body)
+        given = request["params"]["message"]["metadata"]["settings"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+    if not isinstance(given, dict):
+        return "settings: a JSON object of Context fields"
+    if unknown := sorted(set(given) - set(CALLER_SETTINGS)):
+        return (
+            f"settings: a caller may not set {', '.join(unknown)} (it may set: {', '.join(CALLER_SETTINGS)})"
+        )
+    return ""
+
+
+def scrubbed(exc: BaseException) -> str:
+    """Return what a served role says of a failure in its duty: a model endpoint's error by its kind and
+    status alone (its text may echo the request, a key or a server's internals), anything else redacted."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, openai.APIError):  # the executor wraps it
+        cause = cause.__cause__ or cause.__context__
+    if cause is not None:
+        status = getattr(cause, "status_code", None)
+        return f"the role's model endpoint failed: {type(cause).__name__}" + (
+            f" (HTTP {status})" if status else ""
+        )
+    return redact(f"{type(exc).__name__}: {exc}")
 
 
 def remote_work(role: Role, duty: str, url: str) -> Work:
@@ -193,6 +221,17 @@ def agent_card(spec: RoleSpec, url: str = "", secured: bool = False, version: st
     return card
 
 
+def held(context: Context, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a caller's settings with each number held at the server's own value (a caller may ask
+    for fewer candidates or tests than the server allows, never more)."""
+    out = dict(given)
+    for name, value in given.items():
+        mine = getattr(context, name)
+        if isinstance(mine, int | float) and not isinstance(mine, bool) and isinstance(value, int | float):
+            out[name] = min(value, mine)
+    return out
+
+
 class RoleAgent:
     """The served side: an ``a2a-sdk`` agent executor that performs one role's duties.
 
@@ -259,11 +298,11 @@ class RoleAgent:
         task = context.current_task or new_task_from_user_message(context.message)
         await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
+        given = metadata.get("settings") or {}
+        if unknown := sorted(set(given) - set(CALLER_SETTINGS)):  # the HTTP guard refuses these first
+            raise InvalidParamsError(f"settings: a caller may not set {', '.join(unknown)}")
         try:
-            settings = dataclasses.replace(
-                self.context,
-                **{k: v for k, v in (metadata.get("settings") or {}).items() if k not in AGENTS_OWN},
-            )
+            settings = dataclasses.replace(self.context, **held(self.context, given))
         except (TypeError, ValueError) as exc:
             raise InvalidParamsError(f"settings: {exc}") from None
         call = StageCall(
@@ -280,9 +319,9 @@ class RoleAgent:
             update = await asyncio.to_thread(self.role.duties[duty].work, state, call)
             error = ""
         except (OutputError, ValidationError) as exc:
-            update, error = {}, str(exc) or type(exc).__name__
+            update, error = {}, redact(str(exc) or type(exc).__name__)
         except Exception as exc:  # the duty's own code broke: the caller's stage fails with the reason
-            update, error = {}, f"{type(exc).__name__}: {exc}"
+            update, error = {}, scrubbed(exc)
         accounts = {"ledger": records(call.ledger), "agent": self.name}
         await updater.add_artifact([new_data_part(update)], name=a2a.OUTPUTS, metadata=accounts)
         if error:
@@ -297,9 +336,11 @@ def app(
     context: Context,
     token: str | None = None,
     models: Mapping[str, BaseChatModel] | None = None,
+    max_body_bytes: int = 1 << 20,
 ) -> Any:
     """Return the ASGI app that serves ``role`` at ``url``: its Agent Card at the well-known path (open to
-    all) and JSON-RPC at ``/`` (a bearer ``token``, when given, is required)."""
+    all) and JSON-RPC at ``/`` (a bearer ``token``, when given, is required; a body over
+    ``max_body_bytes`` gets 413, settings a caller may not set 400)."""
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
     from a2a.server.tasks import InMemoryTaskStore
@@ -313,4 +354,5 @@ def app(
         agent_executor=agent.executor, task_store=InMemoryTaskStore(), agent_card=card
     )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
-    return a2a.bearer_guard(Starlette(routes=routes), token, public=(AGENT_CARD_WELL_KNOWN_PATH,))
+    guarded = a2a.body_guard(Starlette(routes=routes), max_body_bytes, refused_settings)
+    return a2a.bearer_guard(guarded, token, public=(AGENT_CARD_WELL_KNOWN_PATH,))

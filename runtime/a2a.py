@@ -121,6 +121,57 @@ ASGIApp = Callable[
 ]
 
 
+async def _answer(send_: Callable[[Any], Awaitable[None]], status: int, text: str) -> None:
+    headers = [(b"content-type", b"text/plain")]
+    await send_({"type": "http.response.start", "status": status, "headers": headers})
+    await send_({"type": "http.response.body", "body": text.encode() + b"\n"})
+
+
+def body_guard(app: ASGIApp, max_bytes: int, refused: Callable[[bytes], str]) -> ASGIApp:
+    """Return ``app`` answering 413 to a request body over ``max_bytes`` (declared or sent) and 400, with
+    the reason, to one ``refused`` finds fault with; nothing of either reaches ``app``."""
+
+    async def guarded(
+        scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send_: Callable[[Any], Awaitable[None]]
+    ) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send_)
+            return
+        too_large = f"the request body is larger than {max_bytes:,} bytes"
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > max_bytes:
+            await _answer(send_, 413, too_large)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > max_bytes:
+                await _answer(send_, 413, too_large)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if reason := refused(body):
+            await _answer(send_, 400, reason)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send_)
+
+    return guarded
+
+
 def bearer_guard(app: ASGIApp, token: str | None, public: tuple[str, ...] = ()) -> ASGIApp:
     """Return ``app`` answering 401 to an HTTP request without ``Authorization: Bearer <token>`` (every
     request passes when ``token`` is empty); paths in ``public`` (the Agent Card) always pass."""

@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     """More workflows to serve, as ``module:attribute`` references to ``graphs.catalog.Workflow`` objects,
     comma separated, beside those packages register under the ``accord.workflows`` entry points
     (``ACCORD_WORKFLOWS``)."""
+    a2a_max_body_bytes: int = Field(default=1 << 20, gt=0)
+    """The largest request body a served role accepts; a larger one gets HTTP 413
+    (``ACCORD_A2A_MAX_BODY_BYTES``)."""
     a2a_token: SecretStr | None = None
     """The bearer token a role served over A2A requires, and a run sends to its remote roles
     (``ACCORD_A2A_TOKEN``); it travels in a header only, never in a prompt, message or the ledger."""

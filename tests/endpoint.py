@@ -31,9 +31,10 @@ class Tool:
 
 @dataclass(frozen=True)
 class Status:
-    """An HTTP error."""
+    """An HTTP error, with the message its body carries."""
 
     code: int
+    message: str = "injected fault"
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class FakeEndpoint:
                     time.sleep(reply.seconds)
                     reply = Text("late")
                 if isinstance(reply, Status):
-                    self._send(reply.code, {"error": {"message": "injected fault", "type": "server_error"}})
+                    self._send(reply.code, {"error": {"message": reply.message, "type": "server_error"}})
                     return
                 usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
                 if not self.path.endswith("/chat/completions"):  # a completion: text in, its continuation out

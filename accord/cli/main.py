@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 import time
 import uuid
@@ -37,6 +39,7 @@ from accord.graphs.catalog import DEFAULT, RegistrationError, thread_workflow, w
 from accord.nodes.requests import MAX_REQUEST_CHARS
 from accord.runtime import local_model, model_server, sandbox
 from accord.state.graph_state import handoffs
+from accord.state.secrets import redact, redacted
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -312,8 +315,30 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+class _Redacting(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact(record.getMessage()), ()
+        return True
+
+
+def keep_secrets_out() -> None:
+    """Redact configured secrets from this process's log lines and, when tracing is on, from what its
+    traces send to LangSmith (the client's anonymizer runs before anything is uploaded)."""
+    handler = logging.StreamHandler()
+    handler.addFilter(_Redacting())
+    logging.basicConfig(
+        level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", handlers=[handler]
+    )
+    tracing = os.environ.get("LANGSMITH_TRACING") or os.environ.get("LANGCHAIN_TRACING_V2") or ""
+    if tracing.lower() == "true":
+        import langsmith
+
+        langsmith.configure(client=langsmith.Client(anonymizer=redacted))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI."""
+    keep_secrets_out()
     try:
         args = parser().parse_args(argv)
     except RegistrationError as exc:  # a workflow package that does not load: say which, run nothing

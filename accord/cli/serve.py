@@ -9,6 +9,7 @@ carry it as a bearer token.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,16 @@ from accord.graphs import remote
 from accord.graphs.catalog import DEFAULT, workflows
 from accord.runtime import model_server
 from accord.state.settings import settings
+
+
+def loopback(host: str) -> bool:
+    """Return whether ``host`` names this machine alone (a loopback address, or ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], Any]) -> int:
@@ -30,9 +41,16 @@ def cmd_serve(args: argparse.Namespace, context: Callable[[argparse.Namespace], 
         served = ", ".join(sorted(workflow.roles)) or "none: the workflow does not share its roles' work"
         usage_error(f"the {args.workflow} workflow has no role {args.role!r} to serve (roles: {served})")
     url = f"http://{args.host}:{args.port}/"
-    secret = settings().a2a_token
-    token = secret.get_secret_value() if secret else None
-    app = remote.app(workflow.roles[args.role], url, context(args), token)
+    configured = settings()
+    token = configured.a2a_token.get_secret_value() if configured.a2a_token else None
+    if not token and not loopback(args.host):
+        usage_error(
+            f"serving on {args.host} without a bearer token would let anyone on the network use the role: "
+            "set ACCORD_A2A_TOKEN, or bind a loopback address (--host 127.0.0.1)"
+        )
+    app = remote.app(
+        workflow.roles[args.role], url, context(args), token, max_body_bytes=configured.a2a_max_body_bytes
+    )
     console.print(
         f"serving the {args.workflow} workflow's {args.role} as an A2A agent at {url} "
         f"(card: {url}.well-known/agent-card.json" + ("; a bearer token is required" if token else "") + ")"

@@ -204,3 +204,65 @@ def test_one_audit_analyst_remote_votes_in_the_parallel_stage():
     critic = [e for e in values["ledger"] if e["role"] == "critic" and e["kind"] == "llm"]
     assert critic and {e["agent"] for e in critic} == {f"accord-critic at {url}"}
     assert values["findings"]["by_role"]["critic"]["vulnerable"] is True
+
+
+def rpc(settings: Any) -> dict[str, Any]:
+    """A JSON-RPC message/send body carrying ``settings`` in its metadata, as a caller's would."""
+    message = {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "parts": [{"data": {}}],
+        "metadata": {"settings": settings},
+    }
+    return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+
+
+def test_a_caller_may_set_only_the_allowed_settings():
+    with served("reviewer", {"reviewer": reviewer_model()}) as url:
+        refused = httpx.post(url, json=rpc({"sandbox_timeout_s": 999, "max_tests": 2}), timeout=30)
+        assert refused.status_code == 400
+        assert "a caller may not set sandbox_timeout_s" in refused.text
+        taken = httpx.post(url, json=rpc({"max_tests": 2}), timeout=30)
+        assert taken.status_code == 200  # past the guard: the JSON-RPC handler answers it
+    assert set(remote.run_settings(Context())) == set(remote.CALLER_SETTINGS)
+    held = remote.held(Context(max_candidates=2), {"max_candidates": 50, "max_tests": 3})
+    assert held == {"max_candidates": 2, "max_tests": 3}
+
+
+def test_a_body_over_the_cap_gets_413_and_reaches_no_model():
+    far = reviewer_model()
+    with served("reviewer", {"reviewer": far}) as url:
+        big = httpx.post(
+            url, content=b"x" * (2 << 20), headers={"content-type": "application/json"}, timeout=30
+        )
+        assert big.status_code == 413 and "larger than 1,048,576 bytes" in big.text
+    assert far.calls == 0
+
+
+def test_serving_beyond_loopback_without_a_token_does_not_start(monkeypatch, capsys):
+    from accord.cli import main
+
+    monkeypatch.delenv(a2a.TOKEN_VARIABLE, raising=False)
+    with pytest.raises(SystemExit) as ended:
+        main(["serve", "--a2a", "--role", "reviewer", "--host", "0.0.0.0"])
+    assert ended.value.code == 2 and "without a bearer token" in capsys.readouterr().err
+
+
+def test_an_endpoint_error_reaches_the_caller_without_its_text(scripted, monkeypatch):
+    import openai
+
+    key = "sk-accord-SERVED-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def refuse(messages: Any) -> Any:
+        response = httpx.Response(403, request=httpx.Request("POST", "http://endpoint/v1/chat/completions"))
+        raise openai.PermissionDeniedError(
+            f"key {key} is not allowed; internal host 10.0.0.7", response=response, body=None
+        )
+
+    with served("coder", {"coder": ScriptedChatModel(script=[refuse], repeat_last=True)}) as url:
+        run = scripted(planner=[PLAN], coder=[GOOD])
+        values = run(remote_roles={"coder": url}, max_output_retries=0)
+    said = json.dumps(values["violations"])
+    assert "the role's model endpoint failed: PermissionDeniedError (HTTP 403)" in said
+    assert key not in said and "10.0.0.7" not in said

@@ -202,3 +202,14 @@ def test_text_in_an_eval_report_is_never_taken_as_markup() -> None:
 
     shown = report_page.render("# Eval report\n\n| reason |\n|---|\n| <script>alert(1)</script> |\n", {}, [])
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in shown
+
+
+def test_a_page_shows_a_bounded_part_of_a_large_artifact_and_says_where_the_rest_is(tmp_path: Path) -> None:
+    thread, chain, config = ran(tmp_path, "development")
+    trace = steps(chain, config.lifecycle)
+    values = dict(chain[-1].values)
+    huge = "x = 1\n" * 500_000  # 3 MB of code
+    values["code"] = {**values["code"], "files": {"solution.py": huge}}
+    html = page.render(thread, values, trace, config.lifecycle, blame(chain, config.lifecycle), [])
+    assert len(html) < len(huge) // 10
+    assert f"{len(huge) - page.SHOWN_CHARS:,} more characters" in html and "accord show THREAD --json" in html
