@@ -181,7 +181,11 @@ def limit_hit(result: sandbox.SandboxResult, cases: list[CaseResult], problem: s
         return "disk_limit"
     if any(TOO_LARGE in text for text in said):  # RLIMIT_FSIZE: Python fails the write with EFBIG
         return "file_limit"
-    if "MemoryError" in result.stderr[-2000:] or any(c.got == "raised MemoryError" for c in cases):
+    if (
+        result.memory_limit_hit
+        or "MemoryError" in result.stderr[-2000:]
+        or any(c.got == "raised MemoryError" for c in cases)
+    ):
         return "memory_limit"
     return ""
 

@@ -38,7 +38,7 @@ from accord.state.settings import Settings
 log = logging.getLogger(__name__)
 
 WORKSPACE = "/workspace"
-Ending = Literal["exited", "timeout", "cpu_limit", "file_limit", "disk_limit", "killed"]
+Ending = Literal["exited", "timeout", "cpu_limit", "memory_limit", "file_limit", "disk_limit", "killed"]
 Isolation = Literal["bubblewrap", "rlimits"]
 
 
@@ -49,6 +49,9 @@ class Limits:
     timeout_s: float = Context.sandbox_timeout_s
     cpu_s: int = 10
     memory_mb: int = 1024
+    """Address space of each process (RLIMIT_AS)."""
+    total_memory_mb: int = 2048
+    """Memory of all its processes together, where a memory cgroup can be made (``hierarchy``)."""
     processes: int = 32
     """New processes (threads included) the program may create."""
     file_mb: int = 16
@@ -79,6 +82,8 @@ class SandboxResult:
     truncated: bool = False
     process_limit_hit: bool = False
     """Whether the program tried to create more processes than its limit allowed."""
+    memory_limit_hit: bool = False
+    """Whether its processes together reached ``total_memory_mb`` (and the kernel killed one of them)."""
     disk_limit_hit: bool = False
     """Whether it ran out of room to write (its ``/tmp``, ``/dev/shm`` or its workspace)."""
     files_cut: str = ""
@@ -194,23 +199,63 @@ BWRAP_PROCESSES = 3
 """Tasks in the cgroup besides the program's children: bubblewrap's monitor, its init, the program."""
 
 
-def pids_hierarchy() -> Path | None:
-    """Return the writable pids-cgroup directory of this process, or None where there is none."""
+def hierarchy(controller: str) -> Path | None:
+    """Return the writable cgroup directory of this process for ``controller`` (``pids``, ``memory``), or
+    None where there is none."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
     for line in lines:
         _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):  # cgroup v1
-            base = Path("/sys/fs/cgroup/pids") / path.lstrip("/")
-        elif controllers == "" and "pids" in _read(Path("/sys/fs/cgroup/cgroup.subtree_control")):
-            base = Path("/sys/fs/cgroup") / path.lstrip("/")  # cgroup v2 with pids delegated
+        if controller in controllers.split(","):  # cgroup v1
+            base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+        elif controllers == "" and controller in _read(Path("/sys/fs/cgroup/cgroup.subtree_control")).split():
+            base = Path("/sys/fs/cgroup") / path.lstrip("/")  # cgroup v2 with the controller delegated
         else:
             continue
         if os.access(base, os.W_OK):
             return base
     return None
+
+
+def pids_hierarchy() -> Path | None:
+    """Return the writable pids-cgroup directory of this process, or None where there is none."""
+    return hierarchy("pids")
+
+
+@contextlib.contextmanager
+def _memory_cgroup(limit: int) -> Iterator[Path | None]:
+    """Yield a fresh memory cgroup capped at ``limit`` bytes for all of a program's processes together,
+    or None where this process may make none (then RLIMIT_AS bounds each process alone)."""
+    base, group = hierarchy("memory"), None
+    if base is not None:
+        with contextlib.suppress(OSError):
+            group = Path(tempfile.mkdtemp(prefix="accord-sbx-", dir=base))
+            v1 = (group / "memory.limit_in_bytes").exists()
+            (group / ("memory.limit_in_bytes" if v1 else "memory.max")).write_text(str(limit))
+            if not v1:
+                with contextlib.suppress(OSError):  # no swap to spill into, where swap is accounted
+                    (group / "memory.swap.max").write_text("0")
+    try:
+        yield group
+    finally:
+        if group is not None:
+            _empty_and_remove(group)
+
+
+def _hit_memory_limit(group: Path | None) -> bool:
+    if group is None:
+        return False
+    if (group / "memory.failcnt").exists():  # v1: the limit was reached; an OOM kill follows it
+        return "under_oom 1" in _read(group / "memory.oom_control") or _read(
+            group / "memory.failcnt"
+        ).strip() not in ("", "0")
+    return any(
+        line.split()[0] == "oom_kill" and line.split()[1] != "0"
+        for line in _read(group / "memory.events").splitlines()
+        if len(line.split()) == 2
+    )
 
 
 def _read(path: Path) -> str:
@@ -279,10 +324,11 @@ def _hit_process_limit(group: Path | None) -> bool:
     return False
 
 
-def _rlimits(limits: Limits, nproc: int, group: Path | None):  # type: ignore[no-untyped-def]
+def _rlimits(limits: Limits, nproc: int, *groups: Path | None):  # type: ignore[no-untyped-def]
     def apply() -> None:
-        if group is not None:  # join the cgroup before exec, so every descendant is counted
-            (group / "cgroup.procs").write_text(str(os.getpid()))
+        for group in groups:  # join the cgroups before exec, so every descendant is counted
+            if group is not None:
+                (group / "cgroup.procs").write_text(str(os.getpid()))
         mb = 1 << 20
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
@@ -451,6 +497,7 @@ def run(
             out.open("wb") as stdout,
             err.open("wb") as stderr,
             _pids_cgroup(limits.processes + BWRAP_PROCESSES) as group,
+            _memory_cgroup(limits.total_memory_mb << 20) as memory,
         ):
             proc = subprocess.Popen(
                 command,
@@ -461,7 +508,7 @@ def run(
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
-                preexec_fn=_rlimits(limits, nproc, group),
+                preexec_fn=_rlimits(limits, nproc, group, memory),
             )
             timed_out, done, full = False, threading.Event(), threading.Event()
             watch = threading.Thread(
@@ -482,11 +529,14 @@ def run(
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             process_limit_hit = _hit_process_limit(group)
+            memory_limit_hit = _hit_memory_limit(memory)
         duration = time.monotonic() - start
         code = proc.returncode
         ending: Ending = "exited"
         if full.is_set():
             ending = "disk_limit"
+        elif memory_limit_hit and (code is None or code < 0 or code >= 128):
+            ending = "memory_limit"
         elif timed_out:
             ending = "timeout"
         elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
@@ -512,6 +562,7 @@ def run(
             files=files,
             truncated=cut_out or cut_err,
             process_limit_hit=process_limit_hit,
+            memory_limit_hit=memory_limit_hit,
             disk_limit_hit=ending == "disk_limit" or NO_SPACE in stderr_text or NO_SPACE in stdout_text,
             files_cut=files_cut,
         )

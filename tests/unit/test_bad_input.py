@@ -106,3 +106,24 @@ def test_the_host_reads_back_no_more_than_its_cap_and_says_what_it_left():
     assert len(result.files) <= limits.files_back
     assert sum(len(text.encode()) for text in result.files.values()) <= limits.bytes_back
     assert "workspace files not read back" in result.files_cut
+
+
+def test_processes_that_together_pass_the_memory_cap_are_stopped_where_a_memory_cgroup_can_be_made():
+    if sandbox.hierarchy("memory") is None:
+        pytest.skip("no writable memory cgroup here: each process is bounded by RLIMIT_AS alone")
+    program = (
+        "import os, time\n"
+        "for _ in range(4):\n"
+        "    if os.fork() == 0:\n"
+        "        block = bytearray(800 << 20)\n"
+        "        for at in range(0, len(block), 4096):\n"
+        "            block[at] = 1\n"
+        "        time.sleep(5)\n"
+        "        os._exit(0)\n"
+        "for _ in range(4):\n"
+        "    print(os.wait())\n"
+    )
+    limits = sandbox.Limits(timeout_s=30, cpu_s=30)  # 800 MiB each is under RLIMIT_AS; 3.2 GB is not
+    result = sandbox.run(sandbox.python("p.py"), {"p.py": program}, limits)
+    assert result.memory_limit_hit
+    assert ", 9)" in result.stdout  # a child the kernel killed
