@@ -19,7 +19,7 @@ A file holds::
 
     [[configurations]]
     config = "best-of-n"
-    same_tokens_as = "accountable"     # best_of: that team's tokens per task over single's, in this run
+    same_tokens_as = "accountable"     # each task capped at that team's tokens on it, in this run
 
 The run refuses a working copy whose code or data differ from its commit (``--dev`` runs it anyway and
 marks every row ``dev``, which no published table takes); every row records the full commit, each
@@ -29,7 +29,6 @@ embedded model's SHA-256 and its settings.
 from __future__ import annotations
 
 import dataclasses
-import statistics
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -59,9 +58,9 @@ class ConfigurationRun(Strict):
     settings: dict[str, Any] = Field(default_factory=dict)
     """Context fields this configuration runs with, over the experiment's."""
     same_tokens_as: str | None = None
-    """A team declared before this configuration (e.g. ``accountable``): when this one's turn comes, its
-    ``best_of`` is set to that team's mean tokens per task over ``single``'s on this one's models, in this
-    run's own rows (``matched_best_of``), so that the plain call is given the team's tokens."""
+    """A team declared before this configuration (e.g. ``accountable``): when this one's turn comes, each
+    task's ``token_cap`` is what that team spent on the same task in this run's own rows (``token_caps``),
+    so that a baseline is given the team's tokens task by task, never more."""
 
 
 class Experiment(Strict):
@@ -83,48 +82,38 @@ class Experiment(Strict):
     def _matched_after_their_team(self) -> Experiment:
         for i, run in enumerate(self.configurations):
             if run.same_tokens_as is not None:
-                budget_pair(self.configurations[:i], run)
+                team_of(self.configurations[:i], run)
         return self
 
 
-def budget_pair(earlier: tuple[ConfigurationRun, ...], run: ConfigurationRun) -> tuple[int, int]:
-    """Return where in ``earlier`` the team a configuration matches in tokens is, and the ``single`` run on
-    its models.
+def team_of(earlier: tuple[ConfigurationRun, ...], run: ConfigurationRun) -> int:
+    """Return where in ``earlier`` the team a configuration matches in tokens is.
 
     Raises:
-        ValueError: either is missing or ambiguous, or the configuration also sets ``best_of`` itself.
+        ValueError: it is missing or ambiguous, or the configuration bounds its calls itself.
     """
     teams = [i for i, r in enumerate(earlier) if r.config == run.same_tokens_as]
-    plain = [
-        i
-        for i, r in enumerate(earlier)
-        if r.config == "single" and (r.model, r.models) == (run.model, run.models)
-    ]
-    if "best_of" in run.settings:
-        raise ValueError(f"{run.config}: same_tokens_as sets best_of; the configuration sets it too")
-    if len(teams) != 1 or len(plain) != 1:
+    if {"best_of", "token_cap"} & set(run.settings):
+        raise ValueError(f"{run.config}: same_tokens_as caps its tokens; the configuration sets them too")
+    if len(teams) != 1:
         raise ValueError(
-            f"{run.config}: same_tokens_as needs one {run.same_tokens_as} and one single on its "
-            f"models declared before it ({len(teams)} and {len(plain)} are)"
+            f"{run.config}: same_tokens_as needs one {run.same_tokens_as} declared before it "
+            f"({len(teams)} are)"
         )
-    return teams[0], plain[0]
+    return teams[0]
 
 
-def matched_best_of(rows: Iterable[Mapping[str, Any]], team: str, plain: str) -> int:
-    """Return how many plain calls spend ``team``'s tokens: its mean tokens per task over ``plain``'s in
-    ``rows`` (input and output), rounded, at least 1.
+def token_caps(rows: Iterable[Mapping[str, Any]], team: str) -> dict[str, int]:
+    """Return each task's token cap for a baseline matched with ``team``: what the team spent on it (input
+    and output), from ``rows``.
 
     Raises:
-        ValueError: either configuration has no rows.
+        ValueError: the team has no rows.
     """
-    rows = list(rows)
-
-    def per_task(name: str) -> float:
-        if not (mine := [r["tokens_in"] + r["tokens_out"] for r in rows if r["config"] == name]):
-            raise ValueError(f"no rows of {name} to match its tokens")
-        return float(statistics.mean(mine))
-
-    return max(1, round(per_task(team) / per_task(plain)))
+    caps = {r["id"]: r["tokens_in"] + r["tokens_out"] for r in rows if r["config"] == team}
+    if not caps:
+        raise ValueError(f"no rows of {team} to cap a baseline at its tokens")
+    return caps
 
 
 def path_of(name: str) -> Path:

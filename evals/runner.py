@@ -356,8 +356,12 @@ def run(
     progress: Callable[[int, int, str], None] | None = None,
     judge: mast.Judge | None = None,
     marks: Mapping[str, Any] | None = None,
+    caps: Mapping[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every task without a row in ``out`` yet; return all of this configuration's rows.
+
+    ``caps`` gives each task its ``token_cap`` (a baseline matched with a team's spend on that task); a
+    task it does not name is refused before anything runs.
 
     ``progress(done, total, figures)`` is called after each task. A task whose run raises (an endpoint
     down past its retries) gets no row: the next run resumes its thread. ``marks`` go into every row
@@ -370,10 +374,19 @@ def run(
     version = {"version": short, "commit": commit, "dirty": dirty, **(marks or {})}
     finished = {r["id"] for r in read_rows(out) if r["config"] == config.name}
     todo = [t for t in tasks if t.id not in finished]
+    if caps is not None and (uncapped := [t.id for t in todo if t.id not in caps]):
+        raise RuntimeError(
+            f"no token cap for {len(uncapped)} tasks (first: {uncapped[0]}): the team has no row"
+        )
+
+    def context_of(task: EvalTask) -> Context:
+        return context if caps is None else dataclasses.replace(context, token_cap=caps[task.id])
+
     errors: list[str] = []
     with store.checkpointer(out / CHECKPOINTS) as saver, ThreadPoolExecutor(max(1, workers)) as pool:
         futures = {
-            pool.submit(run_task, benchmark, config, t, saver, context, models, judge=judge): t for t in todo
+            pool.submit(run_task, benchmark, config, t, saver, context_of(t), models, judge=judge): t
+            for t in todo
         }
         done = len(tasks) - len(todo)
         if progress:

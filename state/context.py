@@ -78,9 +78,12 @@ class Context:
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
-    """Calls the ``best-of-n`` baseline makes for a function, keeping the reply that passes most stated
-    examples, and the most the ``self-repair`` baseline makes: set it so that the baseline spends the
-    tokens of the team it is compared with."""
+    """Calls the ``best-of-n`` and ``self-repair`` baselines make for a function at most, where no
+    ``token_cap`` is set."""
+    token_cap: int = 0
+    """Tokens (in and out) the ``best-of-n`` and ``self-repair`` baselines may spend on one task: the
+    compared team's spend on that same task, set per task by a declared experiment (``same_tokens_as``);
+    0: ``best_of`` calls bound them instead."""
     max_resamples: int | None = None
     """Fresh batches of sampled candidates the Coder writes when no candidate passes every example of
     the task (0: none; a pool of several then fails the run on the selection's evidence); None: the
@@ -172,6 +175,7 @@ RANGES: dict[str, tuple[float, bool]] = {
     "max_samples": (0, False),
     "max_candidates": (1, False),
     "best_of": (1, False),
+    "token_cap": (0, False),
     "max_resamples": (0, False),
     "max_tests": (1, False),
     "traced_failures": (0, False),

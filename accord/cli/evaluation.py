@@ -253,19 +253,23 @@ def _run_declared(args: argparse.Namespace, base: Any) -> int:
     named = [configs.on_models(benchmark.configurations[run.config], context) for run, context in runs]
     names = [config.name for config in named]
     for i, ((run, context), config) in enumerate(zip(runs, named, strict=True)):
-        own = dict(run.settings)
+        own, caps = dict(run.settings), None
         if run.same_tokens_as is not None:
-            team, plain = (names[j] for j in declared.budget_pair(experiment.configurations[:i], run))
-            own["best_of"] = declared.matched_best_of(runner.read_rows(out), team, plain)
-            context = dataclasses.replace(context, best_of=own["best_of"])
+            team = names[declared.team_of(experiment.configurations[:i], run)]
+            try:
+                caps = declared.token_caps(runner.read_rows(out), team)
+            except ValueError as exc:
+                console.print(f"[red]{exc}[/]")
+                return 1
             console.print(
-                f"{config.name}: best_of = {own['best_of']}, {team}'s tokens per task over {plain}'s"
+                f"{config.name}: each task capped at {team}'s tokens on it "
+                f"(mean {sum(caps.values()) / len(caps):,.0f} per task)"
             )
         # What the experiment sets for this configuration alone is the configuration's own, as
         # no-diversity's max_candidates is: compare lets it differ between columns.
         config = dataclasses.replace(config, settings={**config.settings, **own})
         try:
-            rows = runner.run(benchmark, config, tasks, out, context, marks=marks)
+            rows = runner.run(benchmark, config, tasks, out, context, marks=marks, caps=caps)
         except RuntimeError as exc:
             console.print(f"[red]{exc}[/]")
             return 1

@@ -129,9 +129,25 @@ def _gain(a: Summary, single: str, s: Summary, aim: float = 10, also: str = "") 
     return (f"{_points(points)} points ({against}; {test}{also})", points >= aim and better)
 
 
+def unmatched(team: Summary, baseline: Summary) -> str:
+    """Return why a baseline was not given the team's tokens task by task ('' when it was): it ran
+    uncapped, under a cap below what the team spent on a task, or spent more than the team there."""
+    caps, ours, theirs = baseline.get("caps") or {}, team.get("spent") or {}, baseline.get("spent") or {}
+    if not caps:
+        return "its tasks were not capped at the team's spend on each (`same_tokens_as`)"
+    if below := [t for t in caps if t in ours and caps[t] < ours[t]]:
+        return f"its cap was below the team's spend on {len(below)} tasks (first: {below[0]})"
+    if over := [t for t in theirs if t in ours and theirs[t] > ours[t]]:
+        return f"it spent more than the team on {len(over)} tasks (first: {over[0]})"
+    return ""
+
+
 def _same_budget(a: Summary, name: str, b: Summary, aim: float) -> Measured:
     """Return ``a`` against a baseline given its tokens: the gain and test of ``_gain``, with what each
-    spent per task (the budget they were matched on)."""
+    spent per task (the budget they were matched on); refused, and not met, where the baseline was not
+    matched with ``a``'s spend task by task (``unmatched``)."""
+    if why := unmatched(a, b):
+        return f"not compared: {why}", False
     spent = (
         f"; tokens per task {a['tokens_per_task']:,} against {b['tokens_per_task']:,}"
         if a.get("tokens_per_task") and b.get("tokens_per_task")

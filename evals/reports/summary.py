@@ -282,6 +282,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "pass@1": round(solved / n, 4) if n else 0.0,
             "ids": [r["id"] for r in group],
             "solved_ids": [r["id"] for r in group if r["passed"]],
+            # What each task cost, and the cap a baseline matched with a team ran under (goals check both).
+            "spent": {r["id"]: r["tokens_in"] + r["tokens_out"] for r in group},
+            "caps": {r["id"]: cap for r in group if (cap := r.get("settings", {}).get("token_cap"))},
             # a row names every model it called, comma-separated; a role a run never reached is absent
             "models": sorted({m for r in group for m in r["model"].split(", ") if m}),
             "dates": sorted({r["date"] for r in group}),

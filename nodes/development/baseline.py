@@ -10,17 +10,20 @@ generation), as ClassEval's published baselines do.
 ``single-completion`` is the original HumanEval harness's call instead: the stub itself continued, as a
 completion, up to the function's end.
 ``single-coder`` is one call with the Coder's system prompt and instructions instead.
-``best-of-n`` is the plain model given a team's tokens: ``single``'s call made ``Context.best_of`` times,
-the first as ``single`` makes it and the rest sampled, and the reply passing most of the task's stated
-examples kept (the earliest among equals, so ``single``'s own answer wins a tie).
+``best-of-n`` is the plain model given a team's tokens: ``single``'s call, then samples of it, each run on
+the task's stated examples, until one passes them all or the next call would spend past the task's
+``Context.token_cap`` (the compared team's spend on that task; ``best_of`` calls where none is set); the
+reply passing most examples is kept (the earliest among equals, so ``single``'s own answer wins a tie),
+and with no example stated the reply sampled most often (the candidates' agreement).
 ``self-repair`` is the plain model repairing its own answer (Chen et al., 2023, self-debugging; Olausson
 et al., 2024): ``single``'s call, then, while the answer fails a stated example, the failures fed back in
-the same chat, up to ``Context.best_of`` calls in all; the answer passing most examples is kept.
+the same chat, within the same cap; the answer passing most examples is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -96,26 +99,49 @@ def implement_holistically(state: Mapping[str, Any], call: StageCall) -> dict[st
     return {"code": dump(harness_module(task, reply))}
 
 
+def room_for_another(call: StageCall, made: int) -> bool:
+    """Return whether a baseline that has made ``made`` calls may make one more: where the task has a token
+    cap, while its calls so far plus one more of their mean size stay within it (so it never spends past
+    the team it is compared with); else while fewer than ``best_of`` calls are made."""
+    cap = call.context.token_cap
+    if not cap:
+        return made < max(1, call.context.best_of)
+    spent = sum(e.tokens_in + e.tokens_out for e in call.ledger if e.kind == "llm")
+    return spent + spent / max(1, made) <= cap
+
+
 def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Make ``single``'s call ``best_of`` times, the first at the role's temperature and the rest at
-    ``SAMPLE_TEMPERATURE``, run each distinct reply on the task's stated examples in the sandbox and keep
-    the one passing most; any other task than a function as ``implement_plainly``."""
+    """Sample ``single``'s call (the first as ``single`` makes it) until a reply passes every stated
+    example or there is no room for another call (``room_for_another``); keep the reply passing most
+    examples, or with none stated the reply sampled most often; any other task than a function as
+    ``implement_plainly``."""
     task, _, _ = artifacts(state)
     if not task.completes_stub or task.level == "class":
         return implement_plainly(state, call)
     instruction = HARNESS_PROMPT.format(stub=(task.stub or "").strip())
+    run = _on_examples(call, task, lambda code: f"sample {pool.index(code) + 1}")
     pool: list[CodeArtifact] = []
-    for number in range(max(1, call.context.best_of)):
-        code = harness_module(task, harness_reply(call, instruction, SAMPLE_TEMPERATURE if number else None))
+    times: list[int] = []  # how often each distinct reply was sampled
+    passes: list[int] = []
+    made = 0
+    while True:
+        code = harness_module(task, harness_reply(call, instruction, SAMPLE_TEMPERATURE if made else None))
+        made += 1
         if code in pool:
-            call.record("retry", outcome=str(number + 1), detail=f"sample {number + 1} repeats one before")
+            times[pool.index(code)] += 1
+            call.record("retry", outcome=str(made), detail=f"sample {made} repeats one before")
         else:
             pool.append(code)
-    if len(pool) == 1 or not task.examples:
-        return {"code": dump(pool[0])}
-    run = _on_examples(call, task, lambda code: f"sample {pool.index(code) + 1}")
-    passes = [sum(c.passed for c in perform(call, "sandbox", run, code=code).cases) for code in pool]
-    best = max(range(len(pool)), key=lambda i: (passes[i], -i))
+            times.append(1)
+            if task.examples:
+                report = perform(call, "sandbox", run, code=code)
+                passes.append(sum(c.passed for c in report.cases))
+                if report.passed:
+                    break
+        if not room_for_another(call, made):
+            break
+    score = passes if task.examples else times
+    best = max(range(len(pool)), key=lambda i: (score[i], -i))
     return {"code": dump(pool[best])}
 
 
@@ -148,10 +174,10 @@ Please fix it, and provide the whole corrected self-contained Python script in a
 
 def implement_self_repair(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     """Make ``single``'s call, then, while the latest answer fails one of the task's stated examples and
-    fewer than ``best_of`` calls are made, feed its failures back in the same chat (the first repair at
-    the role's temperature, later ones at ``SAMPLE_TEMPERATURE``, since a repeated greedy reply repeats its
-    repair) and keep the answer passing most examples, the earliest among equals; any other task than a
-    function, or one stating no example, as ``implement_plainly``."""
+    there is room for another call (``room_for_another``), feed its failures back in the same chat (the
+    first repair at the role's temperature, later ones at ``SAMPLE_TEMPERATURE``, since a repeated greedy
+    reply repeats its repair) and keep the answer passing most examples, the earliest among equals; any
+    other task than a function, or one stating no example, as ``implement_plainly``."""
     task, _, _ = artifacts(state)
     if not task.completes_stub or task.level == "class" or not task.examples:
         return implement_plainly(state, call)
@@ -159,11 +185,11 @@ def implement_self_repair(state: Mapping[str, Any], call: StageCall) -> dict[str
     tried: list[tuple[CodeArtifact, int]] = []
     run = _on_examples(call, task, lambda _: f"answer {len(tried) + 1}")
     reply = harness_reply(call, instruction)
-    for number in range(1, max(1, call.context.best_of) + 1):
+    for number in itertools.count(1):
         code = harness_module(task, reply)
         report = perform(call, "sandbox", run, code=code)
         tried.append((code, sum(c.passed for c in report.cases)))
-        if report.passed or number == max(1, call.context.best_of):
+        if report.passed or not room_for_another(call, number):
             break
         feedback = REPAIR_PROMPT.format(failures=failures_view(report))
         reply = harness_reply(

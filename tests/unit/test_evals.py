@@ -148,7 +148,7 @@ def test_single_is_one_call_that_sees_only_the_prompt(tmp_path, config):
 
 def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
     always = fenced("def has_close_elements(numbers, threshold):\n    return True\n")
-    coder = ScriptedChatModel(script=[WRONG, always, SOLVED], repeat_last=True)
+    coder = ScriptedChatModel(script=[WRONG, WRONG, always, SOLVED], repeat_last=True)
     tasks = runner.select(HUMANEVAL.tasks(), ("HumanEval/0",))
     [row] = runner.run(
         HUMANEVAL,
@@ -158,7 +158,8 @@ def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
         Context(best_of=4),
         models={**models(), "coder": coder},
     )
-    # WRONG and `always` each pass one of the docstring's two examples; only SOLVED passes both.
+    # WRONG and `always` each pass one of the docstring's two examples; only SOLVED passes both, and the
+    # sampling stops there, within best_of; a repeated reply is not run again.
     assert row["passed"] and row["llm_calls"] == 4 and coder.calls == 4
     ledger = _final_state(tmp_path, "best-of-n")["ledger"]
     assert [e["detail"] for e in ledger if e["kind"] == "sandbox"] == [
@@ -166,7 +167,7 @@ def test_best_of_n_keeps_the_sample_that_passes_most_stated_examples(tmp_path):
         "sample 2: 1/2 examples",
         "sample 3: 2/2 examples",
     ]
-    assert any(e["kind"] == "retry" and "sample 4 repeats" in e["detail"] for e in ledger)
+    assert any(e["kind"] == "retry" and "sample 2 repeats" in e["detail"] for e in ledger)
     # Among equals the earliest is kept: the first call is single's own, so best-of-n never does worse
     # than single on the examples.
     tied = ScriptedChatModel(script=[WRONG, always], repeat_last=True)

@@ -11,7 +11,7 @@ import pytest
 
 from accord.cli import main
 from accord.evals import declared, runner
-from accord.evals.reports import comparable
+from accord.evals.reports import comparable, goals
 from tests.endpoint import FakeEndpoint, Text
 
 SOLUTION = """```python
@@ -296,12 +296,16 @@ same_tokens_as = "best-of-n"
 """
 
 
-def test_a_baseline_given_a_teams_tokens_gets_its_n_from_the_runs_own_rows(
+WRONG_SOLUTION = "```python\ndef has_close_elements(numbers, threshold):\n    return False\n```"
+"""Right on one of HumanEval/0's stated examples and wrong on the other: no sample ends a baseline early."""
+
+
+def test_a_baseline_given_a_teams_tokens_is_capped_task_by_task_at_its_spend(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(runner, "changed_files", lambda: [])
     out = tmp_path / "out"
-    with FakeEndpoint([Text(SOLUTION)]) as endpoint:
+    with FakeEndpoint([Text(WRONG_SOLUTION)]) as endpoint:
         assert (
             main(
                 ["eval", "run", experiment(tmp_path, MATCHED), "--out", str(out), "--base-url", endpoint.url]
@@ -309,33 +313,55 @@ def test_a_baseline_given_a_teams_tokens_gets_its_n_from_the_runs_own_rows(
             == 0
         )
     rows = {r["config"]: r for r in runner.read_rows(out)}
-    # best-of-n made its three calls, each as many tokens as single's one.
-    assert rows["best-of-n@fake"]["llm_calls"] == 3
-    assert declared.matched_best_of(rows.values(), "best-of-n@fake", "single@fake") == 3
-    assert rows["self-repair@fake"]["own_settings"] == {"best_of": 3}
-    assert rows["self-repair@fake"]["settings"]["best_of"] == 3
-    said = capsys.readouterr().err
-    assert "self-repair@fake: best_of = 3, best-of-n@fake's tokens per task over single@fake's" in said
+    # best-of-n, uncapped, made its three calls; self-repair, capped at their tokens, as many and no more.
+    team = rows["best-of-n@fake"]
+    assert team["llm_calls"] == 3
+    spent = team["tokens_in"] + team["tokens_out"]
+    matched = rows["self-repair@fake"]
+    assert matched["settings"]["token_cap"] == spent
+    assert matched["llm_calls"] == 3 and matched["tokens_in"] + matched["tokens_out"] <= spent
+    said = " ".join(capsys.readouterr().err.split())
+    assert (
+        f"self-repair@fake: each task capped at best-of-n@fake's tokens on it (mean {spent:,} per task)"
+        in said
+    )
 
 
-def test_matched_tokens_are_the_teams_mean_over_the_plain_calls_and_need_both_declared_first() -> None:
+def test_token_caps_are_the_teams_spend_on_each_task_and_need_it_declared_first() -> None:
     rows = [
         row("single", "T/0", tokens_in=300, tokens_out=31),
-        row("single", "T/1", tokens_in=300, tokens_out=31),
         row("accountable", "T/0", tokens_in=300, tokens_out=31),
         row("accountable", "T/1", tokens_in=2000, tokens_out=293),
     ]
-    # (331 + 2,293) / 2 = 1,312 tokens a task against 331: four plain calls.
-    assert declared.matched_best_of(rows, "accountable", "single") == 4
-    assert declared.matched_best_of(rows[:2], "single", "single") == 1
+    assert declared.token_caps(rows, "accountable") == {"T/0": 331, "T/1": 2293}
     with pytest.raises(ValueError, match="no rows of team"):
-        declared.matched_best_of(rows, "team", "single")
+        declared.token_caps(rows, "team")
     runs = [declared.ConfigurationRun(config=c) for c in ("single", "accountable")]
     matched = declared.ConfigurationRun(config="best-of-n", same_tokens_as="accountable")
-    assert declared.budget_pair(tuple(runs), matched) == (1, 0)
-    with pytest.raises(ValueError, match="needs one accountable and one single on its models"):
-        declared.budget_pair(tuple(runs[:1]), matched)
-    with pytest.raises(ValueError, match="needs one accountable and one single"):
-        declared.budget_pair(tuple(runs), matched.model_copy(update={"model": "other"}))
-    with pytest.raises(ValueError, match="sets best_of; the configuration sets it too"):
-        declared.budget_pair(tuple(runs), matched.model_copy(update={"settings": {"best_of": 2}}))
+    assert declared.team_of(tuple(runs), matched) == 1
+    with pytest.raises(ValueError, match="needs one accountable declared before it"):
+        declared.team_of(tuple(runs[:1]), matched)
+    with pytest.raises(ValueError, match="caps its tokens; the configuration sets them too"):
+        declared.team_of(tuple(runs), matched.model_copy(update={"settings": {"best_of": 2}}))
+
+
+def test_a_baseline_stops_at_its_first_reply_passing_the_stated_examples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "changed_files", lambda: [])
+    out = tmp_path / "out"
+    with FakeEndpoint([Text(SOLUTION)]) as endpoint:
+        main(["eval", "run", experiment(tmp_path, MATCHED), "--out", str(out), "--base-url", endpoint.url])
+    rows = {r["config"]: r for r in runner.read_rows(out)}
+    assert rows["best-of-n@fake"]["passed"] and rows["best-of-n@fake"]["llm_calls"] == 1
+
+
+def test_a_same_budget_comparison_is_refused_unless_the_baseline_was_capped_at_the_teams_spend() -> None:
+    team = {"spent": {"T/0": 300, "T/1": 900}}
+    capped = {"spent": {"T/0": 280, "T/1": 900}, "caps": {"T/0": 300, "T/1": 900}}
+    assert goals.unmatched(team, capped) == ""
+    assert "not capped" in goals.unmatched(team, {"spent": {"T/0": 300}})
+    low = {**capped, "caps": {"T/0": 100, "T/1": 900}}
+    assert goals.unmatched(team, low) == "its cap was below the team's spend on 1 tasks (first: T/0)"
+    over = {**capped, "spent": {"T/0": 301, "T/1": 900}}
+    assert goals.unmatched(team, over) == "it spent more than the team on 1 tasks (first: T/0)"

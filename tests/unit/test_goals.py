@@ -200,11 +200,16 @@ def test_a_gain_of_points_is_not_met_without_the_paired_test():
 
 def test_the_team_is_held_to_the_plain_call_given_the_same_tokens():
     humaneval = {"single": _summary(55, 1000, SMALL), "accountable": _summary(72, 2500, SMALL)}
+    ids = [f"T/{i}" for i in range(40)]
+    team_spent = dict.fromkeys(ids, 1500)
+    matched = {"caps": team_spent}  # each task capped at the team's spend on it
     checkset = {
         "single": _summary(10, 300, SMALL, tasks=40),
-        "accountable": _summary(20, 3000, SMALL, tasks=40) | {"tokens_per_task": 1500},
-        "best-of-n": _summary(19, 2900, SMALL, tasks=40) | {"tokens_per_task": 1450},
-        "self-repair": _summary(12, 2000, SMALL, tasks=40) | {"tokens_per_task": 900},
+        "accountable": _summary(20, 3000, SMALL, tasks=40) | {"tokens_per_task": 1500, "spent": team_spent},
+        "best-of-n": _summary(19, 2900, SMALL, tasks=40)
+        | {"tokens_per_task": 1450, "spent": dict.fromkeys(ids, 1450), **matched},
+        "self-repair": _summary(12, 2000, SMALL, tasks=40)
+        | {"tokens_per_task": 900, "spent": dict.fromkeys(ids, 900), **matched},
     }
     table = goals(humaneval, checkset)
     # One task more than best-of-n is neither 5 points nor a paired difference.
@@ -218,6 +223,9 @@ def test_the_team_is_held_to_the_plain_call_given_the_same_tokens():
         "the same tokens | ≥ +5 points, p < 0.05 | +20.0 points (50.0% against `self-repair` 30.0%; +8 "
         "−0, p = 0.0078: better; tokens per task 1,500 against 900) | yes |"
     ) in table
+    # Uncapped, the same baseline is no comparison at all.
+    del checkset["self-repair"]["caps"]
+    assert "not compared: its tasks were not capped at the team's spend on each" in goals(humaneval, checkset)
 
 
 def test_the_team_is_held_to_each_peer_at_no_more_tokens():
