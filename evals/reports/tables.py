@@ -353,7 +353,7 @@ def render(text: str, root: Path = ROOT) -> str:
 
 
 OLD_JUDGE = (
-    "*Judged before completion records (a clean exit could pass a check, docs/reliability.md): these rows "
+    "\n*Judged before completion records (a clean exit could pass a check, docs/reliability.md): these rows "
     "keep no code to judge again, and a rerun replaces them.*\n"
 )
 
