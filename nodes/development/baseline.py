@@ -104,10 +104,14 @@ def room_for_another(call: StageCall, made: int) -> bool:
     cap, while its calls so far plus one more of their mean size stay within it (so it never spends past
     the team it is compared with); else while fewer than ``best_of`` calls are made."""
     cap = call.context.token_cap
-    if not cap:
-        return made < max(1, call.context.best_of)
     spent = sum(e.tokens_in + e.tokens_out for e in call.ledger if e.kind == "llm")
-    return spent + spent / max(1, made) <= cap
+    if not cap or not spent:  # no cap, or an endpoint that reports no usage: count calls instead
+        return made < max(1, call.context.best_of)
+    return made < MOST_CALLS and spent + spent / max(1, made) <= cap
+
+
+MOST_CALLS = 64
+"""A bound on a capped baseline's calls whatever its cap, should a reply cost next to nothing."""
 
 
 def implement_best_of(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
