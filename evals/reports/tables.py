@@ -49,7 +49,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -323,11 +323,15 @@ def render(text: str, root: Path = ROOT) -> str:
             if reasons := [withheld(f, why, root) for f in folders if (why := mixed(f))]:
                 return match.group(1) + "".join(reasons) + match.group(5)
             first, *tests = (_summaries(f, running=True) for f in folders)
-            body = goals(
-                first,
-                tests[0] if tests else None,
-                [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)],
-            ) + judge_note(folders)
+            body = (
+                goals(
+                    first,
+                    tests[0] if tests else None,
+                    [(_benchmark(f), runs) for f, runs in zip(folders[2:], tests[1:], strict=True)],
+                )
+                + judge_note(folders)
+                + commits_note(folders, root)
+            )
         elif match["kind"] == "who-and-when":
             body = attribution_table(root / folder, root)
         elif match["kind"] == "tester-check":
@@ -356,6 +360,16 @@ OLD_JUDGE = (
     "\n*Judged before completion records (a clean exit could pass a check, docs/reliability.md): these rows "
     "keep no code to judge again, and a rerun replaces them.*\n"
 )
+
+
+def commits_note(folders: Sequence[Path], root: Path = ROOT) -> str:
+    """Return the note a table drawn from several folders gets when their rows ran different code, naming
+    each folder's commit ('' when one commit ran them all): its rows are then not one experiment."""
+    codes = {f: sorted({comparable.code_of(r) for r in read_rows(f)}) for f in folders}
+    if len({code for found in codes.values() for code in found}) <= 1:
+        return ""
+    said = "; ".join(f"`{f.relative_to(root)}` at {', '.join(found)}" for f, found in codes.items() if found)
+    return f"\n*These rows ran different code ({said}): they are not one experiment.*\n"
 
 
 def judge_note(folders: Iterable[Path]) -> str:

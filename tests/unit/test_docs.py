@@ -114,6 +114,9 @@ def test_every_published_table_comes_from_one_commit_and_one_task_set() -> None:
             names = match["spec"].split()
             folders = names if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[:1]
             configs = [] if match["kind"] in tables.PAPER or match["kind"] == "goals" else names[1:]
+            if match["kind"] == "goals":  # one table across folders: one commit, or it says it is not
+                codes = {comparable.code_of(r) for f in folders for r in runner.read_rows(ROOT / f)}
+                assert len(codes) <= 1 or "they are not one experiment" in match["body"], doc.name
             for folder in (ROOT / f for f in folders if f.startswith("results/")):
                 if f"`{folder.relative_to(ROOT)}` holds" in match["body"]:
                     continue  # withheld, with its reason
@@ -391,3 +394,18 @@ def test_no_code_or_doc_narrates_its_own_history() -> None:
         if HISTORY.search(line)
     ]
     assert told == []
+
+
+def test_a_table_across_folders_of_different_code_says_it_is_not_one_experiment(tmp_path):
+    one, other = tmp_path / "results" / "one", tmp_path / "results" / "other"
+    for folder, commit in ((one, "a" * 40), (other, "b" * 40)):
+        folder.mkdir(parents=True)
+        (folder / "results.jsonl").write_text(
+            json.dumps({"config": "single", "id": "t/0", "commit": commit}) + "\n"
+        )
+    said = tables.commits_note([one, other], tmp_path)
+    assert said == (
+        "\n*These rows ran different code (`results/one` at aaaaaaa; `results/other` at bbbbbbb): "
+        "they are not one experiment.*\n"
+    )
+    assert tables.commits_note([one, one], tmp_path) == ""
