@@ -19,8 +19,8 @@ import re
 import sys
 from typing import Any
 
-from accord.evals.humaneval import passes_hidden_tests, problems
-from accord.nodes.intake import parse_examples
+from accord.evals.benchmarks.humaneval import passes_hidden_tests, problems
+from accord.nodes.requests import parse_examples
 from accord.state.artifacts import CodeArtifact
 
 HEADING = re.compile(r"^(for )?(an )?(examples?( \d+)?|\[input/output\] samples)( usage)?\s*[:.]?\s*$",
@@ -64,7 +64,7 @@ def strip_examples(prompt: str, entry_point: str) -> str:
     in_doctest = blank_before = False
     for number, line in enumerate(lines):
         text = line.strip().strip('"').strip()
-        if not first <= number <= last or number == first or number == last and not text:
+        if not first <= number <= last or number == first or (number == last and not text):
             kept.append(line)
             continue
         if heading is not None and text and _indent(line) <= heading and (blank_before or PROSE.fullmatch(text)) \
@@ -73,7 +73,7 @@ def strip_examples(prompt: str, entry_point: str) -> str:
         blank_before = not text
         if HEADING.match(text):
             heading = _indent(line)
-        in_doctest = text.startswith(">>>") or in_doctest and bool(text)
+        in_doctest = text.startswith(">>>") or (in_doctest and bool(text))
         example = heading is not None or in_doctest or GIVEN.match(text) or _states(text, entry_point)
         if not example:
             kept.append(line)

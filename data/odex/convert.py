@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from accord.evals.humaneval import passes_hidden_tests
+from accord.evals.benchmarks.humaneval import passes_hidden_tests
 from accord.state.artifacts import CodeArtifact
 
 

@@ -154,3 +154,21 @@ def test_humaneval_without_its_examples_keeps_each_problem_but_states_no_example
         stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
         assert passes_hidden_tests(task, right) == (True, ""), task_id
         assert not passes_hidden_tests(task, stub)[0], task_id
+
+
+@pytest.mark.parametrize("name, stated", [("mbpp_stated", 1), ("mbpp_unstated", 0), ("mbpp_holdout", 0)])
+def test_mbpp_sets_state_what_they_say_and_their_tests_tell_right_from_wrong(name: str, stated: int):
+    root = Path(__file__).resolve().parents[2] / "data" / name
+    tasks = user_set(root / f"{name}.jsonl").problems()
+    for task_id, task in tasks.items():
+        assert task["prompt"].startswith(f"def {task['entry_point']}("), task_id
+        examples = parse_request(task["prompt"]).examples
+        assert len(examples) == stated, task_id
+        if stated:  # the stated example is MBPP's first test, on the same call
+            call = examples[0].call.replace(task["entry_point"] + "(", "candidate(", 1)
+            assert task["test"].splitlines()[1].startswith(f"    assert {call} == "), task_id
+    for task_id, task in list(tasks.items())[::25]:  # a few: each check runs the sandbox twice
+        right = CodeArtifact(files={"solution.py": task["prompt"] + task["canonical_solution"]})
+        stub = CodeArtifact(files={"solution.py": task["prompt"] + "    pass\n"})
+        assert passes_hidden_tests(task, right) == (True, ""), task_id
+        assert not passes_hidden_tests(task, stub)[0], task_id

@@ -16,6 +16,11 @@ from accord.evals.reports import summary as report
 
 FUNCTIONS40 = REPOSITORY_DATA / "functions40" / "functions40.jsonl"
 JSONL_SETS = {"functions40": FUNCTIONS40, "odex": REPOSITORY_DATA / "odex" / "odex.jsonl"}
+"""Frozen as test before any run, then read while Accord changed: dev now."""
+HELD_BACK = {
+    name: REPOSITORY_DATA / name / f"{name}.jsonl"
+    for name in ("mbpp_stated", "mbpp_unstated", "mbpp_holdout")
+}
 """The held-back function sets kept as task files, each with its split beside it."""
 UNSTATED = REPOSITORY_DATA / "humaneval_unstated" / "humaneval_unstated.jsonl"
 
@@ -32,9 +37,14 @@ def test_what_was_tuned_on_is_dev_and_the_held_back_sets_are_test() -> None:
     assert splits.load(splits.path_of("humaneval")).test == ()  # the tuning set publishes nothing as test
     classes = splits.load(splits.path_of("classeval"))
     assert len(classes.dev) == 40 and len(classes.test) == 60
-    for name, file in JSONL_SETS.items():  # frozen before any run: all test
+    for name, file in HELD_BACK.items():  # frozen before any run: all test
         held_back = splits.load(splits.path_of("jsonl", file))
         assert held_back.dev == () and held_back.test == tuple(t.id for t in user_set(file).tasks()), name
+    for name, file in JSONL_SETS.items():  # read while Accord changed: all dev, for good
+        tuned = splits.load(splits.path_of("jsonl", file))
+        assert tuned.test == () and tuned.dev == tuple(t.id for t in user_set(file).tasks()), name
+    every = [t.id for file in HELD_BACK.values() for t in user_set(file).tasks()]
+    assert len(every) == len(set(every)) == 497  # no MBPP problem in two sets
     with pytest.raises(ValueError, match="humaneval has no test tasks"):
         splits.ids("humaneval", "test")
     unstated = splits.load(splits.path_of("jsonl", UNSTATED))  # HumanEval without its examples: tuned on
@@ -75,7 +85,7 @@ def test_the_data_readme_counts_each_split_as_its_file_does() -> None:
     rows = dict(
         re.findall(r"^\| (\S+)[^|]* \| (\d+ \| \d+) \|$", (REPOSITORY_DATA / "README.md").read_text(), re.M)
     )
-    task_files = {**JSONL_SETS, "humaneval_unstated": UNSTATED}
+    task_files = {**JSONL_SETS, **HELD_BACK, "humaneval_unstated": UNSTATED}
     folders = {folder: name for name, folder in splits.FOLDERS.items()} | dict.fromkeys(task_files, "jsonl")
     assert set(rows) == set(folders)
     for folder, counts in rows.items():
