@@ -24,7 +24,7 @@ from accord.graphs.compiler import Compiler
 from accord.graphs.development import GATES, LIFECYCLE, ROLES, build_graph
 from accord.graphs.duties import Duty, Role
 from accord.graphs.oracle import Oracle
-from accord.nodes.development.artifacts import Approval, CandidateScore, Selection, TestSuite
+from accord.nodes.development.artifacts import Approval, Candidates, CandidateScore, Selection, TestSuite
 from accord.state.artifacts import (
     CaseResult,
     CodeArtifact,
@@ -76,6 +76,7 @@ CANNED = {
     },
     "implement": lambda s: {"code": _code(BAD if _round(s) == 1 else GOOD2)},
     "attempt": lambda s: {"code": _code(BAD)},
+    "sample": lambda s: {"candidates": dump(Candidates(items=(CodeArtifact(**s["code"]),)))},
     "design_tests": lambda s: {"tests": dump(TestSuite(cases=(Example(call="add(2, 3)", expected="5"),)))},
     "select": lambda s: {
         "code": s["code"],

@@ -3,8 +3,12 @@
 A function or class task is first given to one plain call (``single``'s prompt, on the Coder's model):
 attempting → checking runs the examples it states in the sandbox (for a task stating none, that the entry
 point is defined), and an attempt that passes them all goes to the Reviewer's executed-evidence review and
-``completed``; a failing one is sampled again (checking → attempting, at most ``max_samples`` times, sooner
-ended when a sample fails as the one before it did), and only then escalates to the team, the last attempt
+``completed``. An attempt whose check stated nothing of behaviour (a task with no example) is first
+cross-checked: sampling → probing → cross_checking, where the Coder draws ``cross_samples`` more plain
+attempts, the Tester writes cases from the specification alone, and the candidate that most of them
+behave alike with is kept (agreed, or disputed when no majority behaves alike). A failing one is sampled
+again (checking → attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one
+before it did), and only then escalates to the team, the last attempt
 kept as its first candidate (``Context.first_attempt`` off sends every task to the team at once). The team:
 initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
 review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix
@@ -57,7 +61,15 @@ LIFECYCLE = with_budget(
                 name="checking",
                 roles=("debugger",),
                 duty="run_tests",
-                outcomes=("pass", "retry", "escalate", "fail"),
+                outcomes=("pass", "cross_check", "retry", "escalate", "fail"),
+            ),
+            Stage(name="probing", roles=("tester",), duty="design_tests", outcomes=("pass", "fail")),
+            Stage(name="sampling", roles=("coder",), duty="sample", outcomes=("pass", "fail")),
+            Stage(
+                name="cross_checking",
+                roles=("tester",),
+                duty="select",
+                outcomes=("agreed", "disputed", "fail"),
             ),
             Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
             Stage(
@@ -103,6 +115,18 @@ LIFECYCLE = with_budget(
             # An attempt that gave no usable code is one the team makes anyway.
             Transition(source="attempting", outcome="fail", target="planning"),
             Transition(source="checking", outcome="pass", target="reviewing"),
+            # An attempt that passed a check of nothing the task states (no example) is run beside samples
+            # of its own prompt on the Tester's cases: the candidates' agreement chooses among them.
+            Transition(source="checking", outcome="cross_check", target="sampling", counter="cross_check"),
+            Transition(source="sampling", outcome="pass", target="probing"),
+            Transition(source="sampling", outcome="fail", target="reviewing"),
+            Transition(source="probing", outcome="pass", target="cross_checking"),
+            # Without cases to run there is nothing to compare the samples on: the attempt goes on alone.
+            Transition(source="probing", outcome="fail", target="reviewing"),
+            Transition(source="cross_checking", outcome="agreed", target="reviewing"),
+            Transition(source="cross_checking", outcome="disputed", target="reviewing"),
+            # The attempt stays the code when the selection could not run.
+            Transition(source="cross_checking", outcome="fail", target="reviewing"),
             # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
             # samples repaired most of the wrong attempts they followed (docs/evals.md, "Sampled attempts").
             Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
@@ -153,6 +177,7 @@ LIFECYCLE = with_budget(
             Counter(name="debug", start=0, limit=3, exhausted="exhausted", reason="debug attempts exhausted"),
             Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
             Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
+            Counter(name="cross_check", start=0, limit=1, exhausted="pass", reason="no cross-check"),
             Counter(
                 name="sample",
                 start=0,
@@ -201,7 +226,8 @@ def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
         f"{stated} stated example{'' if stated == 1 else 's'})"
     )
     if report.passed:
-        return "pass", summary
+        # A check of the entry point alone says nothing of behaviour: the Tester cross-checks it.
+        return ("pass" if task.examples else "cross_check"), summary
     failures = report.failures()
     # How the first example failed, not only which: a sample failing alike is no new evidence.
     failing = "; ".join(c.name for c in failures[:3])
@@ -247,6 +273,13 @@ def gate_code(state: Mapping[str, Any]) -> tuple[str, str]:
     return "pass", f"{len(code.files)} files, {len(code.test_files)} test files"
 
 
+def gate_samples(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass the attempt and its samples on to be run side by side."""
+    candidates = read(state, "candidates", Candidates)
+    assert candidates is not None
+    return "pass", f"{len(candidates.items)} candidates"
+
+
 def gate_designed(state: Mapping[str, Any]) -> tuple[str, str]:
     """Pass the Tester's cases on to the selection."""
     suite = read(state, "tests", TestSuite)
@@ -271,6 +304,19 @@ def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
     if len(selection.scores) == 1:
         return "repair", f"the one candidate fails an example; {evidence}"
     return "resample", f"no candidate passes every example; {evidence}"
+
+
+def gate_cross_check(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Say whether most candidates behaved as the chosen one did on the Tester's cases (agreed) or not
+    (disputed), with the cases the chosen one fails."""
+    selection = read(state, "selection", Selection)
+    assert selection is not None
+    best, total = selection.scores[selection.chosen], len(selection.scores)
+    evidence = (
+        f"candidate {best.index + 1} of {total}: {best.agreeing} of {total} candidates behave alike on the "
+        f"Tester's cases, {best.tests_passed} cases passed, {len(selection.flagged)} disputed"
+    )
+    return ("agreed" if 2 * best.agreeing > total else "disputed"), evidence
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -338,6 +384,7 @@ def intake(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 WORK = {
     ("intake", "intake"): intake,
     ("coder", "attempt"): coder.attempt,
+    ("coder", "sample"): coder.sample,
     ("planner", "plan"): planner.plan,
     ("human", "approve"): approval.approve,
     ("coder", "implement"): coder.implement,
@@ -372,6 +419,9 @@ GATES: dict[str, Gate] = {
     "initialized": gate_task,
     "attempting": gate_code,
     "checking": gate_attempt,
+    "probing": gate_designed,
+    "sampling": gate_samples,
+    "cross_checking": gate_cross_check,
     "planning": gate_plan,
     "approving": gate_approval,
     "implementing": gate_code,

@@ -75,6 +75,10 @@ class Context:
     """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
     them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its
     ``sample`` counter (with the first, as many plain calls as the team's pool of candidates holds)."""
+    cross_samples: int = 3
+    """Plain attempts sampled beside a first attempt that passed its check on a task stating no example,
+    run with it on the Tester's cases so that the candidates' agreement chooses (0: the attempt is kept on
+    its check alone)."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
@@ -163,6 +167,7 @@ class Context:
             "resample": self.max_resamples,
             "attempt": None if self.first_attempt else 0,
             "sample": self.max_samples,
+            "cross_check": 0 if self.cross_samples == 0 else None,
         }
         return {name: limit for name, limit in limits.items() if limit is not None}
 
@@ -173,6 +178,7 @@ RANGES: dict[str, tuple[float, bool]] = {
     "max_rounds": (1, False),
     "max_debug_attempts": (0, False),
     "max_samples": (0, False),
+    "cross_samples": (0, False),
     "max_candidates": (1, False),
     "best_of": (1, False),
     "token_cap": (0, False),

@@ -28,7 +28,7 @@ from accord.state.artifacts import CodeArtifact, Plan, ReviewReport, TaskSpec
 from accord.state.graph_state import dump, read
 from accord.state.stage import StageCall
 
-__all__ = ["SYSTEM", "attempt", "implement", "revise"]
+__all__ = ["SYSTEM", "attempt", "implement", "revise", "sample"]
 
 
 def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
@@ -48,6 +48,22 @@ def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     if earlier is None:
         return {"code": dump(draw(None))}
     return {"code": dump(unrepeated(call, draw, tried_versions(state, earlier)))}
+
+
+def sample(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """Draw ``cross_samples`` more plain attempts beside the one that passed its check, each written from the
+    task alone at the candidates' temperature, so that the Tester can run them side by side on inputs the
+    task does not state: where independent samples behave alike, the attempt is not one draw's accident."""
+    task, _, code = artifacts(state)
+    assert code is not None
+
+    def draw(_: float | None) -> CodeArtifact:
+        if task.level == "class":
+            return write_class(call, task, None, SAMPLE_TEMPERATURE)
+        return write_plainly(call, task, SAMPLE_TEMPERATURE)
+
+    drawn = [draw(None) for _ in range(call.context.cross_samples)]
+    return {"candidates": dump(Candidates(items=(code, *drawn)))}
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

@@ -118,10 +118,11 @@ DESIGN_TESTS = Contract(role="tester", duty="design_tests", inputs=("task",), ou
 SELECT = Contract(
     role="tester",
     duty="select",
-    inputs=("task", "plan", "candidates"),
-    optional_inputs=("code", "tests"),
+    inputs=("task", "candidates"),
+    optional_inputs=("plan", "code", "tests"),
     outputs=("code", "selection"),
 )
+"""Without a plan (plain attempts cross-checked) the task's own examples are run."""
 RUN_TESTS = Contract(
     role="debugger",
     duty="run_tests",
@@ -146,6 +147,8 @@ REVIEW = Contract(
 )
 BASELINE_CODER = Contract(role="coder", duty="implement", inputs=("task",), outputs=("code",))
 """The monolithic baseline's one duty: code from the task alone, no plan."""
+SAMPLE = Contract(role="coder", duty="sample", inputs=("task", "code"), outputs=("candidates",))
+"""More plain attempts beside one that passed its check, for the Tester to run side by side."""
 ATTEMPT = BASELINE_CODER.model_copy(update={"duty": "attempt", "optional_inputs": ("code", "test_report")})
 """The team's first tries: the baseline's call, before any plan. A sample comes after a failed check (its
 report is handed over with the attempt) and reads the attempts before it only so as not to repeat them:
@@ -251,6 +254,13 @@ SPECS: dict[str, RoleSpec] = {
                     description="one plain try from the task alone, as the single "
                     "call makes it, before any plan; sampled again after a failed check",
                     contract=ATTEMPT,
+                    actions=("code", "methods"),
+                ),
+                DutySpec(
+                    name="sample",
+                    description="more plain tries beside one that passed its check, for the Tester "
+                    "to run side by side on inputs the task does not state",
+                    contract=SAMPLE,
                     actions=("code", "methods"),
                 ),
                 DutySpec(

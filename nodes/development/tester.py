@@ -116,12 +116,15 @@ def design_tests(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
 
 
 def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
-    """Run every candidate on the examples and the Tester's cases; keep the best by executed evidence."""
-    _, plan, _ = artifacts(state)
+    """Run every candidate on the examples and the Tester's cases; keep the best by executed evidence.
+
+    The examples are the plan's, or the task's own where no plan was written (plain attempts
+    cross-checked before any team is called in)."""
+    task, plan, _ = artifacts(state)
     candidates = read(state, "candidates", Candidates)
     suite = read(state, "tests", TestSuite)
-    assert plan is not None and candidates is not None
-    examples, cases = plan.examples, suite.cases if suite else ()
+    assert candidates is not None
+    examples, cases = (plan or task).examples, suite.cases if suite else ()
     limits = sandbox.Limits(timeout_s=call.context.sandbox_timeout_s)
 
     def run(code: CodeArtifact) -> TestReport:

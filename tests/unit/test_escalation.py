@@ -7,6 +7,7 @@ from accord.accountability.blame import blame
 from accord.accountability.mast import detect
 from accord.accountability.trace import steps
 from accord.graphs.development import LIFECYCLE
+from accord.graphs.oracle import Oracle
 from accord.state.context import Context
 from accord.state.history import from_graph
 from tests.conftest import APPROVE, BAD, GOOD, PLAN, STUB, fenced
@@ -121,22 +122,63 @@ BARE = STUB.replace("    >>> add(1, 2)\n    3\n    >>> add(-1, 1)\n    0\n", "")
 """The stub stating no example."""
 
 
+ADDS = "return a + b"
+
+
+def solution(state: dict) -> str:
+    return state["code"]["files"]["solution.py"]
+
+
+CROSS_CHECKED = ["initialized", "attempting", "checking", "sampling", "probing", "cross_checking"]
+CROSS_CHECKED += ["reviewing"]
+
+
 def test_a_task_stating_no_example_is_attempted_and_checked_on_its_entry_point(scripted):
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True)
+    values = run(BARE, first_attempt=True, cross_samples=0)  # no cross-check: the check alone decides
     assert values["status"] == "completed" and run.path(values) == ATTEMPT
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
     assert (checked["outcome"], checked["evidence"]) == (
         "pass",
-        "1/1 checks passed (the entry point's definition and 0 stated examples)",
+        "no cross-check; 1/1 checks passed (the entry point's definition and 0 stated examples)",
     )
     assert [run.models[r].calls for r in ("coder", "planner", "tester")] == [1, 0, 0]
+
+
+def test_an_attempt_checked_on_nothing_it_states_is_cross_checked_and_the_majority_kept(scripted):
+    # The attempt is wrong yet loads; three samples of the same prompt agree with each other on the
+    # Tester's cases, and the selection keeps one of them.
+    run = scripted(planner=[PLAN], coder=[BAD, GOOD, GOOD, GOOD], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True)
+    assert values["status"] == "completed" and run.path(values) == [*CROSS_CHECKED, "completed"]
+    assert "return a + b" in values["code"]["files"]["solution.py"]
+    assert [run.models[r].calls for r in ("coder", "tester", "planner")] == [4, 1, 0]
+    crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
+    assert crossed["outcome"] == "agreed"
+    assert crossed["evidence"].startswith("candidate 2 of 4: 3 of 4 candidates behave alike")
+    # The Tester wrote its cases from the task alone: no candidate's code is in its prompt.
+    assert "return a - b" not in run.models["tester"].prompts[0]
+    # The task states nothing a live check could judge by: blame reads a judge that knows the answer.
+    hidden = Oracle(name="hidden", judges={"code": lambda state, _: (ADDS in solution(state), "")})
+    report = blame(from_graph(run.graph, "test"), LIFECYCLE, hidden)
+    assert next(s.correct for s in report.stages if s.stage == "attempting") is False
+    assert report.rates()["tester"]["repairs"] == 1 and report.final_correct is True
+
+
+def test_candidates_that_behave_each_their_own_way_are_a_dispute(scripted):
+    run = scripted(planner=[PLAN], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True)
+    crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
+    # BAD and ALIKE behave alike (2 of 4, no majority); GOOD alone passes the Tester's cases.
+    assert crossed["outcome"] == "disputed" and crossed["target"] == "reviewing"
+    assert "return a + b" not in values["code"]["files"]["solution.py"]
+    assert crossed["evidence"].startswith("candidate 1 of 4: 2 of 4 candidates behave alike")
 
 
 def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalated(scripted):
     unloadable = fenced("import no_such_module\n\ndef add(a, b):\n    return a + b\n")
     run = scripted(planner=[PLAN], coder=[unloadable, GOOD], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True)
+    values = run(BARE, first_attempt=True, cross_samples=0)
     checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
     assert [(v["outcome"], v["target"]) for v in checks] == [("retry", "attempting"), ("pass", "reviewing")]
     assert checks[0]["evidence"].startswith("0/1 checks passed (the entry point's definition and 0 stated")
