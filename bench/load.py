@@ -27,6 +27,7 @@ from langchain_core.runnables import RunnableConfig
 from accord.graphs.development import build_graph
 from accord.graphs.store import checkpointer
 from accord.state.context import Context
+from accord.state.graph_state import ENDED
 from tests.endpoint import Drop, FakeEndpoint, Reply, Status, Text, Tool
 
 TASK = '''def add(a: int, b: int) -> int:
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"ended: completed {statuses.count('completed')}, failed {statuses.count('failed')}, "
-        f"not terminal {sum(s not in ('completed', 'failed') for s in statuses)}; "
+        f"not terminal {sum(s not in ENDED for s in statuses)}; "
         f"resumed runs {sum(o['resumes'] > 0 for o in outcomes.values())}; "
         f"checkpoints consistent {sum(o['consistent'] for o in outcomes.values())}/{args.runs}"
     )
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{statistics.median(seconds):.1f} s, p95 {seconds[int(0.95 * (len(seconds) - 1))]:.1f} s"
     )
     print(f"peak memory: Accord process {peak_self:.0f} MiB, largest sandboxed child {peak_children:.0f} MiB")
-    terminal = all(s in ("completed", "failed") for s in statuses)
+    terminal = all(s in ENDED for s in statuses)
     return 0 if terminal and all(o["consistent"] for o in outcomes.values()) else 1
 
 

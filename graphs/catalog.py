@@ -25,6 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 from accord.graphs import store
 from accord.graphs.duties import Role
 from accord.graphs.oracle import Oracle
+from accord.state.graph_state import ENDED
 from accord.state.lifecycle import Lifecycle
 from accord.state.role_specs import RoleSpec
 from accord.state.settings import settings
@@ -150,7 +151,7 @@ def blame_oracle(values: Mapping[str, Any]) -> Oracle | None:
     """Return what a thread whose last values are ``values`` is blamed by: its workflow's ``judged_after``
     when it has ended and stored no judgment, else None (the judgments it stored as it ran)."""
     after = workflow_of(values).judged_after
-    ended = values.get("status") in ("completed", "failed")
+    ended = values.get("status") in ENDED
     return after(values) if after is not None and ended and not values.get("judgments") else None
 
 

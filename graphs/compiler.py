@@ -471,7 +471,8 @@ class Compiler:
     def _terminal_node(self, stage: Stage):  # type: ignore[no-untyped-def]
         def finish(state: dict[str, Any]) -> dict[str, Any]:
             last = (state.get("verdicts") or [{}])[-1]
-            reason = last.get("evidence", "") if stage.status == "failed" else ""
+            # The last gate's evidence says why a run failed, or how its result was verified.
+            reason = last.get("evidence", "")
             status = stage.status or stage.name
             ended = {"status": status, "stage": stage.name, "reason": reason}
             if any(isinstance(m, dict) for m in state.get("messages", [])):

@@ -5,19 +5,19 @@ attempting → checking runs the examples it states in the sandbox (for a task s
 point is defined), and an attempt that passes them all goes to the Reviewer's executed-evidence review and
 ``completed``. An attempt whose check stated nothing of behaviour (a task with no example) is first
 cross-checked: sampling → probing → cross_checking, where the Coder draws ``cross_samples`` more plain
-attempts, the Tester writes cases from the specification alone, and the candidate that most of them
-behave alike with is kept (agreed, or disputed when no majority behaves alike). A failing one is sampled
-again (checking → attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one
-before it did), and only then escalates to the team, the last attempt
-kept as its first candidate (``Context.first_attempt`` off sends every task to the team at once). The team:
-initialized → planning → implementing → testing ⇄ debugging → reviewing → completed | failed, with
-review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix
-loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour: implementing →
-designing_tests (once) → selecting → testing, where the Tester writes cases from the specification and keeps
-the candidate with the most executed evidence. When no candidate of several passes every example, the Coder
-draws fresh ones (at most ``max_resamples`` times) and then the run fails on that evidence; a single
-candidate goes on to testing and repair. A run that asks for it (``approve_plan``) puts the plan to a person
-before implementing: approving → implementing, or back to planning with the person's reason (round + 1).
+attempts, the Tester writes cases from the specification alone, and the candidate that most of them behave
+alike with is kept (agreed, or disputed when no majority behaves alike). A failing one is sampled again
+(checking → attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one before it
+did), and only then escalates to the team, the last attempt kept as its first candidate
+(``Context.first_attempt`` off sends every task to the team at once). The team: initialized → planning →
+implementing → testing ⇄ debugging → reviewing → completed | unverified | failed, with review-requested
+changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix loop bounded by
+``max_debug_attempts`` per round. A function's candidates take a detour: implementing → designing_tests
+(once) → selecting → testing, where the Tester writes cases from the specification and keeps the candidate
+with the most executed evidence. When no candidate of several passes every example, the Coder draws fresh
+ones (at most ``max_resamples`` times) and then the run fails on that evidence; a single candidate goes on
+to testing and repair. A run that asks for it (``approve_plan``) puts the plan to a person before
+implementing: approving → implementing, or back to planning with the person's reason (round + 1).
 ``LIFECYCLE`` is the single source of truth: the compiled graph's edges are exactly its transitions.
 """
 
@@ -102,9 +102,10 @@ LIFECYCLE = with_budget(
                 name="reviewing",
                 roles=("reviewer",),
                 duty="review",
-                outcomes=("pass", "changes", "exhausted", "fail"),
+                outcomes=("pass", "unchecked", "changes", "exhausted", "fail"),
             ),
             Stage(name="completed", terminal=True, status="completed"),
+            Stage(name="unverified", terminal=True, status="unverified"),
             Stage(name="failed", terminal=True, status="failed"),
         ),
         transitions=(
@@ -161,6 +162,8 @@ LIFECYCLE = with_budget(
             Transition(source="debugging", outcome="repeat", target="reviewing"),
             Transition(source="debugging", outcome="fail", target="reviewing"),
             Transition(source="reviewing", outcome="pass", target="completed"),
+            # Approved code that nothing but loading checked is handed over as it is, and said to be so.
+            Transition(source="reviewing", outcome="unchecked", target="unverified"),
             Transition(source="reviewing", outcome="changes", target="implementing", counter="round"),
             Transition(source="reviewing", outcome="exhausted", target="failed"),
             Transition(source="reviewing", outcome="fail", target="failed"),
@@ -177,7 +180,7 @@ LIFECYCLE = with_budget(
             Counter(name="debug", start=0, limit=3, exhausted="exhausted", reason="debug attempts exhausted"),
             Counter(name="resample", start=0, limit=0, exhausted="unsolved", reason="no resample left"),
             Counter(name="attempt", start=0, limit=1, exhausted="pass", reason="no plain attempt first"),
-            Counter(name="cross_check", start=0, limit=1, exhausted="pass", reason="no cross-check"),
+            Counter(name="cross_check", start=0, limit=0, exhausted="pass", reason="no cross-check"),
             Counter(
                 name="sample",
                 start=0,
@@ -314,9 +317,17 @@ def gate_cross_check(state: Mapping[str, Any]) -> tuple[str, str]:
     best, total = selection.scores[selection.chosen], len(selection.scores)
     evidence = (
         f"candidate {best.index + 1} of {total}: {best.agreeing} of {total} candidates behave alike on the "
-        f"Tester's cases, {best.tests_passed} cases passed, {len(selection.flagged)} disputed"
+        f"Tester's cases, {best.answered} answered without raising, {best.tests_passed} passed, "
+        f"{len(selection.flagged)} disputed"
     )
-    return ("agreed" if 2 * best.agreeing > total else "disputed"), evidence
+    return ("agreed" if agrees(selection) else "disputed"), evidence
+
+
+def agrees(selection: Selection) -> bool:
+    """Return whether most of several candidates behave as the chosen one on cases it answers: alike only
+    in raising on every case, they agree on nothing about behaviour."""
+    best, total = selection.scores[selection.chosen], len(selection.scores)
+    return total > 1 and 2 * best.agreeing > total and best.answered > 0
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -351,10 +362,48 @@ def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
         return "changes", f"integration tests failed: {failing}"
     if review.decision == "request_changes" and blocking:
         issues = "; ".join(f"[{i.severity}] {i.location}: {i.description}" for i in blocking)[:600]
-        if disputed(state, issues):
-            return "pass", f"approved on the executed evidence; disputed by the Coder: {issues}"[:600]
-        return "changes", issues
-    return "pass", f"approved; {len(review.issues)} non-blocking issues"
+        if not disputed(state, issues):
+            return "changes", issues
+        approved = f"approved on the executed evidence; disputed by the Coder: {issues}"[:400]
+    else:
+        approved = f"approved; {len(review.issues)} non-blocking issues"
+    verified, how = verified_by(state)
+    return ("pass" if verified else "unchecked"), f"{how}; {approved}"
+
+
+def verified_by(state: Mapping[str, Any]) -> tuple[bool, str]:
+    """Return whether the code was checked on behaviour, not only on loading, and by what: the task's
+    stated examples, the plan's examples, the agreement of most candidates on the Tester's cases, or every
+    one of those cases passed; an application by its integration checks. A function checked only on
+    defining its entry point, or whose candidates disagree, is unverified, whatever its review said."""
+    task, plan = read(state, "task", TaskSpec), read(state, "plan", Plan)
+    selection, suite = read(state, "selection", Selection), read(state, "tests", TestSuite)
+    review = read(state, "review", ReviewReport)
+    assert task is not None and review is not None and review.integration is not None
+    agreement = ""
+    if selection is not None and suite is not None:
+        best, total = selection.scores[selection.chosen], len(selection.scores)
+        agreement = (
+            f"{best.agreeing} of {total} candidates behave alike on {len(suite.cases)} generated cases "
+            f"({best.answered} answered, {len(selection.flagged)} disputed)"
+        )
+    if task.examples:
+        stated = len(task.examples)
+        said = f"verified by the task's {stated} stated example{'' if stated == 1 else 's'}"
+        return True, f"{said}; {agreement}" if agreement else said
+    if plan is not None and plan.examples:
+        return True, f"verified by the plan's {len(plan.examples)} examples (the task states none)"
+    if not task.completes_stub:
+        return True, f"verified by {len(review.integration.cases)} integration checks"
+    if agreement and selection is not None and agrees(selection):
+        return True, f"verified by agreement: {agreement}"
+    if selection is not None and suite is not None and not selection.flagged:
+        return True, f"verified by the Tester's {len(suite.cases)} cases, written from the task alone"
+    if agreement and selection is not None and not selection.scores[selection.chosen].answered:
+        return False, f"unverified: the chosen candidate raised on every generated case, {agreement}"
+    if agreement:
+        return False, f"unverified: the candidates disagree, {agreement}"
+    return False, "unverified: the task states no example, and only loading the entry point was checked"
 
 
 def disputed(state: Mapping[str, Any], issues: str) -> bool:

@@ -75,10 +75,11 @@ class Context:
     """Plain attempts sampled again, each checked on the task's examples, after the first attempt fails
     them and before the team is called in (0: the team at once); None: the lifecycle table's limit of its
     ``sample`` counter (with the first, as many plain calls as the team's pool of candidates holds)."""
-    cross_samples: int = 3
+    cross_samples: int = 0
     """Plain attempts sampled beside a first attempt that passed its check on a task stating no example,
-    run with it on the Tester's cases so that the candidates' agreement chooses (0: the attempt is kept on
-    its check alone)."""
+    run with it on the Tester's cases so that the candidates' agreement chooses and can verify it (0: the
+    attempt is kept on its check alone, and handed over unverified). Off by default: on the dev probe it
+    repaired no answer for many times the plain call's tokens (docs/evals.md, "The cross-check")."""
     max_candidates: int = 4
     """Implementations the Coder writes for a function; the Tester's selection keeps one."""
     best_of: int = 8
@@ -167,7 +168,7 @@ class Context:
             "resample": self.max_resamples,
             "attempt": None if self.first_attempt else 0,
             "sample": self.max_samples,
-            "cross_check": 0 if self.cross_samples == 0 else None,
+            "cross_check": 1 if self.cross_samples else None,
         }
         return {name: limit for name, limit in limits.items() if limit is not None}
 

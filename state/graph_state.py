@@ -22,6 +22,11 @@ from accord.state.contracts import Violation
 M = TypeVar("M", bound=Frozen)
 
 
+ENDED = ("completed", "unverified", "failed")
+"""The statuses of a run that has ended: ``unverified`` is a result handed over that nothing but loading
+checked."""
+
+
 class Verdict(Frozen):
     """A verification outcome recorded by a gate (or one vote of a fan-out stage)."""
 
@@ -117,9 +122,10 @@ class AccordState(TypedDict, total=False):
     """The stage the lifecycle is in (the target of the last gate)."""
     workflow: str
     """The lifecycle the thread runs, written by every gate: which graph reads the thread back."""
-    status: Literal["running", "completed", "failed"]
+    status: Literal["running", "completed", "unverified", "failed"]
     reason: str
-    """Why the run ended (for ``failed``: the cause, e.g. ``round budget exhausted``)."""
+    """Why the run ended: for ``failed`` the cause (e.g. ``round budget exhausted``), else how its result
+    was verified (the last gate's evidence)."""
 
 
 def state_for(kinds: Iterable[str], inputs: Mapping[str, Any] | None = None) -> type[Any]:

@@ -35,7 +35,7 @@ class Stage(Frozen):
     """Every outcome this stage's gate can emit (empty for terminal stages)."""
     terminal: bool = False
     status: str | None = None
-    """For terminal stages: the run status it stands for (``completed`` or ``failed``)."""
+    """For terminal stages: the run status it stands for (``completed``, ``unverified`` or ``failed``)."""
 
 
 class Transition(Frozen):

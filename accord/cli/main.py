@@ -107,7 +107,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
             info = outcome(values)
             request = " ".join(str(values.get("request", "")).split())[:60]
             print(
-                f"{thread}  {info['status']:<9} {info['stage']:<12} round {info['round']}  "
+                f"{thread}  {info['status']:<10} {info['stage']:<12} round {info['round']}  "
                 f"{info['tokens_in'] + info['tokens_out']:>7,} tokens  {request}"
             )
     return 0

@@ -17,6 +17,7 @@ from accord.accountability import page
 from accord.accountability.account import outcome
 from accord.graphs import store
 from accord.graphs.catalog import blame_oracle, thread_workflow
+from accord.state.graph_state import ENDED
 from accord.state.history import from_graph
 
 LIVE_REFRESH_S = 5
@@ -50,7 +51,7 @@ def thread_page(thread: str) -> str | None:
         chain = from_graph(workflow.build(checkpointer=saver), thread)
     if not chain:
         return None
-    live = chain[-1].values.get("status") not in ("completed", "failed")
+    live = chain[-1].values.get("status") not in ENDED
     return page.of_branch(
         thread,
         chain,

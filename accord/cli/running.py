@@ -236,7 +236,7 @@ def stream(graph: Any, inputs: Any, cfg: Any, context: Any) -> dict[str, Any]:
                     f"[dim]tokens {tokens[0]:,} in / {tokens[1]:,} out  {evidence}[/]"
                 )
             elif "status" in update:
-                colour = "green" if update["status"] == "completed" else "red"
+                colour = {"completed": "green", "unverified": "yellow"}.get(update["status"], "red")
                 console.print(
                     f"[dim]{elapsed:7.1f}s[/] [{colour} bold]{update['status']}[/] "
                     f"{escape(one_line(update.get('reason', ''), 200))}"

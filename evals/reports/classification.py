@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accord.evals.reports.stats import constant_verdicts, mcc
+from accord.evals.reports.stats import ALPHA, above_floor, constant_verdicts, mcc
 from accord.graphs.audit import majority
 
 
@@ -94,8 +94,11 @@ def constants(c: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
 
 def beats_constants(c: Mapping[str, Any]) -> bool:
     """Return whether verdicts ``c`` do better than answering one verdict for every item: an accuracy above
-    the better constant's, and an F1 above all-vulnerable's (all-safe finds nothing, so it has none)."""
+    the better constant's by the exact binomial test at p < ``ALPHA``, and an F1 above all-vulnerable's
+    (all-safe finds nothing, so it has none)."""
     floors = constants(c)
     accuracy = max(f["accuracy"] or 0.0 for f in floors.values())
     f1 = floors["all-vulnerable"]["f1"] or 0.0
-    return (c["accuracy"] or 0.0) > accuracy and (c["f1"] or 0.0) > f1
+    n = c["positives"] + c["negatives"]
+    right = c["confusion"]["tp"] + c["confusion"]["tn"]
+    return n > 0 and above_floor(right, n, accuracy) < ALPHA and (c["f1"] or 0.0) > f1

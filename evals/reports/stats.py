@@ -63,6 +63,19 @@ def compared(only_a: int, only_b: int, alpha: float = ALPHA) -> str:
     return "better" if only_a > only_b else "worse"
 
 
+def above_floor(hits: int, n: int, floor: float) -> float:
+    """Return the exact one-sided binomial p-value of ``hits`` of ``n`` or more where each item is right
+    with probability ``floor`` (what always giving one answer, or a random one, scores).
+
+    A score is called above a floor only when this is below ``ALPHA``: a point estimate above it on a few
+    dozen items is often chance.
+    """
+    if n <= 0 or not 0 <= hits <= n:
+        raise ValueError(f"need 0 <= hits <= n and n > 0, got {hits} of {n}")
+    floor = min(1.0, max(0.0, floor))
+    return min(1.0, sum(math.comb(n, i) * floor**i * (1 - floor) ** (n - i) for i in range(hits, n + 1)))
+
+
 def mcc(tp: int, fp: int, tn: int, fn: int) -> float | None:
     """Return the Matthews correlation of a confusion matrix; None when a row or column is empty (a
     constant verdict, or a set of one label), where it is undefined."""

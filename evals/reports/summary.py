@@ -687,8 +687,9 @@ def live_blame_table(summary: Mapping[str, Any]) -> list[str]:
 
 def above_majority(s: Mapping[str, Any]) -> bool:
     """Return whether a multiple-choice configuration solved more questions than always answering the most
-    frequent gold option does (counted in questions: ``pass@1`` is rounded)."""
-    return bool(s["solved"] > round(s["answers"]["floors"]["majority"] * s["tasks"]))
+    frequent gold option does, by the exact binomial test at p < ``stats.ALPHA``."""
+    p = stats.above_floor(s["solved"], s["tasks"], s["answers"]["floors"]["majority"])
+    return p < stats.ALPHA
 
 
 def answers_given(a: Mapping[str, Any]) -> str:

@@ -36,6 +36,11 @@ cases would have judged the plain call's answers (a line saying it has not run, 
 
     <!-- tester-check: results/unstated-dev -->
 
+A ``cross-check`` mark names a folder ``evals.probes.cross_check`` has read and gets how right the final
+answers were by what the cross-check showed::
+
+    <!-- cross-check: results/odex-cross-check -->
+
 An ``anchors`` mark names the same folders and gets each set's best configuration beside chance and
 published small models (``evals.reports.findings.anchors``).
 
@@ -56,6 +61,7 @@ from typing import Any
 from accord.evals import declared
 from accord.evals.benchmarks import BENCHMARKS, MultipleChoice, Vulnerabilities, who_and_when
 from accord.evals.paths import REPOSITORY
+from accord.evals.probes import cross_check
 from accord.evals.probes import tester as tester_check
 from accord.evals.reports import classification, comparable, stats
 from accord.evals.reports.findings import anchors, findings
@@ -74,7 +80,7 @@ ROOT = REPOSITORY
 PAPER = {"findings": findings, "anchors": anchors}
 """The marks whose tables come from the pipeline's result folders together."""
 
-KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", "tester-check", *PAPER))
+KINDS = "|".join(("results", "goals", "live-blame", "who-and-when", "tester-check", "cross-check", *PAPER))
 MARKED = re.compile(
     rf"(<!-- (?P<kind>{KINDS}): (?P<spec>[^>]*?) -->\n)"
     r"(?P<body>.*?)"
@@ -336,6 +342,8 @@ def render(text: str, root: Path = ROOT) -> str:
             body = attribution_table(root / folder, root)
         elif match["kind"] == "tester-check":
             body = tester_check.table(root / folder)
+        elif match["kind"] == "cross-check":
+            body = cross_check.table(root / folder)
         elif why := mixed(root / folder, names):
             body = withheld(root / folder, why, root)
         elif not (root / folder / "summary.json").exists():

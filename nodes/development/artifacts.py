@@ -45,6 +45,9 @@ class CandidateScore(Frozen):
     """The Tester's cases it passes."""
     agreeing: int
     """Candidates (itself included) that return the same on every Tester case."""
+    answered: int = 0
+    """Tester cases it returned a value on rather than raising: candidates that all raise on a case the
+    signature does not take agree on nothing about behaviour."""
 
 
 @register_artifact

@@ -166,6 +166,7 @@ def score(reports: list[TestReport], examples: int, cases: int) -> list[Candidat
             examples_passed=_passed(r, 0, examples),
             tests_passed=_passed(r, examples, cases),
             agreeing=behaviours.count(behaviours[i]),
+            answered=sum(1 for c in r.cases[examples : examples + cases] if not c.got.startswith("raised ")),
         )
         for i, r in enumerate(reports)
     ]

@@ -114,5 +114,8 @@ def test_classification_metrics():
     assert (m["positives"], m["negatives"], m["mcc"]) == (2, 2, -0.5)
     assert not classification.beats_constants(m)
     right = [{"label": label, "predicted": label} for label in (True, True, False, False, True)]
-    right[-1]["predicted"] = False  # 4 of 5 right: above both constants' 3 of 5 and all-vulnerable's F1 0.75
-    assert classification.beats_constants(classification.metrics(right))
+    right[-1]["predicted"] = False  # 4 of 5 right: above both constants' 3 of 5 only by its point estimate
+    assert not classification.beats_constants(classification.metrics(right))  # p = 0.34
+    many = [{"label": i % 5 < 3, "predicted": i % 5 < 3} for i in range(40)]
+    many[-1]["predicted"] = not many[-1]["label"]  # 39 of 40 right against the constants' 24: p < 0.05
+    assert classification.beats_constants(classification.metrics(many))

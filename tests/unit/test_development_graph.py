@@ -323,7 +323,7 @@ def test_ledger_accounts_for_every_llm_call_and_gate(scripted):
 
 def test_lifecycle_table_is_the_one_compiled():
     assert LIFECYCLE.initial == "initialized"
-    assert {s.name for s in LIFECYCLE.terminal()} == {"completed", "failed"}
+    assert {s.name for s in LIFECYCLE.terminal()} == {"completed", "unverified", "failed"}
 
 
 def test_an_empty_code_reply_is_malformed_and_retried(scripted):

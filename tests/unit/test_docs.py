@@ -186,7 +186,8 @@ def test_a_labelled_table_pairs_each_configuration_with_accountable(tmp_path: Pa
         "| `single` (no better than a constant) | 4 | 50.0% [15.0–85.0] | +0 −2 of 4, p = 0.5: "
         "no difference measured | 0.50 |"
     ) in rendered
-    assert "| `accountable` | 4 | 100.0% [51.0–100.0] | — | 1.00 |" in rendered
+    # 4 of 4 is above the constants' 2 of 4 only by its point estimate (p = 0.0625): no claim is made
+    assert "| `accountable` (no better than a constant) | 4 | 100.0% [51.0–100.0] | — | 1.00 |" in rendered
     assert "| all-vulnerable (constant) | 4 | 50.0% [15.0–85.0] | — | — | — | 0.67 | 0.50 |" in rendered
 
 
@@ -409,3 +410,36 @@ def test_a_table_across_folders_of_different_code_says_it_is_not_one_experiment(
         "they are not one experiment.*\n"
     )
     assert tables.commits_note([one, one], tmp_path) == ""
+
+
+COMPARATIVE = re.compile(
+    r"\b(better|worse|beats?|beaten|outperform\w*|ahead of|(?:above|below) the (?:\w+ )?floor|gains?)\b", re.I
+)
+"""Words that claim one measured figure is above another."""
+NEGATED = re.compile(r"\b(no|not|neither|nor|without)\b[^.;]{0,40}$", re.I)
+P_VALUE = re.compile(r"\bp\s*(=|<)\s*(\d+(?:\.\d+)?(?:e-?\d+)?)")
+GENERATED = re.compile(r"<!-- ([a-z-]+):.*?-->.*?<!-- /\1 -->", re.S)
+
+
+def unbacked_claims(text: str) -> list[str]:
+    """Return the sentences of prose that use a comparative word without a paired test at p < 0.05 in the
+    same sentence (generated tables word their own cells from the test, and are left out)."""
+    prose = re.sub(r"```.*?```", " ", GENERATED.sub(" ", text), flags=re.S)
+    found = []
+    for paragraph in re.split(r"\n\s*\n", prose):
+        for sentence in re.split(r"(?<=[.;:!?])\s+(?=[A-Z`(*])", " ".join(paragraph.split())):
+            tested = any(
+                float(x) < 0.05 if op == "=" else float(x) <= 0.05 for op, x in P_VALUE.findall(sentence)
+            )
+            claims = [m for m in COMPARATIVE.finditer(sentence) if not NEGATED.search(sentence[: m.start()])]
+            if claims and not tested:
+                found.append(sentence)
+    return found
+
+
+def test_every_comparative_word_in_the_docs_is_backed_by_a_paired_test() -> None:
+    assert unbacked_claims("The team is better than the plain call.") != []  # the check can fail
+    assert unbacked_claims("The team is better than the plain call (+9 −1 of 164, p = 0.021).") == []
+    assert unbacked_claims("The team is no better than the plain call (p = 0.4).") == []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert unbacked_claims(doc.read_text()) == [], doc.name

@@ -24,6 +24,7 @@ def test_an_attempt_that_passes_the_examples_completes_without_the_team(scripted
     run = scripted(planner=[PLAN], coder=[GOOD], debugger=[BAD], reviewer=[APPROVE])
     values = run(first_attempt=True)
     assert values["status"] == "completed" and run.path(values) == ATTEMPT
+    assert values["reason"].startswith("verified by the task's 2 stated examples; approved")
     assert "return a + b" in values["code"]["files"]["solution.py"]
     assert run.models["coder"].calls == 1
     assert [run.models[r].calls for r in ("planner", "tester", "debugger", "reviewer")] == [0, 0, 0, 0]
@@ -135,8 +136,10 @@ CROSS_CHECKED += ["reviewing"]
 
 def test_a_task_stating_no_example_is_attempted_and_checked_on_its_entry_point(scripted):
     run = scripted(planner=[PLAN], coder=[GOOD], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True, cross_samples=0)  # no cross-check: the check alone decides
-    assert values["status"] == "completed" and run.path(values) == ATTEMPT
+    values = run(BARE, first_attempt=True)  # no cross-check by default: the check alone decides
+    # Loading its entry point is all that was checked: the code is handed over, and said to be unverified.
+    assert values["status"] == "unverified" and run.path(values) == [*ATTEMPT[:-1], "unverified"]
+    assert values["reason"].startswith("unverified: the task states no example, and only loading")
     checked = next(v for v in values["verdicts"] if v["stage"] == "checking")
     assert (checked["outcome"], checked["evidence"]) == (
         "pass",
@@ -149,10 +152,14 @@ def test_an_attempt_checked_on_nothing_it_states_is_cross_checked_and_the_majori
     # The attempt is wrong yet loads; three samples of the same prompt agree with each other on the
     # Tester's cases, and the selection keeps one of them.
     run = scripted(planner=[PLAN], coder=[BAD, GOOD, GOOD, GOOD], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True)
+    values = run(BARE, first_attempt=True, cross_samples=3)
     assert values["status"] == "completed" and run.path(values) == [*CROSS_CHECKED, "completed"]
     assert "return a + b" in values["code"]["files"]["solution.py"]
     assert [run.models[r].calls for r in ("coder", "tester", "planner")] == [4, 1, 0]
+    assert values["reason"].startswith(
+        "verified by agreement: 3 of 4 candidates behave alike on 3 generated cases "
+        "(3 answered, 0 disputed); approved"
+    )
     crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
     assert crossed["outcome"] == "agreed"
     assert crossed["evidence"].startswith("candidate 2 of 4: 3 of 4 candidates behave alike")
@@ -167,18 +174,20 @@ def test_an_attempt_checked_on_nothing_it_states_is_cross_checked_and_the_majori
 
 def test_candidates_that_behave_each_their_own_way_are_a_dispute(scripted):
     run = scripted(planner=[PLAN], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True)
+    values = run(BARE, first_attempt=True, cross_samples=3)
     crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
     # BAD and ALIKE behave alike (2 of 4, no majority); GOOD alone passes the Tester's cases.
     assert crossed["outcome"] == "disputed" and crossed["target"] == "reviewing"
     assert "return a + b" not in values["code"]["files"]["solution.py"]
     assert crossed["evidence"].startswith("candidate 1 of 4: 2 of 4 candidates behave alike")
+    assert values["status"] == "unverified"
+    assert values["reason"].startswith("unverified: the candidates disagree, 2 of 4 candidates behave alike")
 
 
 def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalated(scripted):
     unloadable = fenced("import no_such_module\n\ndef add(a, b):\n    return a + b\n")
     run = scripted(planner=[PLAN], coder=[unloadable, GOOD], reviewer=[APPROVE])
-    values = run(BARE, first_attempt=True, cross_samples=0)
+    values = run(BARE, first_attempt=True)
     checks = [v for v in values["verdicts"] if v["stage"] == "checking"]
     assert [(v["outcome"], v["target"]) for v in checks] == [("retry", "attempting"), ("pass", "reviewing")]
     assert checks[0]["evidence"].startswith("0/1 checks passed (the entry point's definition and 0 stated")
@@ -199,3 +208,15 @@ def test_the_failure_detectors_count_the_checked_attempt_as_tested(scripted):
     trace = steps(from_graph(run.graph, "test"), LIFECYCLE)
     assert [s.stage for s in trace if "test_report" in s.wrote] == ["checking"]
     assert detect(trace, values) == []
+
+
+def test_candidates_alike_only_in_raising_on_every_case_verify_nothing(scripted):
+    # The Tester's calls give the function arguments its signature does not take: every candidate raises
+    # alike, which says nothing of behaviour.
+    wrong_calls = "```python\nassert add(1, 2, 3) == 6\nassert add(0, 0, 0) == 0\n```"
+    run = scripted(planner=[PLAN], coder=[GOOD, GOOD, GOOD, GOOD], tester=[wrong_calls], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True, cross_samples=3)
+    crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
+    assert crossed["outcome"] == "disputed" and "0 answered without raising" in crossed["evidence"]
+    assert values["status"] == "unverified"
+    assert values["reason"].startswith("unverified: the chosen candidate raised on every generated case")

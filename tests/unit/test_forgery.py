@@ -93,6 +93,9 @@ FORGERIES = {
 HONEST = "def add(a, b):\n    return a + b\n"
 CALCULATOR = "\nclass Calculator:\n    def add(self, a, b):\n        return add(a, b)\n"
 LIMITS = sandbox.Limits(timeout_s=4, cpu_s=4)
+PYTEST_LIMITS = sandbox.Limits(timeout_s=30, cpu_s=8)
+"""pytest's own start takes seconds of wall time on 2 loaded cores; a spinning forgery still meets the CPU
+limit."""
 TESTS = (
     "from solution import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n    assert add(-1, 1) == 0\n"
 )
@@ -115,7 +118,7 @@ def stated_examples(module: str) -> tuple[bool, str]:
 
 def pytest_suite(module: str) -> tuple[bool, str]:
     files = {"solution.py": module, "test_solution.py": TESTS}
-    report, _ = testing.run_pytest(CodeArtifact(files=files, test_files=("test_solution.py",)), LIMITS)
+    report, _ = testing.run_pytest(CodeArtifact(files=files, test_files=("test_solution.py",)), PYTEST_LIMITS)
     return report.ending == "passed", report.output
 
 

@@ -57,3 +57,14 @@ def test_kappa_is_agreement_beyond_chance():
     assert stats.kappa([("a", "a")] * 3) is None  # one label throughout: undefined
     with pytest.raises(ValueError):
         stats.kappa([])
+
+
+def test_above_a_floor_is_the_exact_one_sided_binomial_test():
+    # R: binom.test(7, 10, 0.5, alternative = "greater")$p.value -> 0.171875 (176 / 1024)
+    assert stats.above_floor(7, 10, 0.5) == pytest.approx(0.171875)
+    assert stats.above_floor(0, 10, 0.3) == pytest.approx(1.0)
+    # 30% of 50 against a 26% floor is above it by the point estimate, not by the test
+    assert stats.above_floor(15, 50, 0.26) > stats.ALPHA
+    assert stats.above_floor(22, 50, 0.26) < stats.ALPHA
+    with pytest.raises(ValueError):
+        stats.above_floor(11, 10, 0.5)
