@@ -70,6 +70,9 @@ CANNED = {
             )
         )
     },
+    "adjudicate": lambda s: {
+        "plan": dump(Plan(subtasks=(Subtask(title="decide", acceptance_criteria=("add(2, 3) == 5",)),)))
+    },
     "approve": lambda s: {
         "plan": s["plan"],
         "approval": dump(Approval(decision="approved", by="bench", at="2026-01-01T00:00:00")),

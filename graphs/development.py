@@ -3,20 +3,22 @@
 A function or class task is first given to one plain call (``single``'s prompt, on the Coder's model):
 attempting → checking runs the examples it states in the sandbox (for a task stating none, that the entry
 point is defined), and an attempt that passes them all goes to the Reviewer's executed-evidence review and
-``completed``. An attempt whose check stated nothing of behaviour (a task with no example) is first
-cross-checked: sampling → probing → cross_checking, where the Coder draws ``cross_samples`` more plain
-attempts, the Tester writes cases from the specification alone, and the candidate that most of them behave
-alike with is kept (agreed, or disputed when no majority behaves alike). A failing one is sampled again
-(checking → attempting, at most ``max_samples`` times, sooner ended when a sample fails as the one before it
-did), and only then escalates to the team, the last attempt kept as its first candidate
-(``Context.first_attempt`` off sends every task to the team at once). The team: initialized → planning →
-implementing → testing ⇄ debugging → reviewing → completed | unverified | failed, with review-requested
-changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix loop bounded by
-``max_debug_attempts`` per round. A function's candidates take a detour: implementing → designing_tests
-(once) → selecting → testing, where the Tester writes cases from the specification and keeps the candidate
-with the most executed evidence. When no candidate of several passes every example, the Coder draws fresh
-ones (at most ``max_resamples`` times) and then the run fails on that evidence; a single candidate goes on
-to testing and repair. A run that asks for it (``approve_plan``) puts the plan to a person before
+``completed``. With ``cross_samples`` set, an attempt whose check stated nothing of behaviour (a task with no
+example) is first cross-checked: sampling → probing → cross_checking, where the Coder draws ``cross_samples``
+more plain attempts, the Tester writes cases from the specification alone, and the candidate that most of them
+behave alike with is kept (agreed). Where no majority behaves alike and the candidates returned different
+values on some calls (disputed), the Planner decides from the task's words which value each of those calls
+must return (adjudicating), and the candidates are run again with the decisions as examples (rechecking). A
+failing one is sampled again (checking → attempting, at most ``max_samples`` times, sooner ended when a sample
+fails as the one before it did), and only then escalates to the team, the last attempt kept as its first
+candidate (``Context.first_attempt`` off sends every task to the team at once). The team: initialized →
+planning → implementing → testing ⇄ debugging → reviewing → completed | unverified | failed, with
+review-requested changes going back to implementing (round + 1, at most ``max_rounds``) and the test-and-fix
+loop bounded by ``max_debug_attempts`` per round. A function's candidates take a detour: implementing →
+designing_tests (once) → selecting → testing, where the Tester writes cases from the specification and keeps
+the candidate with the most executed evidence. When no candidate of several passes every example, the Coder
+draws fresh ones (at most ``max_resamples`` times) and then the run fails on that evidence; a single candidate
+goes on to testing and repair. A run that asks for it (``approve_plan``) puts the plan to a person before
 implementing: approving → implementing, or back to planning with the person's reason (round + 1).
 ``LIFECYCLE`` is the single source of truth: the compiled graph's edges are exactly its transitions.
 """
@@ -69,8 +71,15 @@ LIFECYCLE = with_budget(
                 name="cross_checking",
                 roles=("tester",),
                 duty="select",
-                outcomes=("agreed", "disputed", "fail"),
+                outcomes=("agreed", "disputed", "unanswered", "fail"),
             ),
+            Stage(
+                name="adjudicating",
+                roles=("planner",),
+                duty="adjudicate",
+                outcomes=("pass", "undecided", "fail"),
+            ),
+            Stage(name="rechecking", roles=("tester",), duty="select", outcomes=("pass", "fail")),
             Stage(name="planning", roles=("planner",), duty="plan", outcomes=("pass", "approval", "fail")),
             Stage(
                 name="approving",
@@ -125,9 +134,17 @@ LIFECYCLE = with_budget(
             # Without cases to run there is nothing to compare the samples on: the attempt goes on alone.
             Transition(source="probing", outcome="fail", target="reviewing"),
             Transition(source="cross_checking", outcome="agreed", target="reviewing"),
-            Transition(source="cross_checking", outcome="disputed", target="reviewing"),
+            # Where the candidates returned different values, the Planner decides from the task's words which
+            # each call must return, and the candidates are run again with those decisions as examples.
+            Transition(source="cross_checking", outcome="disputed", target="adjudicating"),
+            Transition(source="cross_checking", outcome="unanswered", target="reviewing"),
             # The attempt stays the code when the selection could not run.
             Transition(source="cross_checking", outcome="fail", target="reviewing"),
+            Transition(source="adjudicating", outcome="pass", target="rechecking"),
+            Transition(source="adjudicating", outcome="undecided", target="reviewing"),
+            Transition(source="adjudicating", outcome="fail", target="reviewing"),
+            Transition(source="rechecking", outcome="pass", target="reviewing"),
+            Transition(source="rechecking", outcome="fail", target="reviewing"),
             # A failed attempt is sampled again before the team is called in: on HumanEval's dev problems the
             # samples repaired most of the wrong attempts they followed (docs/evals.md, "Sampled attempts").
             Transition(source="checking", outcome="retry", target="attempting", counter="sample"),
@@ -229,7 +246,8 @@ def gate_attempt(state: Mapping[str, Any]) -> tuple[str, str]:
         f"{stated} stated example{'' if stated == 1 else 's'})"
     )
     if report.passed:
-        # A check of the entry point alone says nothing of behaviour: the Tester cross-checks it.
+        # A check of the entry point alone says nothing of behaviour: the Tester cross-checks it, when the
+        # run's ``cross_samples`` lets the ``cross_check`` counter through.
         return ("pass" if task.examples else "cross_check"), summary
     failures = report.failures()
     # How the first example failed, not only which: a sample failing alike is no new evidence.
@@ -310,8 +328,8 @@ def gate_selection(state: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def gate_cross_check(state: Mapping[str, Any]) -> tuple[str, str]:
-    """Say whether most candidates behaved as the chosen one did on the Tester's cases (agreed) or not
-    (disputed), with the cases the chosen one fails."""
+    """Say whether most candidates behaved as the chosen one did on the Tester's cases (agreed), returned
+    different values on some (disputed, for the Planner to decide), or answered none of them (unanswered)."""
     selection = read(state, "selection", Selection)
     assert selection is not None
     best, total = selection.scores[selection.chosen], len(selection.scores)
@@ -320,14 +338,45 @@ def gate_cross_check(state: Mapping[str, Any]) -> tuple[str, str]:
         f"Tester's cases, {best.answered} answered without raising, {best.tests_passed} passed, "
         f"{len(selection.flagged)} disputed"
     )
-    return ("agreed" if agrees(selection) else "disputed"), evidence
+    if agrees(selection):
+        return "agreed", evidence
+    if selection.disputes:
+        return "disputed", f"{evidence}; {len(selection.disputes)} calls answered differently"
+    return "unanswered", evidence
+
+
+def gate_decided(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass the Planner's decisions on to run the candidates on; without one, nothing more is known."""
+    plan = read(state, "plan", Plan)
+    assert plan is not None
+    if not plan.examples:
+        return "undecided", "the task's words decide none of the disputed calls"
+    return "pass", f"{len(plan.examples)} disputed calls decided: " + "; ".join(
+        e.shown() for e in plan.examples
+    )[:400]
+
+
+def gate_rechecked(state: Mapping[str, Any]) -> tuple[str, str]:
+    """Pass the candidate that behaves as the Planner decided on most disputed calls on to review."""
+    selection, plan = read(state, "selection", Selection), read(state, "plan", Plan)
+    assert selection is not None and plan is not None
+    best = selection.scores[selection.chosen]
+    return "pass", (
+        f"candidate {best.index + 1} of {len(selection.scores)}: {best.examples_passed} of "
+        f"{len(plan.examples)} decided calls, {best.agreeing} candidates behave alike"
+    )
+
+
+def majority(selection: Selection) -> bool:
+    """Return whether most of several candidates behave as the chosen one on the Tester's cases."""
+    total = len(selection.scores)
+    return total > 1 and 2 * selection.scores[selection.chosen].agreeing > total
 
 
 def agrees(selection: Selection) -> bool:
     """Return whether most of several candidates behave as the chosen one on cases it answers: alike only
     in raising on every case, they agree on nothing about behaviour."""
-    best, total = selection.scores[selection.chosen], len(selection.scores)
-    return total > 1 and 2 * best.agreeing > total and best.answered > 0
+    return majority(selection) and selection.scores[selection.chosen].answered > 0
 
 
 def gate_tests(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -373,37 +422,52 @@ def gate_review(state: Mapping[str, Any]) -> tuple[str, str]:
 
 def verified_by(state: Mapping[str, Any]) -> tuple[bool, str]:
     """Return whether the code was checked on behaviour, not only on loading, and by what: the task's
-    stated examples, the plan's examples, the agreement of most candidates on the Tester's cases, or every
-    one of those cases passed; an application by its integration checks. A function checked only on
-    defining its entry point, or whose candidates disagree, is unverified, whatever its review said."""
+    stated examples, the plan's examples, the Planner's decisions of the calls the candidates disputed, the
+    agreement of most candidates on the Tester's cases, or every one of those cases passed; an application
+    by its integration checks. A function checked only on defining its entry point, or whose candidates
+    disagree where no decision settles it, is unverified, whatever its review said."""
     task, plan = read(state, "task", TaskSpec), read(state, "plan", Plan)
     selection, suite = read(state, "selection", Selection), read(state, "tests", TestSuite)
     review = read(state, "review", ReviewReport)
     assert task is not None and review is not None and review.integration is not None
-    agreement = ""
-    if selection is not None and suite is not None:
-        best, total = selection.scores[selection.chosen], len(selection.scores)
-        agreement = (
-            f"{best.agreeing} of {total} candidates behave alike on {len(suite.cases)} generated cases "
-            f"({best.answered} answered, {len(selection.flagged)} disputed)"
-        )
     if task.examples:
         stated = len(task.examples)
         said = f"verified by the task's {stated} stated example{'' if stated == 1 else 's'}"
-        return True, f"{said}; {agreement}" if agreement else said
+        return True, f"{said}; {_agreement(selection, suite)}" if selection and suite else said
+    if plan is not None and adjudicated(state):
+        # The integration run that passed ran the decisions: the plan's examples.
+        decided = len(plan.examples)
+        return (
+            True,
+            f"verified by the Planner's {decided} decisions, from the task's words, of disputed calls",
+        )
     if plan is not None and plan.examples:
         return True, f"verified by the plan's {len(plan.examples)} examples (the task states none)"
     if not task.completes_stub:
         return True, f"verified by {len(review.integration.cases)} integration checks"
-    if agreement and selection is not None and agrees(selection):
+    if selection is None or suite is None:
+        return False, "unverified: the task states no example, and only loading the entry point was checked"
+    agreement = _agreement(selection, suite)
+    if agrees(selection):
         return True, f"verified by agreement: {agreement}"
-    if selection is not None and suite is not None and not selection.flagged:
+    if not selection.flagged:
         return True, f"verified by the Tester's {len(suite.cases)} cases, written from the task alone"
-    if agreement and selection is not None and not selection.scores[selection.chosen].answered:
+    if not selection.scores[selection.chosen].answered:
         return False, f"unverified: the chosen candidate raised on every generated case, {agreement}"
-    if agreement:
-        return False, f"unverified: the candidates disagree, {agreement}"
-    return False, "unverified: the task states no example, and only loading the entry point was checked"
+    return False, f"unverified: the candidates disagree, {agreement}"
+
+
+def adjudicated(state: Mapping[str, Any]) -> bool:
+    """Return whether the plan is the Planner's decisions of the calls the candidates disputed."""
+    return any(v["stage"] == "adjudicating" and v["outcome"] == "pass" for v in state.get("verdicts") or [])
+
+
+def _agreement(selection: Selection, suite: TestSuite) -> str:
+    best = selection.scores[selection.chosen]
+    return (
+        f"{best.agreeing} of {len(selection.scores)} candidates behave alike on {len(suite.cases)} "
+        f"generated cases ({best.answered} answered, {len(selection.flagged)} disputed)"
+    )
 
 
 def disputed(state: Mapping[str, Any], issues: str) -> bool:
@@ -435,6 +499,7 @@ WORK = {
     ("coder", "attempt"): coder.attempt,
     ("coder", "sample"): coder.sample,
     ("planner", "plan"): planner.plan,
+    ("planner", "adjudicate"): planner.adjudicate,
     ("human", "approve"): approval.approve,
     ("coder", "implement"): coder.implement,
     ("tester", "design_tests"): tester.design_tests,
@@ -471,6 +536,8 @@ GATES: dict[str, Gate] = {
     "probing": gate_designed,
     "sampling": gate_samples,
     "cross_checking": gate_cross_check,
+    "adjudicating": gate_decided,
+    "rechecking": gate_rechecked,
     "planning": gate_plan,
     "approving": gate_approval,
     "implementing": gate_code,

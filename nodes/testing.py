@@ -17,6 +17,8 @@ from accord.state.artifacts import CaseResult, CodeArtifact, Example, SandboxLim
 TOO_LARGE = "[Errno 27] File too large"
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when it collected no test."""
+SHOWN_LIMIT = 300
+"""A case's result is shown as its repr, cut to 300 characters."""
 TRACE_HEAD, TRACE_TAIL, TRACE_WIDTH = 4, 10, 200
 """A traced call keeps its first 4 and last 10 steps, each at most 200 characters: a few hundred tokens of
 a prompt, enough to show where a loop starts and how it ends."""
@@ -92,7 +94,7 @@ def _trace(setup, call):
 
 def _shown(value):
     try:
-        return repr(value)[:300]
+        return repr(value)[:{shown_limit}]
     except BaseException:
         return "?"
 
@@ -222,6 +224,7 @@ def run_examples(
         trace_head=TRACE_HEAD,
         trace_tail=TRACE_TAIL,
         trace_width=TRACE_WIDTH,
+        shown_limit=SHOWN_LIMIT,
     )
     started = time.monotonic()
     checked = harness.run_checks(_EXAMPLES.format(source=harness_source), code.files, limits)

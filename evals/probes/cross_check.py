@@ -4,9 +4,10 @@ Usage: ``python -m accord.evals.probes.cross_check FOLDER [--team CONFIG]``. FOL
 configuration's rows (``accountable`` unless ``--team`` names another) and, for the same tasks, ``single``'s.
 Each cross-checked run is read from its checkpoints: whether most candidates behaved alike on the Tester's
 cases where the chosen one returned a value (agreed), behaved alike only in raising on every case, or
-disagreed; the hidden tests say which final answers were right, and ``single``'s rows which the plain call
-had right already. The figures go to ``FOLDER/cross_check.json``; a doc's ``<!-- cross-check: FOLDER -->``
-mark gets them as a table (``python -m accord.evals.reports.tables``).
+disagreed, and then whether the Planner decided the calls in dispute (disputed, decided); the hidden tests say
+which final answers were right, and ``single``'s rows which the plain call had right already. The figures go
+to ``FOLDER/cross_check.json``; a doc's ``<!-- cross-check: FOLDER -->`` mark gets them as a table
+(``python -m accord.evals.reports.tables``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from accord.evals.reports import stats
 from accord.evals.runner import CHECKPOINTS, read_rows
 from accord.graphs import store
+from accord.graphs.development import majority
 from accord.nodes import testing
 from accord.nodes.development.artifacts import Selection, TestSuite
 from accord.nodes.views import FUNCTION_FILE
@@ -28,17 +30,17 @@ from accord.runtime import sandbox
 from accord.state.artifacts import CodeArtifact
 
 FIGURES = "cross_check.json"
-KINDS = ("agreed", "alike only in raising", "disputed", "not cross-checked")
+KINDS = ("agreed", "alike only in raising", "disputed", "disputed, decided", "not cross-checked")
 
 
 def kind(values: Mapping[str, Any]) -> str:
     """Return what a run's cross-check showed (``KINDS``)."""
     crossed = [v for v in values.get("verdicts") or [] if v["stage"] == "cross_checking"]
     if not crossed or not values.get("selection"):
+        return KINDS[4]
+    if any(v["stage"] == "adjudicating" and v["outcome"] == "pass" for v in values["verdicts"]):
         return KINDS[3]
-    selection = Selection.model_validate(values["selection"])
-    chosen, total = selection.scores[selection.chosen], len(selection.scores)
-    if 2 * chosen.agreeing <= total:
+    if not majority(Selection.model_validate(values["selection"])):
         return KINDS[2]
     return KINDS[0] if _returned(values) else KINDS[1]
 
@@ -95,8 +97,8 @@ def table(folder: Path) -> str:
         "|---|---|---|---|\n",
     ]
     for k in KINDS:
-        s = summed[k]
-        if s["tasks"]:
+        s = summed.get(k)  # a folder read before the Planner decided disputes has no decided ones
+        if s and s["tasks"]:
             lines.append(
                 f"| {k} | {s['tasks']} | {s['right']}, {stats.rate(s['right'], s['tasks'])} "
                 f"| {s['plain_right']}, {stats.rate(s['plain_right'], s['tasks'])} |\n"

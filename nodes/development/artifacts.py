@@ -50,6 +50,14 @@ class CandidateScore(Frozen):
     signature does not take agree on nothing about behaviour."""
 
 
+class Dispute(Frozen):
+    """A Tester case the candidates answered differently, and each value returned on it (the most
+    candidates' first). Raising is no answer to choose."""
+
+    case: Example
+    answers: tuple[str, ...] = Field(min_length=1)
+
+
 @register_artifact
 class Selection(Frozen):
     """Which candidate was chosen, on what evidence, and which Tester cases the choice disputes."""
@@ -59,6 +67,8 @@ class Selection(Frozen):
     scores: tuple[CandidateScore, ...] = Field(min_length=1)
     flagged: tuple[Example, ...] = ()
     """Tester cases the chosen code disagrees with: disputed, so not used as tests."""
+    disputes: tuple[Dispute, ...] = ()
+    """Tester cases on which the candidates returned different values, for the Planner to decide."""
 
     def text(self) -> str:
         """Return which candidate was chosen, of how many."""

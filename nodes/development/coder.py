@@ -41,9 +41,7 @@ def attempt(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     temperature = None if earlier is None else SAMPLE_TEMPERATURE
 
     def draw(_: float | None) -> CodeArtifact:
-        if task.level == "class":
-            return write_class(call, task, None, temperature)
-        return write_plainly(call, task, temperature)
+        return plain(call, task, temperature)
 
     if earlier is None:
         return {"code": dump(draw(None))}
@@ -56,14 +54,15 @@ def sample(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
     task does not state: where independent samples behave alike, the attempt is not one draw's accident."""
     task, _, code = artifacts(state)
     assert code is not None
-
-    def draw(_: float | None) -> CodeArtifact:
-        if task.level == "class":
-            return write_class(call, task, None, SAMPLE_TEMPERATURE)
-        return write_plainly(call, task, SAMPLE_TEMPERATURE)
-
-    drawn = [draw(None) for _ in range(call.context.cross_samples)]
+    drawn = [plain(call, task, SAMPLE_TEMPERATURE) for _ in range(call.context.cross_samples)]
     return {"candidates": dump(Candidates(items=(code, *drawn)))}
+
+
+def plain(call: StageCall, task: TaskSpec, temperature: float | None) -> CodeArtifact:
+    """Return one plain try at the task, as the ``single`` baseline makes it: a class method by method."""
+    if task.level == "class":
+        return write_class(call, task, None, temperature)
+    return write_plainly(call, task, temperature)
 
 
 def implement(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

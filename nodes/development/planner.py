@@ -1,4 +1,5 @@
-"""The Planner: decomposes the task into ordered subtasks with acceptance criteria (LLM)."""
+"""The Planner: decomposes the task into ordered subtasks with acceptance criteria (LLM), and decides from the
+task's words what the calls cross-checked candidates answered differently must return (``adjudicate``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from accord.nodes import sessions
-from accord.nodes.development.artifacts import Approval
+from accord.nodes.development.artifacts import Approval, Dispute, Selection
 from accord.nodes.llm import retry_temperature, structured, text
 from accord.nodes.signatures import FILE_PARAMETERS, PICKS, SIGNATURE, STORAGE_NAMES, bare, parameters
 from accord.nodes.views import artifacts, code_block, plan_view, task_view, turn_view
@@ -437,6 +438,91 @@ def rejected(state: Mapping[str, Any]) -> str:
         f"\n\nA person rejected this plan:\n{plan_view(previous)}\nTheir reason: {approval.reason}\n"
         "Write a plan that answers it."
     )
+
+
+DECIDE_SYSTEM = """Independent implementations of a task returned different values for the same calls. You
+decide, from the task's words alone, which value each call must return. Quote the words that decide it;
+when the words decide none of the values, answer none."""
+
+DECIDE_PROMPT = """{task}
+
+The implementations disagree on these calls:
+{disputes}
+
+For each call write one line: its number, the letter of the value the task's words require (or none), and
+those words in quotes, e.g.
+1: B "returns the largest element"
+
+Answer with one line per call and nothing else."""
+
+DECISION = re.compile(r"^\W*(\d+)\W+(none|[A-Za-z])\b[\s.:,;)-]*(.*)$", re.IGNORECASE)
+"""One decision line: the call's number, its letter (or none), and the quoted words."""
+
+
+def adjudicate(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
+    """State the intended behaviour on the inputs the candidates disputed, as the plan's examples: for
+    each, the value the task's words require of those the candidates returned, or none.
+
+    Raises:
+        OutputError: no line of the answer decides a disputed call (the contract wrapper asks again).
+    """
+    task = read(state, "task", TaskSpec)
+    selection = read(state, "selection", Selection)
+    assert task is not None and selection is not None and selection.disputes
+
+    def decide(task: TaskSpec) -> Plan:
+        reply = text(
+            call,
+            DECIDE_SYSTEM,
+            DECIDE_PROMPT.format(task=task_view(task), disputes=disputes_view(selection.disputes)),
+            what="decisions",
+        )
+        decided = decisions(reply, selection.disputes)
+        said = tuple(f"{e.call} == {e.expected}" + (f": {words}" if words else "") for e, words in decided)
+        behaviour = Subtask(
+            title="Behave as the task's words require on the disputed calls",
+            description="The calls the candidates answered differently, decided from the task's text.",
+            acceptance_criteria=said or ("the task's words decide none of the disputed calls",),
+        )
+        return Plan(subtasks=(behaviour,), examples=tuple(e for e, _ in decided))
+
+    return {"plan": dump(perform(call, "decisions", decide, task=task))}
+
+
+def disputes_view(disputes: Iterable[Dispute]) -> str:
+    """Return the disputed calls, numbered, each with its values lettered A, B, ..."""
+    lines = []
+    for n, dispute in enumerate(disputes, 1):
+        lines.append(f"{n}. {'; '.join((*dispute.case.setup, dispute.case.call))}")
+        lines += [f"   {chr(ord('A') + i)}. {answer}" for i, answer in enumerate(dispute.answers)]
+    return "\n".join(lines)
+
+
+def decisions(reply: str, disputes: tuple[Dispute, ...]) -> tuple[tuple[Example, str], ...]:
+    """Return each disputed case the reply decides, with the chosen value as its expected one and the
+    words quoted for it; a call decided twice keeps its first line.
+
+    Raises:
+        OutputError: no line of the reply reads as a decision.
+    """
+    decided: dict[int, tuple[Example, str] | None] = {}
+    for line in reply.splitlines():
+        if not (match := DECISION.match(line)):
+            continue
+        number, letter, words = int(match[1]), match[2].upper(), match[3].strip()
+        if not 1 <= number <= len(disputes) or number in decided:
+            continue
+        answers = disputes[number - 1].answers
+        index = ord(letter) - ord("A") if letter != "NONE" else -1
+        case = disputes[number - 1].case
+        decided[number] = (
+            (case.model_copy(update={"expected": answers[index]}), words[:200])
+            if 0 <= index < len(answers)
+            else None
+        )
+    if not decided:
+        raise OutputError('no line reads `N: LETTER "the task\'s words"` for a disputed call')
+    return tuple(d for d in decided.values() if d is not None)
 
 
 def plan(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:

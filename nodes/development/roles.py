@@ -106,6 +106,15 @@ PLAN = Contract(
 )
 """A plan that a person rejected is read again, with the approval that says why. A plain attempt's failing
 check is handed over when it brought the team in (the plan is written from the task all the same)."""
+ADJUDICATE = Contract(
+    role="planner",
+    duty="adjudicate",
+    inputs=("task", "selection"),
+    optional_inputs=("code",),
+    outputs=("plan",),
+)
+"""The disputed calls come with the selection, and the Tester hands over the candidate it kept with it; the
+Planner is shown what the candidates returned, never their code (``read_code_when_adjudicating``)."""
 IMPLEMENT = Contract(
     role="coder",
     duty="implement",
@@ -205,6 +214,13 @@ SPECS: dict[str, RoleSpec] = {
                     contract=PLAN,
                     actions=("PlanDraft", "FeaturesDraft", "DesignDraft", "input_file"),
                 ),
+                DutySpec(
+                    name="adjudicate",
+                    description="decide from the task's words which value each call the candidates "
+                    "answered differently must return, as the plan's examples",
+                    contract=ADJUDICATE,
+                    actions=("decisions",),
+                ),
             ),
             actions=(
                 _llm(
@@ -226,6 +242,14 @@ SPECS: dict[str, RoleSpec] = {
                     output="tool call",
                 ),
                 _llm(
+                    "decisions",
+                    "for each disputed call, the letter of the value the task's words require (or "
+                    "none) and those words, as the plan's examples",
+                    "Plan",
+                    TASK,
+                    output="text",
+                ),
+                _llm(
                     "input_file",
                     "the text of a data file a program's session reads that its design does not give",
                     "str",
@@ -240,6 +264,13 @@ SPECS: dict[str, RoleSpec] = {
                     name="keep_examples",
                     statement="carry every example the task states into the plan",
                     enforced_by="the planning gate (graphs/development.py:gate_plan)",
+                ),
+                SafetyProperty(
+                    kind="must_never",
+                    name="read_code_when_adjudicating",
+                    statement="see any candidate's code while deciding the calls the candidates disputed",
+                    enforced_by="nodes/development/planner.py:adjudicate prompts from the task and the "
+                    "values returned (tests/unit/test_escalation.py checks the prompt)",
                 ),
             ),
         ),

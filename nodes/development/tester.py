@@ -6,17 +6,19 @@ the sandbox against the task's examples and the Tester's cases, and keeps the on
 evidence: examples passed first, then agreement, CodeT's dual execution agreement: how many candidates
 behave the same on the Tester's cases, times how many of those cases the behaviour passes. A case the
 chosen code disagrees with is flagged: the small model's expected values are often wrong, so a disputed
-case is evidence to weigh, never a test to chase.
+case is evidence to weigh, never a test to chase. The cases the candidates returned different values on are
+the selection's disputes, which the Planner decides from the task's words.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from accord.nodes import testing
-from accord.nodes.development.artifacts import Candidates, CandidateScore, Selection, TestSuite
+from accord.nodes.development.artifacts import Candidates, CandidateScore, Dispute, Selection, TestSuite
 from accord.nodes.llm import text
 from accord.nodes.views import FUNCTION_FILE, artifacts, code_block, task_view
 from accord.runtime import sandbox
@@ -36,6 +38,9 @@ per line, in this form:
 {form}
 
 Answer with the asserts in one ```python code block."""
+
+MAX_DISPUTES = 4
+"""Disputed cases put to the Planner at most: a short list a small model reads whole."""
 
 FORMS = {
     "function": "assert {name}(...) == expected_value",
@@ -150,7 +155,12 @@ def select(state: Mapping[str, Any], call: StageCall) -> dict[str, Any]:
         for case, result in zip(cases, _padded(chosen, len(cases)), strict=True)
         if result is None or not result.passed
     )
-    selection = Selection(chosen=best.index, scores=tuple(scores), flagged=flagged)
+    selection = Selection(
+        chosen=best.index,
+        scores=tuple(scores),
+        flagged=flagged,
+        disputes=disputes(reports, len(examples), cases),
+    )
     return {"code": dump(candidates.items[best.index]), "selection": dump(selection)}
 
 
@@ -170,6 +180,31 @@ def score(reports: list[TestReport], examples: int, cases: int) -> list[Candidat
         )
         for i, r in enumerate(reports)
     ]
+
+
+def disputes(reports: list[TestReport], examples: int, cases: tuple[Example, ...]) -> tuple[Dispute, ...]:
+    """Return the Tester cases on which the candidates that ran them all returned different values, at
+    most ``MAX_DISPUTES``, each with the values returned, the most candidates' first.
+
+    A value is offered only as it can be stated again as an expected value: a whole repr that parses."""
+    ran = [r.cases[examples:] for r in reports if len(r.cases) == examples + len(cases)]
+    found = []
+    for j, case in enumerate(cases):
+        got = [results[j].got for results in ran]
+        answers = [a for a, _ in Counter(got).most_common() if _restatable(a)]
+        if len(set(got)) > 1 and answers:
+            found.append(Dispute(case=case, answers=tuple(answers)))
+    return tuple(found[:MAX_DISPUTES])
+
+
+def _restatable(got: str) -> bool:
+    if got.startswith("raised ") or len(got) >= testing.SHOWN_LIMIT:
+        return False
+    try:
+        ast.parse(got, mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def rank(entry: CandidateScore) -> tuple[int, int, int]:

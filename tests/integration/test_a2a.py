@@ -49,7 +49,10 @@ def test_message_send_runs_the_task_and_returns_the_code(served):
     task = reply["result"]["task"] if "task" in reply["result"] else reply["result"]
     assert task["status"]["state"] in ("TASK_STATE_COMPLETED", "completed"), reply
     text = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
-    assert text.startswith("Run completed.") and "return a + b" in text
+    # The reply's first line says how the result was verified: here, by the task's stated examples.
+    assert (
+        text.startswith("Run completed: verified by the task's 2 stated examples") and "return a + b" in text
+    )
     # The task states examples: the Coder's plain attempt passed them in the sandbox, one model call.
     assert len(endpoint.requests) == 1
 

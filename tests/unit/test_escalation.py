@@ -172,16 +172,60 @@ def test_an_attempt_checked_on_nothing_it_states_is_cross_checked_and_the_majori
     assert report.rates()["tester"]["repairs"] == 1 and report.final_correct is True
 
 
-def test_candidates_that_behave_each_their_own_way_are_a_dispute(scripted):
-    run = scripted(planner=[PLAN], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
+DISPUTED = ["initialized", "attempting", "checking", "sampling", "probing", "cross_checking", "adjudicating"]
+SUM = '1: C "the sum of a and b"\n2: C "the sum"'
+"""The Planner's decisions for BAD, TIMES, GOOD and ALIKE on the Tester's cases: on add(2, 3) they return
+-1 (twice, so A), 6 (B) and 5 (C); on add(-2, -3), 1 (A), 6 (B) and -5 (C); on add(0, 0) they agree."""
+
+
+def test_candidates_that_return_different_values_have_the_planner_decide_the_disputed_calls(scripted):
+    run = scripted(planner=[SUM], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
     values = run(BARE, first_attempt=True, cross_samples=3)
     crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
-    # BAD and ALIKE behave alike (2 of 4, no majority); GOOD alone passes the Tester's cases.
-    assert crossed["outcome"] == "disputed" and crossed["target"] == "reviewing"
-    assert "return a + b" not in values["code"]["files"]["solution.py"]
+    # BAD and ALIKE behave alike (2 of 4, no majority); they disagree with the others on two calls.
+    assert crossed["outcome"] == "disputed" and crossed["target"] == "adjudicating"
     assert crossed["evidence"].startswith("candidate 1 of 4: 2 of 4 candidates behave alike")
-    assert values["status"] == "unverified"
+    assert crossed["evidence"].endswith("2 calls answered differently")
+    # The Planner reads the task and the values returned, never the candidates' code.
+    [asked] = run.models["planner"].prompts
+    assert "1. add(2, 3)\n   A. -1\n   B. 6\n   C. 5\n2. add(-2, -3)\n   A. 1\n   B. 6\n   C. -5" in asked
+    assert "return a * b" not in asked and "return a - b" not in asked
+    assert values["plan"]["examples"] == [
+        {"call": "add(2, 3)", "expected": "5", "setup": []},
+        {"call": "add(-2, -3)", "expected": "-5", "setup": []},
+    ]
+    # Run again with the decisions as examples, the candidate that returns them is kept.
+    assert run.path(values) == [*DISPUTED, "rechecking", "reviewing", "completed"]
+    assert values["status"] == "completed" and ADDS in solution(values)
+    assert values["reason"].startswith("verified by the Planner's 2 decisions, from the task's words")
+    rechecked = next(v for v in values["verdicts"] if v["stage"] == "rechecking")
+    assert rechecked["evidence"].startswith("candidate 3 of 4: 2 of 2 decided calls")
+    # The hidden tests say the attempt was wrong and the final code right.
+    hidden = Oracle(name="hidden", judges={"code": lambda state, _: (ADDS in solution(state), "")})
+    report = blame(from_graph(run.graph, "test"), LIFECYCLE, hidden)
+    assert report.final_correct is True and report.rates()["tester"]["repairs"] == 1
+
+
+def test_disputed_calls_the_task_does_not_decide_leave_the_run_unverified(scripted):
+    run = scripted(planner=["1: none\n2: none"], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True, cross_samples=3)
+    assert run.path(values) == [*DISPUTED, "reviewing", "unverified"]
+    decided = next(v for v in values["verdicts"] if v["stage"] == "adjudicating")
+    assert decided["outcome"] == "undecided"
     assert values["reason"].startswith("unverified: the candidates disagree, 2 of 4 candidates behave alike")
+
+
+def test_decisions_no_candidate_returns_together_go_back_to_the_coder_as_failing_examples(scripted):
+    # B on the first call is TIMES's value, A on the second BAD's: no candidate returns both, the review's
+    # integration run of the decided calls fails, and the round budget (1 here) is spent.
+    run = scripted(planner=['1: B "a product"\n2: A'], coder=[BAD, TIMES, GOOD, ALIKE], reviewer=[APPROVE])
+    values = run(BARE, first_attempt=True, cross_samples=3, max_rounds=1)
+    assert run.path(values) == [*DISPUTED, "rechecking", "reviewing", "failed"]
+    rechecked = next(v for v in values["verdicts"] if v["stage"] == "rechecking")
+    assert rechecked["evidence"].startswith("candidate 1 of 4: 1 of 2 decided calls")
+    assert (
+        values["status"] == "failed" and "integration tests failed: example 2: add(2, 3)" in values["reason"]
+    )
 
 
 def test_an_attempt_whose_entry_point_does_not_load_is_sampled_again_or_escalated(scripted):
@@ -217,6 +261,7 @@ def test_candidates_alike_only_in_raising_on_every_case_verify_nothing(scripted)
     run = scripted(planner=[PLAN], coder=[GOOD, GOOD, GOOD, GOOD], tester=[wrong_calls], reviewer=[APPROVE])
     values = run(BARE, first_attempt=True, cross_samples=3)
     crossed = next(v for v in values["verdicts"] if v["stage"] == "cross_checking")
-    assert crossed["outcome"] == "disputed" and "0 answered without raising" in crossed["evidence"]
+    assert crossed["outcome"] == "unanswered" and "0 answered without raising" in crossed["evidence"]
+    assert crossed["target"] == "reviewing" and run.models["planner"].calls == 0
     assert values["status"] == "unverified"
     assert values["reason"].startswith("unverified: the chosen candidate raised on every generated case")

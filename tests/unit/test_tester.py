@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from accord.nodes import testing
-from accord.nodes.development.tester import parse_asserts, rank, score
+from accord.nodes.development.artifacts import Dispute
+from accord.nodes.development.planner import decisions, disputes_view
+from accord.nodes.development.tester import disputes, parse_asserts, rank, score
 from accord.nodes.views import FUNCTION_FILE, code_block
 from accord.runtime import sandbox
 from accord.state.artifacts import CaseResult, CodeArtifact, Example, TestReport
+from accord.state.stage import OutputError
 
 
 def test_asserts_become_examples_and_everything_else_is_skipped():
@@ -174,3 +177,33 @@ def test_rank_orders_examples_then_weighted_agreement(examples, agreeing, tests,
         for i in range(2)
     ]
     assert max(scores, key=rank).index == wins
+
+
+def test_a_dispute_is_a_case_the_candidates_returned_different_values_on():
+    cases = (Example(call="f(1)", expected="2"), Example(call="f(2)", expected="3"))
+    cases += (Example(call="f(3)", expected="4"), Example(call="f(4)", expected="5"))
+    reports = [
+        _report((True, "1"), (True, "2"), (True, "3"), (False, "raised ValueError"), (False, "'x' * 9")),
+        _report((True, "1"), (True, "2"), (False, "7"), (False, "raised ValueError"), (False, "<object>")),
+        _report((True, "1"), (True, "2"), (False, "7"), (False, "raised TypeError"), (False, "<object>")),
+        TestReport(ending="timeout"),
+    ]  # the last reported no case: it answered nothing to compare
+    # f(1): all alike; f(2): 7 twice, then 3; f(3): only raising, nothing to choose; f(4): one answer
+    # that can be stated as an expected value, one that cannot.
+    assert disputes(reports, 1, cases) == (
+        Dispute(case=cases[1], answers=("7", "3")),
+        Dispute(case=cases[3], answers=("'x' * 9",)),
+    )
+
+
+def test_a_planner_s_decisions_are_read_line_by_line_and_none_decides_nothing():
+    cases = [Example(call=f"f({n})", expected="0") for n in range(3)]
+    found = tuple(Dispute(case=c, answers=("1", "2")) for c in cases)
+    reply = 'Here you go:\n1: b "adds one"\n2. none\n3) A\n3: B\n7: A\nA. 1'
+    assert decisions(reply, found) == (
+        (Example(call="f(0)", expected="2"), '"adds one"'),
+        (Example(call="f(2)", expected="1"), ""),
+    )  # the second line 3 and the number out of range are skipped
+    with pytest.raises(OutputError, match="no line reads"):
+        decisions("The first one is right.", found)
+    assert disputes_view(found[:1]) == "1. f(0)\n   A. 1\n   B. 2"
