@@ -21,8 +21,9 @@ TASK = {
 GOOD = fenced("def add(a, b):\n    return a + b\n")
 
 
-def _folder(tmp_path, tester_cases: str):
-    """A result folder with ``single``'s and ``accountable``'s rows on one task stating no example."""
+def _folder(tmp_path, tester_cases: str, **scripts: ScriptedChatModel):
+    """A result folder with ``single``'s and ``accountable``'s rows on one task stating no example (the
+    team's models as scripted, or by default a Coder always right)."""
     tmp_path.mkdir(parents=True)
     (tmp_path / "set.jsonl").write_text(json.dumps(TASK) + "\n")
     functions = user_set(tmp_path / "set.jsonl")
@@ -32,6 +33,7 @@ def _folder(tmp_path, tester_cases: str):
         "coder": ScriptedChatModel(script=[GOOD], repeat_last=True),
         "tester": ScriptedChatModel(script=[tester_cases], repeat_last=True),
         "reviewer": ScriptedChatModel(script=[{"decision": "approve", "issues": []}], repeat_last=True),
+        **scripts,
     }
     runner.run(functions, CONFIGURATIONS["accountable"], tasks, out, Context(cross_samples=3), models=team)
     plain = {"coder": ScriptedChatModel(script=[GOOD], repeat_last=True)}
@@ -58,21 +60,13 @@ def test_the_table_shows_each_kind_that_occurred_and_says_when_none_were_written
 
 
 def test_a_dispute_the_planner_decided_is_a_kind_of_its_own(tmp_path):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "set.jsonl").write_text(json.dumps(TASK) + "\n")
-    functions = user_set(tmp_path / "set.jsonl")
-    tasks = list(functions.tasks())
-    out = tmp_path / "out"
     drawn = [fenced("def add(a, b):\n    return a - b\n"), fenced("def add(a, b):\n    return a * b\n"), GOOD]
-    team = {
-        "coder": ScriptedChatModel(script=[*drawn, GOOD], repeat_last=True),
-        "tester": ScriptedChatModel(script=["```python\nassert add(2, 3) == 5\n```"], repeat_last=True),
-        "planner": ScriptedChatModel(script=['1: A "the sum"'], repeat_last=True),
-        "reviewer": ScriptedChatModel(script=[{"decision": "approve", "issues": []}], repeat_last=True),
-    }
-    runner.run(functions, CONFIGURATIONS["accountable"], tasks, out, Context(cross_samples=3), models=team)
-    plain = {"coder": ScriptedChatModel(script=[GOOD], repeat_last=True)}
-    runner.run(functions, CONFIGURATIONS["single"], tasks, out, Context(), models=plain)
+    out = _folder(
+        tmp_path / "a",
+        "```python\nassert add(2, 3) == 5\n```",
+        coder=ScriptedChatModel(script=[*drawn, GOOD], repeat_last=True),
+        planner=ScriptedChatModel(script=['1: A "the sum"'], repeat_last=True),
+    )
     # On add(2, 3) the four candidates return -1, 6, 5 and 5: no majority. The values are offered as
     # 5 (A), -1 (B) and 6 (C), and the Planner picks A.
     figures = cross_check.check(out)
